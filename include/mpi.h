@@ -1,0 +1,336 @@
+/*
+ * mpi.h: the MPI C interface of zmpi.
+ *
+ * zmpi runs the ranks of an MPI job as user-level threads inside one
+ * process.  This header declares exactly the functions zmpi implements; each
+ * MPI_ name has a PMPI_ twin for profiling tools.  Handles are pointers to
+ * opaque objects; MPI_COMM_WORLD and MPI_COMM_SELF are small constants that
+ * the library resolves to the calling rank's own communicator.
+ */
+#ifndef ZMPI_MPI_H
+#define ZMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* zmpi implements the parts of MPI listed in README.md; it claims the lowest
+ * standard level because no full level is complete yet.  Feature macros and
+ * MPI_Get_library_version say what is there. */
+#define MPI_VERSION 1
+#define MPI_SUBVERSION 0
+
+#define ZMPI 1
+#define ZMPI_VERSION_STRING "0.1.0"
+
+/* ---- Basic types -------------------------------------------------------- */
+typedef int64_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef int64_t MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct zmpi_comm *MPI_Comm;
+typedef struct zmpi_group *MPI_Group;
+typedef struct zmpi_datatype *MPI_Datatype;
+typedef struct zmpi_request *MPI_Request;
+typedef struct zmpi_errhandler *MPI_Errhandler;
+typedef struct zmpi_op *MPI_Op;
+typedef struct zmpi_message *MPI_Message;
+typedef struct zmpi_info *MPI_Info;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int zmpi_cancelled;   /* nonzero if the operation was cancelled */
+    MPI_Count zmpi_bytes; /* bytes received */
+} MPI_Status;
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+
+/* ---- Predefined objects (defined in libzmpi) ---------------------------- */
+extern struct zmpi_group zmpi_group_empty;
+extern struct zmpi_errhandler zmpi_errhandler_fatal;
+extern struct zmpi_errhandler zmpi_errhandler_return;
+extern struct zmpi_errhandler zmpi_errhandler_abort;
+extern struct zmpi_message zmpi_message_no_proc;
+
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)(uintptr_t)1)
+#define MPI_COMM_SELF ((MPI_Comm)(uintptr_t)2)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY (&zmpi_group_empty)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_MESSAGE_NO_PROC (&zmpi_message_no_proc)
+#define MPI_ERRORS_ARE_FATAL (&zmpi_errhandler_fatal)
+#define MPI_ERRORS_RETURN (&zmpi_errhandler_return)
+#define MPI_ERRORS_ABORT (&zmpi_errhandler_abort)
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+
+/* Datatypes.  Each is the address of a constant object in libzmpi. */
+#define ZMPI_DT_LIST(X) \
+    X(MPI_CHAR) X(MPI_SIGNED_CHAR) X(MPI_UNSIGNED_CHAR) X(MPI_BYTE) \
+    X(MPI_WCHAR) X(MPI_SHORT) X(MPI_UNSIGNED_SHORT) X(MPI_INT) \
+    X(MPI_UNSIGNED) X(MPI_LONG) X(MPI_UNSIGNED_LONG) X(MPI_LONG_LONG_INT) \
+    X(MPI_UNSIGNED_LONG_LONG) X(MPI_FLOAT) X(MPI_DOUBLE) X(MPI_LONG_DOUBLE) \
+    X(MPI_C_BOOL) X(MPI_INT8_T) X(MPI_INT16_T) X(MPI_INT32_T) \
+    X(MPI_INT64_T) X(MPI_UINT8_T) X(MPI_UINT16_T) X(MPI_UINT32_T) \
+    X(MPI_UINT64_T) X(MPI_C_FLOAT_COMPLEX) X(MPI_C_DOUBLE_COMPLEX) \
+    X(MPI_C_LONG_DOUBLE_COMPLEX) X(MPI_AINT) X(MPI_OFFSET) X(MPI_COUNT) \
+    X(MPI_PACKED) X(MPI_FLOAT_INT) X(MPI_DOUBLE_INT) X(MPI_LONG_INT) \
+    X(MPI_2INT) X(MPI_SHORT_INT) X(MPI_LONG_DOUBLE_INT)
+
+#define ZMPI_DT_EXTERN(name) extern struct zmpi_datatype zmpi_dt_##name;
+ZMPI_DT_LIST(ZMPI_DT_EXTERN)
+#undef ZMPI_DT_EXTERN
+
+#define MPI_CHAR (&zmpi_dt_MPI_CHAR)
+#define MPI_SIGNED_CHAR (&zmpi_dt_MPI_SIGNED_CHAR)
+#define MPI_UNSIGNED_CHAR (&zmpi_dt_MPI_UNSIGNED_CHAR)
+#define MPI_BYTE (&zmpi_dt_MPI_BYTE)
+#define MPI_WCHAR (&zmpi_dt_MPI_WCHAR)
+#define MPI_SHORT (&zmpi_dt_MPI_SHORT)
+#define MPI_UNSIGNED_SHORT (&zmpi_dt_MPI_UNSIGNED_SHORT)
+#define MPI_INT (&zmpi_dt_MPI_INT)
+#define MPI_UNSIGNED (&zmpi_dt_MPI_UNSIGNED)
+#define MPI_LONG (&zmpi_dt_MPI_LONG)
+#define MPI_UNSIGNED_LONG (&zmpi_dt_MPI_UNSIGNED_LONG)
+#define MPI_LONG_LONG_INT (&zmpi_dt_MPI_LONG_LONG_INT)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG (&zmpi_dt_MPI_UNSIGNED_LONG_LONG)
+#define MPI_FLOAT (&zmpi_dt_MPI_FLOAT)
+#define MPI_DOUBLE (&zmpi_dt_MPI_DOUBLE)
+#define MPI_LONG_DOUBLE (&zmpi_dt_MPI_LONG_DOUBLE)
+#define MPI_C_BOOL (&zmpi_dt_MPI_C_BOOL)
+#define MPI_INT8_T (&zmpi_dt_MPI_INT8_T)
+#define MPI_INT16_T (&zmpi_dt_MPI_INT16_T)
+#define MPI_INT32_T (&zmpi_dt_MPI_INT32_T)
+#define MPI_INT64_T (&zmpi_dt_MPI_INT64_T)
+#define MPI_UINT8_T (&zmpi_dt_MPI_UINT8_T)
+#define MPI_UINT16_T (&zmpi_dt_MPI_UINT16_T)
+#define MPI_UINT32_T (&zmpi_dt_MPI_UINT32_T)
+#define MPI_UINT64_T (&zmpi_dt_MPI_UINT64_T)
+#define MPI_C_FLOAT_COMPLEX (&zmpi_dt_MPI_C_FLOAT_COMPLEX)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX (&zmpi_dt_MPI_C_DOUBLE_COMPLEX)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&zmpi_dt_MPI_C_LONG_DOUBLE_COMPLEX)
+#define MPI_AINT (&zmpi_dt_MPI_AINT)
+#define MPI_OFFSET (&zmpi_dt_MPI_OFFSET)
+#define MPI_COUNT (&zmpi_dt_MPI_COUNT)
+#define MPI_PACKED (&zmpi_dt_MPI_PACKED)
+#define MPI_FLOAT_INT (&zmpi_dt_MPI_FLOAT_INT)
+#define MPI_DOUBLE_INT (&zmpi_dt_MPI_DOUBLE_INT)
+#define MPI_LONG_INT (&zmpi_dt_MPI_LONG_INT)
+#define MPI_2INT (&zmpi_dt_MPI_2INT)
+#define MPI_SHORT_INT (&zmpi_dt_MPI_SHORT_INT)
+#define MPI_LONG_DOUBLE_INT (&zmpi_dt_MPI_LONG_DOUBLE_INT)
+
+/* Reduction operations. */
+#define ZMPI_OP_LIST(X) \
+    X(MPI_MAX) X(MPI_MIN) X(MPI_SUM) X(MPI_PROD) X(MPI_LAND) X(MPI_BAND) \
+    X(MPI_LOR) X(MPI_BOR) X(MPI_LXOR) X(MPI_BXOR) X(MPI_MINLOC) \
+    X(MPI_MAXLOC) X(MPI_REPLACE) X(MPI_NO_OP)
+
+#define ZMPI_OP_EXTERN(name) extern struct zmpi_op zmpi_op_##name;
+ZMPI_OP_LIST(ZMPI_OP_EXTERN)
+#undef ZMPI_OP_EXTERN
+
+#define MPI_MAX (&zmpi_op_MPI_MAX)
+#define MPI_MIN (&zmpi_op_MPI_MIN)
+#define MPI_SUM (&zmpi_op_MPI_SUM)
+#define MPI_PROD (&zmpi_op_MPI_PROD)
+#define MPI_LAND (&zmpi_op_MPI_LAND)
+#define MPI_BAND (&zmpi_op_MPI_BAND)
+#define MPI_LOR (&zmpi_op_MPI_LOR)
+#define MPI_BOR (&zmpi_op_MPI_BOR)
+#define MPI_LXOR (&zmpi_op_MPI_LXOR)
+#define MPI_BXOR (&zmpi_op_MPI_BXOR)
+#define MPI_MINLOC (&zmpi_op_MPI_MINLOC)
+#define MPI_MAXLOC (&zmpi_op_MPI_MAXLOC)
+#define MPI_REPLACE (&zmpi_op_MPI_REPLACE)
+#define MPI_NO_OP (&zmpi_op_MPI_NO_OP)
+
+/* ---- Constants ---------------------------------------------------------- */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_BSEND_OVERHEAD 128
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Results of MPI_Comm_compare and MPI_Group_compare. */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Split types. */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Predefined attribute keys for MPI_Comm_get_attr. */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+
+/* Error classes. */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_KEYVAL 20
+#define MPI_ERR_NO_MEM 21
+#define MPI_ERR_ERRHANDLER 22
+#define MPI_ERR_NOT_SAME 23
+#define MPI_ERR_UNSUPPORTED_OPERATION 24
+#define MPI_ERR_LASTCODE 63
+
+/* ---- Functions ---------------------------------------------------------- */
+#define ZMPI_FN(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+ZMPI_FN(int, Init, (int *argc, char ***argv))
+ZMPI_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+ZMPI_FN(int, Initialized, (int *flag))
+ZMPI_FN(int, Finalize, (void))
+ZMPI_FN(int, Finalized, (int *flag))
+ZMPI_FN(int, Abort, (MPI_Comm comm, int errorcode))
+ZMPI_FN(int, Query_thread, (int *provided))
+ZMPI_FN(int, Is_thread_main, (int *flag))
+ZMPI_FN(double, Wtime, (void))
+ZMPI_FN(double, Wtick, (void))
+ZMPI_FN(int, Get_processor_name, (char *name, int *resultlen))
+ZMPI_FN(int, Get_version, (int *version, int *subversion))
+ZMPI_FN(int, Get_library_version, (char *version, int *resultlen))
+
+ZMPI_FN(int, Comm_size, (MPI_Comm comm, int *size))
+ZMPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank))
+ZMPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+ZMPI_FN(int, Comm_free, (MPI_Comm *comm))
+ZMPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *name))
+ZMPI_FN(int, Comm_get_name, (MPI_Comm comm, char *name, int *resultlen))
+ZMPI_FN(int, Comm_get_attr, (MPI_Comm comm, int keyval, void *value, int *flag))
+ZMPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+
+ZMPI_FN(int, Group_size, (MPI_Group group, int *size))
+ZMPI_FN(int, Group_rank, (MPI_Group group, int *rank))
+ZMPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+ZMPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+ZMPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+ZMPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+ZMPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+ZMPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+ZMPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+ZMPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+ZMPI_FN(int, Group_free, (MPI_Group *group))
+
+ZMPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+ZMPI_FN(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+ZMPI_FN(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+ZMPI_FN(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+ZMPI_FN(int, Buffer_attach, (void *buffer, int size))
+ZMPI_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+ZMPI_FN(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+ZMPI_FN(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+ZMPI_FN(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+ZMPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+ZMPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+ZMPI_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+ZMPI_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+ZMPI_FN(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+ZMPI_FN(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+
+ZMPI_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
+ZMPI_FN(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+ZMPI_FN(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+ZMPI_FN(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+ZMPI_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+ZMPI_FN(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+ZMPI_FN(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+ZMPI_FN(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+ZMPI_FN(int, Request_free, (MPI_Request *request))
+ZMPI_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+ZMPI_FN(int, Cancel, (MPI_Request *request))
+ZMPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
+ZMPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+ZMPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+ZMPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Start, (MPI_Request *request))
+ZMPI_FN(int, Startall, (int count, MPI_Request array_of_requests[]))
+
+ZMPI_FN(int, Barrier, (MPI_Comm comm))
+ZMPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+ZMPI_FN(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+ZMPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+ZMPI_FN(int, Type_size, (MPI_Datatype datatype, int *size))
+ZMPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+
+ZMPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+ZMPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+ZMPI_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
+ZMPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
+ZMPI_FN(int, Error_class, (int errorcode, int *errorclass))
+
+#undef ZMPI_FN
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZMPI_MPI_H */

@@ -1,0 +1,98 @@
+/*
+ * arch: the only layer that knows the CPU and the operating system.
+ *
+ * Everything above it sees context switching, stacks, futexes, time and
+ * fault handling through these functions; no other directory contains
+ * assembly or OS-specific #ifdefs.
+ */
+#ifndef ZM_ARCH_H
+#define ZM_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A saved execution context is just its stack pointer; the registers live
+ * on the context's own stack (see ctx_*.S). */
+typedef struct zm_arch_ctx {
+    void *sp; /* stack pointer saved by the last switch away */
+} zm_arch_ctx_t;
+
+/* A mapped stack with an inaccessible guard page below it. */
+typedef struct zm_arch_stack {
+    void *map;         /* start of the mapping (the guard page) */
+    size_t map_size;   /* whole mapping, guard included */
+    void *lo;          /* lowest usable byte (just above the guard) */
+    void *hi;          /* one past the highest usable byte */
+} zm_arch_stack_t;
+
+/* Assembly entry (ctx_<arch>_*.S).  Saves the running context into *save_sp
+ * and resumes the one saved at new_sp.  Any thread; both contexts must
+ * belong to the calling thread's scheduler. */
+void zm_arch_ctx_swap(void **save_sp, void *new_sp);
+
+/* Switch from context `from` to context `to` on the calling thread. */
+static inline void zm_arch_ctx_switch(zm_arch_ctx_t *from, zm_arch_ctx_t *to)
+{
+    zm_arch_ctx_swap(&from->sp, to->sp);
+}
+
+/* Prepare `ctx` so that switching to it calls entry(arg) on `stack`.
+ * entry must never return.  Any thread; no allocation. */
+void zm_arch_ctx_make(zm_arch_ctx_t *ctx, const zm_arch_stack_t *stack,
+                      void (*entry)(void *), void *arg);
+
+/* Map a stack of at least `size` usable bytes plus a guard page.  Memory is
+ * committed lazily by the kernel.  Returns 0, or -1 if the mapping failed.
+ * Any thread; the caller owns the mapping until zm_arch_stack_free. */
+int zm_arch_stack_alloc(size_t size, zm_arch_stack_t *stack);
+
+/* Unmap a stack made by zm_arch_stack_alloc.  Any thread. */
+void zm_arch_stack_free(zm_arch_stack_t *stack);
+
+/* Sleep while *word == expected (or until woken / spuriously).  Any thread. */
+void zm_arch_futex_wait(uint32_t *word, uint32_t expected);
+
+/* Wake up to `n` threads sleeping on word.  Any thread. */
+void zm_arch_futex_wake(uint32_t *word, int n);
+
+/* Monotonic time in nanoseconds.  Any thread, no syscall on Linux (vDSO). */
+uint64_t zm_arch_time_ns(void);
+
+/* Resolution of zm_arch_time_ns in seconds. */
+double zm_arch_time_resolution(void);
+
+/* Number of CPUs this process may run on (its affinity mask). */
+int zm_arch_ncpus(void);
+
+/* Page size in bytes. */
+size_t zm_arch_page_size(void);
+
+/* Pause hint for spin loops. */
+static inline void zm_arch_cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Called from the SIGSEGV/SIGBUS handler with the faulting address.  It may
+ * only use async-signal-safe calls (write(2)).  It returns nonzero when it
+ * recognised and reported the fault, after which the process exits; 0 when
+ * the fault is not one it understands (the default action then follows). */
+typedef int (*zm_arch_fault_fn)(void *addr);
+
+/* Install the process-wide SIGSEGV/SIGBUS handler that first asks `fn`
+ * whether the fault is a known one (a stack guard page).  Call once, from
+ * the main thread, before any worker starts. */
+void zm_arch_fault_install(zm_arch_fault_fn fn);
+
+/* Give the calling thread an alternate signal stack so a stack overflow can
+ * still be reported.  Call once on every worker thread.  Returns 0 or -1. */
+int zm_arch_fault_thread_init(void);
+
+/* Host name of this machine into buf (always terminated). */
+void zm_arch_hostname(char *buf, size_t len);
+
+#endif /* ZM_ARCH_H */

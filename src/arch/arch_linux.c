@@ -1,0 +1,167 @@
+/*
+ * arch_linux.c: Linux implementation of the arch layer (stacks, futexes,
+ * time, fault handling) and the per-CPU frame set-up for new contexts.
+ */
+#include "arch/arch.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void zm_arch_ctx_trampoline(void);
+
+void zm_arch_ctx_make(zm_arch_ctx_t *ctx, const zm_arch_stack_t *stack,
+                      void (*entry)(void *), void *arg)
+{
+    uintptr_t top = (uintptr_t)stack->hi & ~(uintptr_t)15;
+#if defined(__x86_64__)
+    /* After the trampoline's `ret` target is popped, rsp must be 16-byte
+     * aligned so that the `call` inside the trampoline keeps the ABI. */
+    uint64_t *sp = (uint64_t *)(top - 16);
+    *--sp = (uint64_t)(uintptr_t)zm_arch_ctx_trampoline; /* return address */
+    *--sp = 0;                                           /* rbp */
+    *--sp = 0;                                           /* rbx */
+    *--sp = (uint64_t)(uintptr_t)arg;                    /* r12 */
+    *--sp = (uint64_t)(uintptr_t)entry;                  /* r13 */
+    *--sp = 0;                                           /* r14 */
+    *--sp = 0;                                           /* r15 */
+    /* Default MXCSR (all exceptions masked) and x87 control word. */
+    *--sp = (uint64_t)0x1F80u | ((uint64_t)0x037Fu << 32);
+    ctx->sp = sp;
+#elif defined(__aarch64__)
+    uint64_t *frame = (uint64_t *)(top - 176);
+    memset(frame, 0, 176);
+    frame[0] = (uint64_t)(uintptr_t)arg;                     /* x19 */
+    frame[1] = (uint64_t)(uintptr_t)entry;                   /* x20 */
+    frame[11] = (uint64_t)(uintptr_t)zm_arch_ctx_trampoline; /* x30 */
+    ctx->sp = frame;
+#else
+#error "zmpi: no context frame layout for this CPU"
+#endif
+}
+
+size_t zm_arch_page_size(void)
+{
+    static size_t page;
+    if (!page)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    return page;
+}
+
+int zm_arch_stack_alloc(size_t size, zm_arch_stack_t *stack)
+{
+    size_t page = zm_arch_page_size();
+    size_t usable = (size + page - 1) & ~(page - 1);
+    size_t total = usable + page;
+    /* MAP_NORESERVE: ten thousand ranks must not commit ten thousand full
+     * stacks; pages appear as the rank touches them. */
+    void *map = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED)
+        return -1;
+    if (mprotect(map, page, PROT_NONE) != 0) {
+        munmap(map, total);
+        return -1;
+    }
+    stack->map = map;
+    stack->map_size = total;
+    stack->lo = (char *)map + page;
+    stack->hi = (char *)map + total;
+    return 0;
+}
+
+void zm_arch_stack_free(zm_arch_stack_t *stack)
+{
+    if (stack->map)
+        munmap(stack->map, stack->map_size);
+    stack->map = NULL;
+}
+
+void zm_arch_futex_wait(uint32_t *word, uint32_t expected)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void zm_arch_futex_wake(uint32_t *word, int n)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+uint64_t zm_arch_time_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double zm_arch_time_resolution(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
+        return 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int zm_arch_ncpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0)
+            return n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void zm_arch_hostname(char *buf, size_t len)
+{
+    if (gethostname(buf, len) != 0)
+        strncpy(buf, "localhost", len);
+    buf[len - 1] = '\0';
+}
+
+static zm_arch_fault_fn fault_fn;
+
+static void fault_handler(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    if (fault_fn && fault_fn(info->si_addr))
+        _exit(139);
+    /* Not a fault we know: restore the default action and return, so the
+     * faulting instruction runs again and the process dies with the signal
+     * (and a core dump, if enabled). */
+    signal(sig, SIG_DFL);
+}
+
+void zm_arch_fault_install(zm_arch_fault_fn fn)
+{
+    struct sigaction sa;
+    fault_fn = fn;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+int zm_arch_fault_thread_init(void)
+{
+    stack_t ss;
+    size_t size = 64 * 1024;
+    ss.ss_sp = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ss.ss_sp == MAP_FAILED)
+        return -1;
+    ss.ss_size = size;
+    ss.ss_flags = 0;
+    return sigaltstack(&ss, NULL);
+}

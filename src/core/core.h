@@ -1,0 +1,113 @@
+/*
+ * core: status codes, intrusive lists, spinlocks and per-worker object pools
+ * shared by the layers above.
+ */
+#ifndef ZM_CORE_H
+#define ZM_CORE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ult/ult.h"
+
+/* The one internal status type: 0 is success, negative values are errors.
+ * The API layer alone maps them to MPI error classes. */
+typedef int zm_status_t;
+enum {
+    ZM_OK = 0,
+    ZM_ERR_NOMEM = -1,     /* allocation failed */
+    ZM_ERR_TRUNCATE = -2,  /* message longer than the receive buffer */
+    ZM_ERR_BUFFER = -3,    /* attached Bsend buffer too small */
+    ZM_ERR_ARG = -4,       /* invalid argument found below the API layer */
+    ZM_ERR_PENDING = -5,   /* operation still pending */
+    ZM_ERR_OTHER = -6      /* anything else */
+};
+
+#define ZM_CACHE_LINE 64
+#define ZM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define ZM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define zm_container_of(ptr, type, member) \
+    ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- Intrusive doubly linked list with a sentinel head ------------------ */
+typedef struct zm_dlink {
+    struct zm_dlink *prev, *next;
+} zm_dlink_t;
+
+static inline void zm_dlist_init(zm_dlink_t *head)
+{
+    head->prev = head->next = head;
+}
+
+static inline int zm_dlist_empty(const zm_dlink_t *head)
+{
+    return head->next == head;
+}
+
+/* Append `link` at the tail of the list headed by `head`. */
+static inline void zm_dlist_push(zm_dlink_t *head, zm_dlink_t *link)
+{
+    link->prev = head->prev;
+    link->next = head;
+    head->prev->next = link;
+    head->prev = link;
+}
+
+static inline void zm_dlist_remove(zm_dlink_t *link)
+{
+    link->prev->next = link->next;
+    link->next->prev = link->prev;
+    link->prev = link->next = link;
+}
+
+#define zm_dlist_for_each(pos, head) \
+    for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+
+/* ---- Spinlock ----------------------------------------------------------- */
+/* Test-and-test-and-set: waiters spin on a shared read so the line is not
+ * bounced between cores while the holder works. */
+typedef struct zm_spinlock {
+    _Atomic int locked; /* 1 while held */
+} zm_spinlock_t;
+
+static inline void zm_spin_lock(zm_spinlock_t *l)
+{
+    for (;;) {
+        if (!atomic_exchange_explicit(&l->locked, 1, memory_order_acquire))
+            return;
+        while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+            zm_arch_cpu_relax();
+    }
+}
+
+static inline void zm_spin_unlock(zm_spinlock_t *l)
+{
+    atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
+
+/* ---- Per-worker object pools -------------------------------------------- */
+/* Objects of one size.  Each worker allocates from its own free list; an
+ * object freed on another worker goes back to its home worker through a
+ * lock-free "remote free" stack, so alloc and free never take a lock and
+ * never call malloc once the pool is warm. */
+typedef struct zm_pool zm_pool_t;
+
+/* Create a pool of objects of `size` bytes for `nworkers` workers.
+ * Main thread, before the job starts.  Returns NULL on failure. */
+zm_pool_t *zm_pool_create(size_t size, int nworkers);
+
+/* Take an object.  Any ULT; returns NULL only if malloc fails. */
+void *zm_pool_alloc(zm_pool_t *pool);
+
+/* Return an object taken from `pool`, from any thread. */
+void zm_pool_free(zm_pool_t *pool, void *obj);
+
+/* Index of the worker running the caller (0 outside a job). */
+static inline int zm_core_worker_index(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    return u ? u->worker_id : 0;
+}
+
+#endif /* ZM_CORE_H */

@@ -1,0 +1,100 @@
+/*
+ * pool.c: per-worker free lists of fixed-size objects.
+ */
+#include "core/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Objects are carved from chunks of this many, so a cold pool calls malloc
+ * once per CHUNK_OBJS allocations. */
+#define CHUNK_OBJS 64
+
+/* Header in front of every object: the home worker and the free-list link. */
+typedef struct pool_obj {
+    struct pool_obj *next;           /* free-list link while free */
+    _Atomic(struct pool_obj *) rnext; /* remote-free stack link */
+    int home;                        /* worker whose lists own it */
+    int pad;
+} pool_obj_t;
+
+typedef struct pool_worker {
+    pool_obj_t *free;                       /* owned by the worker */
+    _Alignas(ZM_CACHE_LINE) _Atomic(pool_obj_t *) remote; /* pushed by others */
+    char pad[ZM_CACHE_LINE - sizeof(void *)];
+} pool_worker_t;
+
+struct zm_pool {
+    size_t obj_size;      /* user bytes per object, header excluded */
+    size_t stride;        /* header + object, rounded to 16 bytes */
+    int nworkers;         /* entries in `w` */
+    pool_worker_t *w;     /* one entry per worker */
+};
+
+zm_pool_t *zm_pool_create(size_t size, int nworkers)
+{
+    zm_pool_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->obj_size = size;
+    p->stride = (sizeof(pool_obj_t) + size + 15) & ~(size_t)15;
+    p->nworkers = nworkers;
+    p->w = aligned_alloc(ZM_CACHE_LINE, sizeof(pool_worker_t) * (size_t)nworkers);
+    if (!p->w) {
+        free(p);
+        return NULL;
+    }
+    memset(p->w, 0, sizeof(pool_worker_t) * (size_t)nworkers);
+    return p;
+}
+
+static int pool_refill(zm_pool_t *p, pool_worker_t *pw, int home)
+{
+    char *chunk = aligned_alloc(ZM_CACHE_LINE,
+                                (p->stride * CHUNK_OBJS + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1));
+    if (!chunk)
+        return -1;
+    for (int i = 0; i < CHUNK_OBJS; i++) {
+        pool_obj_t *o = (pool_obj_t *)(chunk + (size_t)i * p->stride);
+        o->home = home;
+        o->next = pw->free;
+        pw->free = o;
+    }
+    return 0;
+}
+
+void *zm_pool_alloc(zm_pool_t *p)
+{
+    int home = zm_core_worker_index();
+    pool_worker_t *pw = &p->w[home];
+    pool_obj_t *o = pw->free;
+    if (ZM_UNLIKELY(!o)) {
+        /* Take back everything other workers freed, in one exchange. */
+        o = atomic_exchange_explicit(&pw->remote, NULL, memory_order_acquire);
+        for (pool_obj_t *r = o; r; r = atomic_load_explicit(&r->rnext, memory_order_relaxed))
+            r->next = atomic_load_explicit(&r->rnext, memory_order_relaxed);
+        if (!o && pool_refill(p, pw, home) != 0)
+            return NULL;
+        if (!o)
+            o = pw->free;
+    }
+    pw->free = o->next;
+    return o + 1;
+}
+
+void zm_pool_free(zm_pool_t *p, void *obj)
+{
+    pool_obj_t *o = (pool_obj_t *)obj - 1;
+    pool_worker_t *pw = &p->w[o->home];
+    if (o->home == zm_core_worker_index() && zm_ult_self()) {
+        o->next = pw->free;
+        pw->free = o;
+        return;
+    }
+    pool_obj_t *head = atomic_load_explicit(&pw->remote, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&o->rnext, head, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&pw->remote, &head, o,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+}

@@ -1,0 +1,275 @@
+/*
+ * init.c: job launch, MPI_Init/Finalize and the environment calls.
+ */
+#include "mpi_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Defaults.  The eager threshold is where copying twice through a pooled
+ * buffer stops being cheaper than waiting for the receiver to copy once;
+ * see README for the measurement. */
+#define DEFAULT_STACK_SIZE ((size_t)8 << 20)
+#define DEFAULT_EAGER_MAX ((size_t)16 << 10)
+
+static struct {
+    zm_mpi_rank_t *ranks;   /* API state of every rank */
+    int nranks;             /* job size */
+    int argc;               /* program arguments */
+    char **argv;
+    char **envp;
+    int (*main_fn)(int, char **, char **);
+} L;
+
+static long env_long(const char *name, long def, long min)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return def;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < min) {
+        fprintf(stderr, "zmpi: invalid %s=%s (need an integer >= %ld)\n", name, s, min);
+        exit(2);
+    }
+    return v;
+}
+
+static void comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int size,
+                             const int *world, const char *name)
+{
+    memset(c, 0, sizeof(*c));
+    c->magic = ZM_COMM_MAGIC;
+    c->p.ctx = ctx;
+    c->p.rank = rank;
+    c->p.size = size;
+    c->p.world = world;
+    c->p.name = c->name;
+    c->eh = MPI_ERRORS_ARE_FATAL;
+    c->predefined = 1;
+    snprintf(c->name, sizeof(c->name), "%s", name);
+}
+
+zm_status_t zm_mpi_setup(int nranks)
+{
+    L.nranks = nranks;
+    L.ranks = calloc((size_t)nranks, sizeof(zm_mpi_rank_t));
+    /* One group object for MPI_COMM_WORLD, shared by all ranks, so that
+     * duplicating the world costs no O(ranks) memory per rank. */
+    struct zmpi_group *wg = zm_mpi_group_new(nranks);
+    if (!L.ranks || !wg)
+        return ZM_ERR_NOMEM;
+    wg->predefined = 1;
+    for (int i = 0; i < nranks; i++)
+        wg->world[i] = i;
+    for (int i = 0; i < nranks; i++) {
+        zm_mpi_rank_t *m = &L.ranks[i];
+        m->world_rank = i;
+        zm_ult_get(i)->user = m;
+        /* World uses contexts 0/1, self 2/3; new communicators get theirs
+         * from a process-wide counter starting at 4. */
+        comm_init_predef(&m->world, 0, i, nranks, NULL, "MPI_COMM_WORLD");
+        m->world.group = wg;
+        comm_init_predef(&m->self, 2, 0, 1, &m->world_rank, "MPI_COMM_SELF");
+    }
+    return ZM_OK;
+}
+
+static void rank_main(zm_ult_t *u, void *arg)
+{
+    (void)arg;
+    /* Each rank gets its own argv array: getopt and MPI_Init may permute
+     * or shorten it. */
+    char **argv = malloc(sizeof(char *) * (size_t)(L.argc + 1));
+    if (!argv) {
+        zm_ult_exit(1);
+        return;
+    }
+    memcpy(argv, L.argv, sizeof(char *) * (size_t)(L.argc + 1));
+    int status = L.main_fn(L.argc, argv, L.envp);
+    (void)u;
+    zm_ult_exit(status);
+}
+
+int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **))
+{
+    int np = (int)env_long("ZMPI_NP", 1, 1);
+    int nw = (int)env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
+    size_t stack = (size_t)env_long("ZMPI_STACK_SIZE", (long)DEFAULT_STACK_SIZE, 16384);
+    size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
+    if (nw > np)
+        nw = np;
+    L.argc = argc;
+    L.argv = argv;
+    L.envp = envp;
+    L.main_fn = main_fn;
+    zm_ult_job_config_t cfg = { np, nw, stack, rank_main, NULL, zm_p2p_describe };
+    /* zm_ult_job_run creates the ULT records that the setups below fill in,
+     * so they are made first with the job's sizes. */
+    if (zm_ult_job_prepare(&cfg) != 0 || zm_p2p_init(np, nw, eager) != ZM_OK ||
+        zm_mpi_setup(np) != ZM_OK) {
+        fprintf(stderr, "zmpi: cannot set up a job of %d ranks on %d workers\n", np, nw);
+        return 1;
+    }
+    int status = zm_ult_job_start();
+    fflush(NULL);
+    return status;
+}
+
+void zmpi_rank_exit(int status)
+{
+    zm_ult_exit(status);
+}
+
+/* A program not linked by zmpicc calls MPI_Init on its own main thread:
+ * make that thread the only rank of a one-rank job. */
+static int singleton_setup(void)
+{
+    size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
+    zm_ult_job_adopt(zm_p2p_describe);
+    if (zm_p2p_init(1, 1, eager) != ZM_OK || zm_mpi_setup(1) != ZM_OK)
+        return -1;
+    return 0;
+}
+
+static int init_common(const char *fn, int required, int *provided)
+{
+    zm_mpi_rank_t *me;
+    if (!zm_ult_self() && singleton_setup() != 0) {
+        fprintf(stderr, "zmpi: %s: cannot set up a one-rank job\n", fn);
+        exit(1);
+    }
+    me = zm_mpi_me();
+    if (me->initialized || me->finalized)
+        return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "MPI is already %s on this rank",
+                            me->finalized ? "finalized" : "initialized");
+    /* Every rank is a user-level thread: MPI may be called from the rank
+     * itself only, so FUNNELED is the highest level that is true. */
+    me->thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    if (me->thread_level < MPI_THREAD_SINGLE)
+        me->thread_level = MPI_THREAD_SINGLE;
+    if (provided)
+        *provided = me->thread_level;
+    me->initialized = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+}
+ZM_WEAK(Init)
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    return init_common("MPI_Init_thread", required, provided);
+}
+ZM_WEAK(Init_thread)
+
+int PMPI_Initialized(int *flag)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    *flag = me && me->initialized;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Initialized)
+
+int PMPI_Finalized(int *flag)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    *flag = me && me->finalized;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Finalized)
+
+int PMPI_Finalize(void)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter("MPI_Finalize");
+    zm_p2p_self()->wait_call = "MPI_Finalize";
+    /* Finalize is collective over the job: no rank leaves while another can
+     * still need it. */
+    zm_status_t rc = zm_coll_barrier(&me->world.p);
+    me->finalized = 1;
+    me->initialized = 0;
+    fflush(stdout);
+    return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");
+}
+ZM_WEAK(Finalize)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    (void)comm;
+    fflush(stdout);
+    fprintf(stderr, "zmpi: rank %d called MPI_Abort with error code %d: ending the job\n",
+            me ? me->world_rank : 0, errorcode);
+    fflush(NULL);
+    /* A job that aborts must fail even when the code is 0. */
+    _exit((errorcode & 255) ? (errorcode & 255) : 1);
+}
+ZM_WEAK(Abort)
+
+int PMPI_Query_thread(int *provided)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter("MPI_Query_thread");
+    *provided = me->thread_level;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Query_thread)
+
+int PMPI_Is_thread_main(int *flag)
+{
+    zm_mpi_enter("MPI_Is_thread_main");
+    /* Only the rank's own user-level thread can call MPI, and it is the
+     * thread that called MPI_Init. */
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Is_thread_main)
+
+double PMPI_Wtime(void)
+{
+    return (double)zm_arch_time_ns() * 1e-9;
+}
+ZM_WEAK(Wtime)
+
+double PMPI_Wtick(void)
+{
+    return zm_arch_time_resolution();
+}
+ZM_WEAK(Wtick)
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    zm_arch_hostname(name, MPI_MAX_PROCESSOR_NAME);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Get_processor_name)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Get_version)
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "zmpi %s: virtual ranks as user-level threads; point-to-point, "
+                     "communicators, groups, error handlers, basic collectives",
+                     ZMPI_VERSION_STRING);
+    *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Get_library_version)

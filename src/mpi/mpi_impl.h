@@ -1,0 +1,142 @@
+/*
+ * mpi_impl.h: internal header of the API layer (the top of the library).
+ *
+ * Handles are pointers to the objects below.  MPI_COMM_WORLD and
+ * MPI_COMM_SELF are the constants 1 and 2, resolved to the calling rank's
+ * own communicator objects, since each virtual rank has its own rank number
+ * in them.  Every API function is defined as PMPI_x with MPI_x as a weak
+ * alias, so profiling tools can interpose.
+ */
+#ifndef ZM_MPI_IMPL_H
+#define ZM_MPI_IMPL_H
+
+#include <mpi.h>
+
+#include "coll/coll.h"
+
+/* Largest tag (the value of the MPI_TAG_UB attribute). */
+#define ZM_TAG_UB 2147483647
+
+#define ZM_COMM_MAGIC 0x7a6d636du
+#define ZM_GROUP_MAGIC 0x7a6d6772u
+#define ZM_EH_MAGIC 0x7a6d6568u
+
+/* Make MPI_name a weak alias of PMPI_name. */
+#define ZM_WEAK(name) _Pragma(ZM_STR(weak MPI_##name = PMPI_##name))
+#define ZM_STR(x) #x
+
+/* A process group: world ranks in group order. */
+struct zmpi_group {
+    uint32_t magic;        /* ZM_GROUP_MAGIC while valid */
+    int size;              /* members */
+    _Atomic int refs;      /* handles and communicators using it */
+    int predefined;        /* never freed */
+    int world[];           /* world rank of each member */
+};
+
+/* An error handler. */
+struct zmpi_errhandler {
+    uint32_t magic;                     /* ZM_EH_MAGIC while valid */
+    int kind;                           /* ZM_EH_* */
+    MPI_Comm_errhandler_function *fn;   /* user function (ZM_EH_USER) */
+    _Atomic int refs;                   /* handles and communicators */
+};
+
+enum { ZM_EH_FATAL, ZM_EH_RETURN, ZM_EH_ABORT, ZM_EH_USER };
+
+/* A communicator as one rank sees it (each rank has its own object). */
+struct zmpi_comm {
+    uint32_t magic;                  /* ZM_COMM_MAGIC while valid */
+    zm_p2p_comm_t p;                 /* context, rank, size, rank map */
+    struct zmpi_group *group;        /* members (owns p.world's storage) */
+    struct zmpi_errhandler *eh;      /* current error handler */
+    int predefined;                  /* WORLD or SELF: never freed */
+    char name[MPI_MAX_OBJECT_NAME];  /* MPI_Comm_set_name */
+};
+
+/* Per-rank state of the API layer. */
+typedef struct zm_mpi_rank {
+    int initialized;                 /* MPI_Init done */
+    int finalized;                   /* MPI_Finalize done */
+    int thread_level;                /* level granted by Init_thread */
+    int world_rank;                  /* this rank */
+    struct zmpi_comm world;          /* this rank's MPI_COMM_WORLD */
+    struct zmpi_comm self;           /* this rank's MPI_COMM_SELF */
+    int last_class;                  /* class of the last error raised */
+    char last_msg[256];              /* its message, for Error_string */
+} zm_mpi_rank_t;
+
+/* Set up the API layer for a job of `nranks` ranks.  Main thread. */
+zm_status_t zm_mpi_setup(int nranks);
+
+/* The calling rank's API state, or NULL if the thread is not a rank. */
+static inline zm_mpi_rank_t *zm_mpi_me(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    return u ? (zm_mpi_rank_t *)u->user : NULL;
+}
+
+/* Resolve a communicator handle for the calling rank; NULL if invalid. */
+static inline struct zmpi_comm *zm_mpi_comm(zm_mpi_rank_t *me, MPI_Comm h)
+{
+    uintptr_t v = (uintptr_t)h;
+    if (v == 1)
+        return &me->world;
+    if (v == 2)
+        return &me->self;
+    if (v == 0 || h->magic != ZM_COMM_MAGIC)
+        return NULL;
+    return h;
+}
+
+/* Raise error class `cls` from API call `fn` on communicator `comm` (NULL:
+ * use MPI_COMM_WORLD's handler).  Formats the message, records it for
+ * MPI_Error_string, then calls the error handler: fatal handlers end the
+ * job, others return.  Returns the error code for the call to return.
+ * ULT context. */
+int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Map an internal status to an MPI error class. */
+int zm_mpi_class_of(zm_status_t st);
+
+/* Check that the library is usable from this thread; returns the rank
+ * state or ends the job with a message naming `fn`. */
+zm_mpi_rank_t *zm_mpi_enter(const char *fn);
+
+/* Shared argument checks.  Each returns MPI_SUCCESS or the code of the
+ * error it raised on `comm`. */
+int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *fn, struct zmpi_comm **out);
+int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf, int count,
+                     MPI_Datatype dt);
+int zm_mpi_check_rank(struct zmpi_comm *c, const char *fn, const char *what, int r,
+                      int allow_any);
+int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag, int allow_any);
+
+/* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
+void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req);
+
+/* Status of an operation on MPI_PROC_NULL. */
+void zm_mpi_status_null(MPI_Status *st);
+
+/* The MPI error class for a completed request, and raise it if needed. */
+int zm_mpi_req_error(zm_req_t *req, const char *fn);
+
+/* Take/release a reference to a group or error handler. */
+void zm_mpi_group_ref(struct zmpi_group *g);
+void zm_mpi_group_unref(struct zmpi_group *g);
+void zm_mpi_eh_ref(struct zmpi_errhandler *eh);
+void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
+
+/* Allocate a group of n members (refs = 1).  NULL if out of memory. */
+struct zmpi_group *zm_mpi_group_new(int n);
+
+/* Launcher entry used by the zmpi_main stub: runs main_fn on every virtual
+ * rank and returns the job's exit status.  Main thread. */
+int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **));
+
+/* Called by the exit() wrapper: ends only the calling rank when called from
+ * a rank; returns when not in a job. */
+void zmpi_rank_exit(int status);
+
+#endif /* ZM_MPI_IMPL_H */

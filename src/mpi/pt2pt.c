@@ -1,0 +1,453 @@
+/*
+ * pt2pt.c: the send, receive and probe calls.
+ *
+ * Blocking calls keep their request on the stack: the fast path allocates
+ * nothing.  Non-blocking calls take a request from the per-worker pool.
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Validate the arguments shared by every send; returns an MPI code. */
+static int send_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int count,
+                      MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      struct zmpi_comm **c)
+{
+    int rc = zm_mpi_check_comm(me, comm, fn, c);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_buf(*c, fn, buf, count, dt);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_rank(*c, fn, "dest", dest, 0);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_tag(*c, fn, tag, 0);
+    return rc;
+}
+
+static int recv_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int count,
+                      MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                      struct zmpi_comm **c)
+{
+    int rc = zm_mpi_check_comm(me, comm, fn, c);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_buf(*c, fn, buf, count, dt);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_rank(*c, fn, "source", src, 1);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_tag(*c, fn, tag, 1);
+    return rc;
+}
+
+static int bsend_error(struct zmpi_comm *c, const char *fn, int count, MPI_Datatype dt)
+{
+    return zm_mpi_error(c, MPI_ERR_BUFFER, fn,
+                        "attached buffer has no room for %zu bytes (attach a larger buffer; "
+                        "each pending message needs MPI_BSEND_OVERHEAD=%d extra bytes)",
+                        zm_dt_bytes(dt, (size_t)count), MPI_BSEND_OVERHEAD);
+}
+
+/* Wait for one request of the calling rank, recording the call for
+ * deadlock reports. */
+static void wait_req(const char *fn, zm_req_t *req)
+{
+    if (!zm_p2p_req_done(req)) {
+        zm_p2p_self()->wait_call = fn;
+        zm_p2p_wait(&req, 1, 1);
+    }
+}
+
+static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
+                         int dest, int tag, MPI_Comm comm, int mode)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    zm_req_t req;
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS) || dest == MPI_PROC_NULL)
+        return rc;
+    req.pooled = 0;
+    req.comm = comm;
+    zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, &req);
+    if (ZM_UNLIKELY(st != ZM_OK))
+        return st == ZM_ERR_BUFFER ? bsend_error(c, fn, count, dt)
+                                   : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
+    wait_req(fn, &req);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD);
+}
+ZM_WEAK(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, ZM_SEND_SYNC);
+}
+ZM_WEAK(Ssend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
+}
+ZM_WEAK(Rsend)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_blocking("MPI_Bsend", buf, count, dt, dest, tag, comm, ZM_SEND_BUFFERED);
+}
+ZM_WEAK(Bsend)
+
+/* A request that is complete from the start, for operations on
+ * MPI_PROC_NULL. */
+static zm_req_t *req_null(MPI_Comm comm)
+{
+    zm_req_t *req = zm_p2p_req_alloc();
+    if (!req)
+        return NULL;
+    req->kind = ZM_REQ_DONE_ONLY;
+    req->comm = comm;
+    req->st_source = MPI_PROC_NULL;
+    req->st_tag = MPI_ANY_TAG;
+    atomic_store(&req->cstate, ZM_REQ_DONE);
+    return req;
+}
+
+static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    if (!request)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "request pointer is NULL");
+    zm_req_t *req = dest == MPI_PROC_NULL ? req_null(comm) : zm_p2p_req_alloc();
+    if (ZM_UNLIKELY(!req))
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    if (dest != MPI_PROC_NULL) {
+        req->comm = comm;
+        zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
+        if (ZM_UNLIKELY(st != ZM_OK)) {
+            atomic_store(&req->cstate, ZM_REQ_DONE);
+            zm_p2p_req_release(req);
+            return st == ZM_ERR_BUFFER ? bsend_error(c, fn, count, dt)
+                                       : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
+        }
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return send_nonblocking("MPI_Isend", buf, count, dt, dest, tag, comm, ZM_SEND_STD, request);
+}
+ZM_WEAK(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, ZM_SEND_SYNC, request);
+}
+ZM_WEAK(Issend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Irsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY, request);
+}
+ZM_WEAK(Irsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return send_nonblocking("MPI_Ibsend", buf, count, dt, dest, tag, comm, ZM_SEND_BUFFERED,
+                            request);
+}
+ZM_WEAK(Ibsend)
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    const char *fn = "MPI_Recv";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    zm_req_t req;
+    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        zm_mpi_status_null(status);
+        return MPI_SUCCESS;
+    }
+    req.pooled = 0;
+    req.comm = comm;
+    zm_p2p_irecv(&c->p, buf, (size_t)count, dt, source, tag, &req);
+    wait_req(fn, &req);
+    zm_mpi_status_set(status, &req);
+    return zm_mpi_req_error(&req, fn);
+}
+ZM_WEAK(Recv)
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    const char *fn = "MPI_Irecv";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    if (!request)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "request pointer is NULL");
+    zm_req_t *req = source == MPI_PROC_NULL ? req_null(comm) : zm_p2p_req_alloc();
+    if (ZM_UNLIKELY(!req))
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    if (source != MPI_PROC_NULL) {
+        req->comm = comm;
+        zm_p2p_irecv(&c->p, buf, (size_t)count, dt, source, tag, req);
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Irecv)
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    zm_req_t sreq, rreq;
+    int rc = send_check(me, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c);
+    if (rc == MPI_SUCCESS)
+        rc = recv_check(me, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    sreq.pooled = rreq.pooled = 0;
+    sreq.comm = rreq.comm = comm;
+    /* Post the receive first so a partner doing the same finds it. */
+    if (source != MPI_PROC_NULL)
+        zm_p2p_irecv(&c->p, recvbuf, (size_t)recvcount, recvtype, source, recvtag, &rreq);
+    if (dest != MPI_PROC_NULL)
+        zm_p2p_isend(&c->p, sendbuf, (size_t)sendcount, sendtype, dest, sendtag,
+                     ZM_SEND_STD, &sreq);
+    zm_req_t *reqs[2] = { dest != MPI_PROC_NULL ? &sreq : NULL,
+                          source != MPI_PROC_NULL ? &rreq : NULL };
+    zm_p2p_self()->wait_call = fn;
+    zm_p2p_wait(reqs, 2, 1);
+    if (source == MPI_PROC_NULL) {
+        zm_mpi_status_null(status);
+        return MPI_SUCCESS;
+    }
+    zm_mpi_status_set(status, &rreq);
+    return zm_mpi_req_error(&rreq, fn);
+}
+ZM_WEAK(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv_replace";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = send_check(me, fn, buf, count, dt, dest, sendtag, comm, &c);
+    if (rc == MPI_SUCCESS)
+        rc = recv_check(me, fn, buf, count, dt, source, recvtag, comm, &c);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    /* The outgoing data must survive the incoming overwrite: send from a
+     * packed copy. */
+    size_t bytes = zm_dt_bytes(dt, (size_t)count);
+    void *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for %zu bytes", bytes);
+    zm_dt_pack(tmp, buf, (size_t)count, dt, bytes);
+    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source,
+                       recvtag, comm, status);
+    free(tmp);
+    return rc;
+}
+ZM_WEAK(Sendrecv_replace)
+
+/* Status of a message still in the queue. */
+static void status_of_msg(MPI_Status *st, const zm_msg_t *m)
+{
+    if (st == MPI_STATUS_IGNORE || !st)
+        return;
+    st->MPI_SOURCE = m->src;
+    st->MPI_TAG = m->tag;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->zmpi_cancelled = 0;
+    st->zmpi_bytes = (MPI_Count)m->bytes;
+}
+
+static int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int block,
+                        int take, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_rank(c, fn, "source", source, 1);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_tag(c, fn, tag, 1);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS))
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        zm_mpi_status_null(status);
+        if (flag)
+            *flag = 1;
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
+        return MPI_SUCCESS;
+    }
+    zm_msg_t *m;
+    if (block) {
+        zm_p2p_self()->wait_call = fn;
+        m = zm_p2p_probe_wait(&c->p, source, tag, take);
+    } else {
+        m = zm_p2p_probe(&c->p, source, tag, take);
+    }
+    if (flag)
+        *flag = m != NULL;
+    if (!m) {
+        /* A polling loop must let the other ranks of this worker run. */
+        zm_ult_yield();
+        return MPI_SUCCESS;
+    }
+    status_of_msg(status, m);
+    if (message)
+        *message = m;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe_common("MPI_Probe", source, tag, comm, 1, 0, NULL, NULL, status);
+}
+ZM_WEAK(Probe)
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe_common("MPI_Iprobe", source, tag, comm, 0, 0, flag, NULL, status);
+}
+ZM_WEAK(Iprobe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return probe_common("MPI_Mprobe", source, tag, comm, 1, 1, NULL, message, status);
+}
+ZM_WEAK(Mprobe)
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    int rc = probe_common("MPI_Improbe", source, tag, comm, 0, 1, flag, message, status);
+    if (rc == MPI_SUCCESS && !*flag)
+        *message = MPI_MESSAGE_NULL;
+    return rc;
+}
+ZM_WEAK(Improbe)
+
+/* Validate a matched-message receive; returns an MPI code. */
+static int mrecv_check(const char *fn, void *buf, int count, MPI_Datatype dt,
+                       MPI_Message *message)
+{
+    zm_mpi_enter(fn);
+    int rc = zm_mpi_check_buf(NULL, fn, buf, count, dt);
+    if (rc == MPI_SUCCESS && (!message || *message == MPI_MESSAGE_NULL))
+        rc = zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid message handle %s",
+                          message ? "MPI_MESSAGE_NULL" : "pointer (NULL)");
+    return rc;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    const char *fn = "MPI_Mrecv";
+    int rc = mrecv_check(fn, buf, count, dt, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        zm_mpi_status_null(status);
+        *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    zm_req_t req;
+    req.pooled = 0;
+    req.comm = NULL;
+    zm_p2p_mrecv(*message, buf, (size_t)count, dt, &req);
+    *message = MPI_MESSAGE_NULL;
+    zm_mpi_status_set(status, &req);
+    return zm_mpi_req_error(&req, fn);
+}
+ZM_WEAK(Mrecv)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                MPI_Request *request)
+{
+    const char *fn = "MPI_Imrecv";
+    int rc = mrecv_check(fn, buf, count, dt, message);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_req_t *req = *message == MPI_MESSAGE_NO_PROC ? req_null(NULL) : zm_p2p_req_alloc();
+    if (!req)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    if (*message != MPI_MESSAGE_NO_PROC)
+        zm_p2p_mrecv(*message, buf, (size_t)count, dt, req);
+    *message = MPI_MESSAGE_NULL;
+    *request = req;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Imrecv)
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    const char *fn = "MPI_Buffer_attach";
+    zm_mpi_enter(fn);
+    if (size < 0 || (!buffer && size > 0))
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "invalid buffer (%p, size %d)", buffer, size);
+    if (zm_p2p_bsend_attach(buffer, (size_t)size) != ZM_OK)
+        return zm_mpi_error(NULL, MPI_ERR_BUFFER, fn,
+                            "a buffer is already attached (detach it first)");
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Buffer_attach)
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    const char *fn = "MPI_Buffer_detach";
+    zm_mpi_enter(fn);
+    void *buf;
+    size_t sz;
+    if (zm_p2p_bsend_detach(&buf, &sz) != ZM_OK)
+        return zm_mpi_error(NULL, MPI_ERR_BUFFER, fn, "no buffer is attached");
+    *(void **)buffer_addr = buf;
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Buffer_detach)
+
+int PMPI_Type_size(MPI_Datatype dt, int *size)
+{
+    if (!zm_dt_valid(dt))
+        return zm_mpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_size", "invalid datatype");
+    *size = (int)dt->size;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Type_size)
+
+int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
+{
+    if (!zm_dt_valid(dt))
+        return zm_mpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_get_extent", "invalid datatype");
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Type_get_extent)

@@ -1,0 +1,495 @@
+/*
+ * request.c: waiting, testing, persistent requests, cancel and status
+ * queries.
+ */
+#include "mpi_impl.h"
+
+#include <stdlib.h>
+
+zm_msg_t zmpi_message_no_proc;
+
+/* Status of a null or inactive request (MPI-4 section 3.7.3). */
+static void status_empty(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE || !st)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->zmpi_cancelled = 0;
+    st->zmpi_bytes = 0;
+}
+
+/* A request that can still complete: not null, not an inactive
+ * persistent one. */
+static inline zm_req_t *req_live(MPI_Request r)
+{
+    return r && (!r->persistent || r->active) ? r : NULL;
+}
+
+static int req_valid(MPI_Request r)
+{
+    return r == MPI_REQUEST_NULL ||
+           (r->kind >= ZM_REQ_SEND && r->kind <= ZM_REQ_DONE_ONLY);
+}
+
+/* Wrap up a completed request: fill the status, free or deactivate it.
+ * Returns the request's MPI error class without raising it. */
+static int req_finish(MPI_Request *handle, MPI_Status *st)
+{
+    zm_req_t *r = *handle;
+    int cls = zm_mpi_class_of(r->st_error);
+    zm_mpi_status_set(st, r);
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        zm_p2p_req_release(r);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return cls;
+}
+
+/* Report the error of a completed request through its handler, before
+ * finishing it (the message needs its fields). */
+static int req_raise(zm_req_t *r, const char *fn)
+{
+    return zm_mpi_req_error(r, fn);
+}
+
+static int check_reqs(const char *fn, int count, MPI_Request reqs[])
+{
+    if (count < 0)
+        return zm_mpi_error(NULL, MPI_ERR_COUNT, fn, "invalid count %d", count);
+    if (count > 0 && !reqs)
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "array of requests is NULL");
+    for (int i = 0; i < count; i++)
+        if (!req_valid(reqs[i]))
+            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "request %d is not a valid request", i);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    const char *fn = "MPI_Wait";
+    zm_mpi_enter(fn);
+    if (!request || !req_valid(*request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    zm_req_t *r = req_live(*request);
+    if (!r) {
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!zm_p2p_req_done(r)) {
+        zm_p2p_self()->wait_call = fn;
+        zm_p2p_wait(&r, 1, 1);
+    }
+    int rc = r->st_error == ZM_OK ? MPI_SUCCESS : req_raise(r, fn);
+    req_finish(request, status);
+    return rc;
+}
+ZM_WEAK(Wait)
+
+/* Finish every completed request of an array; returns MPI_ERR_IN_STATUS
+ * (raised) if any failed. */
+static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    int failed = -1;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
+        if (!req_live(reqs[i])) {
+            status_empty(st);
+            continue;
+        }
+        if (reqs[i]->st_error != ZM_OK && failed < 0)
+            failed = i;
+        if (failed == i)
+            req_raise(reqs[i], fn);
+        req_finish(&reqs[i], st);
+    }
+    if (failed < 0)
+        return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_IN_STATUS, fn,
+                        "request %d failed; see the MPI_ERROR field of each status", failed);
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    const char *fn = "MPI_Waitall";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
+    if (!live)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    for (int i = 0; i < count; i++)
+        live[i] = req_live(reqs[i]);
+    zm_p2p_self()->wait_call = fn;
+    zm_p2p_wait(live, count, 1);
+    if (live != small)
+        free(live);
+    return finish_all(fn, count, reqs, sts);
+}
+ZM_WEAK(Waitall)
+
+/* Index of the first complete live request, or -1; *nlive counts live. */
+static int first_done(int count, MPI_Request reqs[], int *nlive)
+{
+    *nlive = 0;
+    for (int i = 0; i < count; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (!r)
+            continue;
+        (*nlive)++;
+        if (zm_p2p_req_done(r))
+            return i;
+    }
+    return -1;
+}
+
+static int any_common(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
+                      MPI_Status *status, int block)
+{
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs), nlive;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int i = first_done(count, reqs, &nlive);
+    if (i < 0 && nlive > 0 && block) {
+        zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
+        if (!live)
+            return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        for (int k = 0; k < count; k++)
+            live[k] = req_live(reqs[k]);
+        zm_p2p_self()->wait_call = fn;
+        zm_p2p_wait(live, count, 0);
+        if (live != small)
+            free(live);
+        i = first_done(count, reqs, &nlive);
+    }
+    if (flag)
+        *flag = i >= 0 || nlive == 0;
+    if (i < 0) {
+        *index = MPI_UNDEFINED;
+        if (nlive == 0)
+            status_empty(status);
+        else
+            zm_ult_yield();
+        return MPI_SUCCESS;
+    }
+    *index = i;
+    rc = reqs[i]->st_error == ZM_OK ? MPI_SUCCESS : req_raise(reqs[i], fn);
+    req_finish(&reqs[i], status);
+    return rc;
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    return any_common("MPI_Waitany", count, reqs, index, NULL, status, 1);
+}
+ZM_WEAK(Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any_common("MPI_Testany", count, reqs, index, flag, status, 0);
+}
+ZM_WEAK(Testany)
+
+static int some_common(const char *fn, int count, MPI_Request reqs[], int *outcount,
+                       int indices[], MPI_Status sts[], int block)
+{
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs), nlive, failed = -1, n = 0;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (block) {
+        zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
+        if (!live)
+            return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        for (int k = 0; k < count; k++)
+            live[k] = req_live(reqs[k]);
+        zm_p2p_self()->wait_call = fn;
+        zm_p2p_wait(live, count, 0);
+        if (live != small)
+            free(live);
+    }
+    first_done(count, reqs, &nlive);
+    if (nlive == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < count; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (!r || !zm_p2p_req_done(r))
+            continue;
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
+        if (r->st_error != ZM_OK && failed < 0) {
+            failed = i;
+            req_raise(r, fn);
+        }
+        indices[n++] = i;
+        req_finish(&reqs[i], st);
+    }
+    *outcount = n;
+    if (n == 0)
+        zm_ult_yield();
+    if (failed >= 0)
+        return zm_mpi_error(NULL, MPI_ERR_IN_STATUS, fn, "request %d failed", failed);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    return some_common("MPI_Waitsome", incount, reqs, outcount, indices, sts, 1);
+}
+ZM_WEAK(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status sts[])
+{
+    return some_common("MPI_Testsome", incount, reqs, outcount, indices, sts, 0);
+}
+ZM_WEAK(Testsome)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    const char *fn = "MPI_Test";
+    zm_mpi_enter(fn);
+    if (!request || !req_valid(*request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    zm_req_t *r = req_live(*request);
+    if (!r) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!zm_p2p_req_done(r)) {
+        *flag = 0;
+        zm_ult_yield();
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    int rc = r->st_error == ZM_OK ? MPI_SUCCESS : req_raise(r, fn);
+    req_finish(request, status);
+    return rc;
+}
+ZM_WEAK(Test)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    const char *fn = "MPI_Testall";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int i = 0; i < count; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (r && !zm_p2p_req_done(r)) {
+            *flag = 0;
+            zm_ult_yield();
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return finish_all(fn, count, reqs, sts);
+}
+ZM_WEAK(Testall)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    const char *fn = "MPI_Request_free";
+    zm_mpi_enter(fn);
+    if (!request || !*request || !req_valid(*request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    zm_p2p_req_release(*request);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Request_free)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    const char *fn = "MPI_Request_get_status";
+    zm_mpi_enter(fn);
+    if (!req_valid(request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    zm_req_t *r = req_live(request);
+    if (!r) {
+        *flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    *flag = zm_p2p_req_done(r);
+    if (*flag)
+        zm_mpi_status_set(status, r);
+    else
+        zm_ult_yield();
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Request_get_status)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    const char *fn = "MPI_Cancel";
+    zm_mpi_enter(fn);
+    if (!request || !*request || !req_valid(*request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    zm_req_t *r = req_live(*request);
+    if (r && !zm_p2p_req_done(r))
+        zm_p2p_cancel(r);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "status is not a status");
+    *flag = status->zmpi_cancelled;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Test_cancelled)
+
+static int count_common(const char *fn, const MPI_Status *status, MPI_Datatype dt, int *count,
+                        int elements)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "status is not a status");
+    if (!zm_dt_valid(dt))
+        return zm_mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
+    MPI_Count bytes = status->zmpi_bytes;
+    if (dt->size == 0) {
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    MPI_Count whole = bytes / (MPI_Count)dt->size, rest = bytes % (MPI_Count)dt->size;
+    if (elements && dt->kind == ZM_DT_PAIR) {
+        /* Pairs hold two basic elements; a partial pair holds its value. */
+        *count = (int)(whole * 2 + (rest >= (MPI_Count)dt->val_size ? 1 : 0));
+        return MPI_SUCCESS;
+    }
+    *count = rest ? MPI_UNDEFINED : (int)whole;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    return count_common("MPI_Get_count", status, dt, count, 0);
+}
+ZM_WEAK(Get_count)
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
+{
+    return count_common("MPI_Get_elements", status, dt, count, 1);
+}
+ZM_WEAK(Get_elements)
+
+static int init_common(const char *fn, void *buf, int count, MPI_Datatype dt, int peer,
+                       int tag, MPI_Comm comm, int kind, int mode, MPI_Request *request)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_buf(c, fn, buf, count, dt);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_rank(c, fn, kind == ZM_REQ_SEND ? "dest" : "source", peer,
+                               kind == ZM_REQ_RECV);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_tag(c, fn, tag, kind == ZM_REQ_RECV);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_req_t *r = zm_p2p_req_alloc();
+    if (!r)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    r->kind = (uint8_t)kind;
+    r->mode = (uint8_t)mode;
+    r->persistent = 1;
+    r->active = 0;
+    r->buf = buf;
+    r->count = (size_t)count;
+    r->dt = dt;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    atomic_store(&r->cstate, ZM_REQ_DONE);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return init_common("MPI_Send_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
+                       ZM_SEND_STD, request);
+}
+ZM_WEAK(Send_init)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init_common("MPI_Ssend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
+                       ZM_SEND_SYNC, request);
+}
+ZM_WEAK(Ssend_init)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return init_common("MPI_Recv_init", buf, count, dt, source, tag, comm, ZM_REQ_RECV,
+                       ZM_SEND_STD, request);
+}
+ZM_WEAK(Recv_init)
+
+static int start_one(const char *fn, zm_req_t *r)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    struct zmpi_comm *c = zm_mpi_comm(me, r->comm);
+    if (!r->persistent || r->active)
+        return zm_mpi_error(c, MPI_ERR_REQUEST, fn, "%s",
+                            r->persistent ? "request is already active"
+                                          : "request is not a persistent request");
+    if (!c)
+        return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "the request's communicator was freed");
+    r->active = 1;
+    if (r->peer == MPI_PROC_NULL) {
+        r->st_source = MPI_PROC_NULL;
+        r->st_tag = MPI_ANY_TAG;
+        r->st_bytes = 0;
+        r->st_error = ZM_OK;
+        atomic_store(&r->cstate, ZM_REQ_DONE);
+        return MPI_SUCCESS;
+    }
+    if (r->kind == ZM_REQ_RECV) {
+        zm_p2p_irecv(&c->p, r->buf, r->count, r->dt, r->peer, r->tag, r);
+        return MPI_SUCCESS;
+    }
+    zm_status_t st = zm_p2p_isend(&c->p, r->buf, r->count, r->dt, r->peer, r->tag, r->mode, r);
+    r->kind = ZM_REQ_SEND;
+    return st == ZM_OK ? MPI_SUCCESS : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    const char *fn = "MPI_Start";
+    zm_mpi_enter(fn);
+    if (!request || !*request || !req_valid(*request))
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    return start_one(fn, *request);
+}
+ZM_WEAK(Start)
+
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+    const char *fn = "MPI_Startall";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs);
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        if (!reqs[i])
+            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "request %d is MPI_REQUEST_NULL", i);
+        rc = start_one(fn, reqs[i]);
+    }
+    return rc;
+}
+ZM_WEAK(Startall)

@@ -1,0 +1,189 @@
+/*
+ * p2p: matching and message protocols between the virtual ranks of one
+ * process.
+ *
+ * Every rank owns a posted-receive queue and an unexpected-message queue,
+ * guarded by a per-rank spinlock (any rank may send to it from any worker).
+ * A send looks straight into the receiver's posted queue: if a receive
+ * matches, the sender copies its data into the receive buffer (one copy, any
+ * size).  Otherwise small messages are copied into a pooled eager buffer and
+ * large ones are queued as rendezvous descriptors pointing at the sender's
+ * buffer; the receiver copies from there when it matches (one copy) and then
+ * completes the sender.
+ *
+ * Requests complete through one atomic word (`cstate`); a rank waiting on
+ * several requests registers itself in each and is woken once, when its
+ * whole wait can end (Waitall wakes once, not once per request).
+ */
+#ifndef ZM_P2P_H
+#define ZM_P2P_H
+
+#include "dt/dt.h"
+
+/* What p2p needs to know about a communicator. */
+typedef struct zm_p2p_comm {
+    uint32_t ctx;        /* context id carried by every message */
+    int rank;            /* caller's rank in the communicator */
+    int size;            /* number of ranks */
+    const int *world;    /* comm rank -> world rank, NULL for identity */
+    const char *name;    /* communicator name, for error reports */
+} zm_p2p_comm_t;
+
+/* Wildcards, same values as the MPI ones. */
+#define ZM_ANY_SOURCE (-1)
+#define ZM_ANY_TAG (-1)
+
+enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED };
+enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
+enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE };
+
+/* cstate values below 3; any larger value is the waiting rank's address. */
+#define ZM_REQ_PENDING ((uintptr_t)0)
+#define ZM_REQ_DONE ((uintptr_t)1)
+#define ZM_REQ_ORPHAN ((uintptr_t)2)
+
+struct zm_p2p_rank;
+struct zmpi_request;
+
+/* A message that arrived before its receive (also MPI_Message). */
+typedef struct zmpi_message {
+    zm_dlink_t link;               /* in the receiver's unexpected queue */
+    uint32_t ctx;                  /* communicator context */
+    int src;                       /* sender's rank in the communicator */
+    int tag;                       /* message tag */
+    int kind;                      /* ZM_MSG_* */
+    size_t bytes;                  /* payload bytes */
+    _Atomic int ready;             /* eager data fully copied in */
+    const void *sbuf;              /* rendezvous: sender's buffer */
+    size_t scount;                 /* rendezvous: sender's count */
+    const zm_dt_t *sdt;            /* rendezvous: sender's datatype */
+    struct zmpi_request *sreq;     /* rendezvous: request to complete */
+    void *data;                    /* eager/buffered: the payload copy */
+    zm_pool_t *pool;               /* eager: pool the envelope came from */
+    struct zm_p2p_rank *bowner;    /* buffered: whose Bsend area holds it */
+} zm_msg_t;
+
+/* A send or receive request (also MPI_Request). */
+typedef struct zmpi_request {
+    _Atomic uintptr_t cstate;      /* ZM_REQ_PENDING/DONE/ORPHAN or waiter */
+    uint8_t kind;                  /* ZM_REQ_* */
+    uint8_t mode;                  /* send mode (ZM_SEND_*) */
+    uint8_t persistent;            /* made by *_init */
+    uint8_t active;                /* persistent: started, not yet waited */
+    uint8_t pooled;                /* allocated with zm_p2p_req_alloc */
+    uint8_t in_posted;             /* sits in its owner's posted queue */
+    zm_dlink_t link;               /* posted-queue link */
+    uint32_t ctx;                  /* context to match / send on */
+    int peer;                      /* source pattern / destination */
+    int tag;                       /* tag pattern / tag */
+    void *buf;                     /* user buffer */
+    size_t count;                  /* user count */
+    const zm_dt_t *dt;             /* user datatype */
+    void *comm;                    /* API-layer communicator handle */
+    const zm_p2p_comm_t *pcomm;    /* communicator (for persistent starts) */
+    int owner;                     /* world rank that made the request */
+    zm_msg_t msg;                  /* rendezvous envelope of a send */
+    int st_source;                 /* status: source */
+    int st_tag;                    /* status: tag */
+    zm_status_t st_error;          /* status: ZM_OK or ZM_ERR_TRUNCATE */
+    int cancelled;                 /* status: cancelled */
+    size_t st_bytes;               /* status: bytes received */
+} zm_req_t;
+
+/* Per-rank p2p state. */
+typedef struct zm_p2p_rank {
+    zm_spinlock_t lock;            /* guards posted and unexp */
+    zm_dlink_t posted;             /* posted receives, oldest first */
+    zm_dlink_t unexp;              /* unexpected messages, oldest first */
+    zm_ult_t *ult;                 /* the rank's ULT */
+    int world_rank;                /* its index */
+    _Atomic int pending;           /* wake counter of the current wait */
+    const char *wait_call;         /* API call blocked in, for reports */
+    zm_req_t *wait_req;            /* a request it waits for, for reports */
+    zm_spinlock_t bsend_lock;      /* guards the Bsend area */
+    char *bsend_buf;               /* attached buffer, or NULL */
+    size_t bsend_size;             /* its size */
+    zm_dlink_t bsend_segs;         /* live segments, by address */
+    _Atomic int bsend_live;        /* messages still in the area */
+} __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;
+
+/* Set up the per-rank state and pools for `nranks` ranks on `nworkers`
+ * workers.  eager_max is the largest message copied eagerly.  Main thread,
+ * before the job starts. */
+zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max);
+
+/* The calling rank's state.  ULT context. */
+zm_p2p_rank_t *zm_p2p_self(void);
+
+/* State of world rank `r`. */
+zm_p2p_rank_t *zm_p2p_rank(int r);
+
+/* Reset a request for a new operation of `kind`. */
+static inline void zm_p2p_req_reset(zm_req_t *req, int kind)
+{
+    atomic_store_explicit(&req->cstate, ZM_REQ_PENDING, memory_order_relaxed);
+    req->kind = (uint8_t)kind;
+    req->in_posted = 0;
+    req->cancelled = 0;
+    req->st_error = ZM_OK;
+}
+
+/* Take a request object from the caller's pool (NULL if out of memory).
+ * The caller owns it until zm_p2p_req_release. */
+zm_req_t *zm_p2p_req_alloc(void);
+
+/* Give a request back.  If it is still pending it is orphaned and freed by
+ * whoever completes it.  Any ULT. */
+void zm_p2p_req_release(zm_req_t *req);
+
+/* Nonzero once the request is complete. */
+static inline int zm_p2p_req_done(const zm_req_t *req)
+{
+    return atomic_load_explicit((_Atomic uintptr_t *)&req->cstate,
+                                memory_order_acquire) == ZM_REQ_DONE;
+}
+
+/* Mark a request complete with its status already filled in, and wake its
+ * waiter if this completes the waiter's wait.  Any ULT. */
+void zm_p2p_req_complete(zm_req_t *req);
+
+/* Start a send of (buf, count, dt) to comm rank `dest` with `mode`.  `req`
+ * is initialised by the call; it may complete before the call returns.
+ * Returns ZM_ERR_BUFFER if a buffered send does not fit.  ULT context. */
+zm_status_t zm_p2p_isend(const zm_p2p_comm_t *comm, const void *buf, size_t count,
+                         const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
+
+/* Start a receive; `src` and `tag` may be wildcards.  ULT context. */
+void zm_p2p_irecv(const zm_p2p_comm_t *comm, void *buf, size_t count,
+                  const zm_dt_t *dt, int src, int tag, zm_req_t *req);
+
+/* Look for a matching unexpected message.  Returns it (and removes it from
+ * the queue when `take` is set: the caller then owns it until
+ * zm_p2p_mrecv) or NULL.  ULT context. */
+zm_msg_t *zm_p2p_probe(const zm_p2p_comm_t *comm, int src, int tag, int take);
+
+/* Like zm_p2p_probe, but block until a matching message arrives.
+ * ULT context. */
+zm_msg_t *zm_p2p_probe_wait(const zm_p2p_comm_t *comm, int src, int tag, int take);
+
+/* Receive a message taken by zm_p2p_probe into (buf, count, dt); completes
+ * `req`.  ULT context. */
+void zm_p2p_mrecv(zm_msg_t *msg, void *buf, size_t count, const zm_dt_t *dt, zm_req_t *req);
+
+/* Block until all (need_all) or at least one of the non-NULL requests are
+ * complete.  ULT context. */
+void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all);
+
+/* Cancel a pending receive still in its queue, or a rendezvous send not
+ * yet matched.  Returns 1 if cancelled.  ULT context (owner only). */
+int zm_p2p_cancel(zm_req_t *req);
+
+/* Attach / detach the calling rank's Bsend buffer.  Detach blocks until
+ * every buffered message has been received.  ULT context. */
+zm_status_t zm_p2p_bsend_attach(void *buf, size_t size);
+zm_status_t zm_p2p_bsend_detach(void **buf, size_t *size);
+
+/* Describe what a blocked rank waits for (deadlock reports). */
+void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len);
+
+#endif /* ZM_P2P_H */

@@ -1,0 +1,128 @@
+/*
+ * wait.c: blocking on requests.
+ *
+ * A waiting rank stores its own address in the cstate word of every request
+ * it waits for and counts them in `pending`.  A completer swaps DONE into
+ * cstate; if it finds the waiter there it decrements `pending`, and the one
+ * that brings it to zero wakes the rank.  A guard unit in `pending`, dropped
+ * only after the rank's context is saved (zm_ult_park's commit), keeps a
+ * completion that races with registration from waking a rank that is still
+ * running.
+ */
+#include "p2p/p2p.h"
+
+#include <stdio.h>
+
+static int wait_commit(void *arg)
+{
+    zm_p2p_rank_t *me = arg;
+    return atomic_fetch_sub_explicit(&me->pending, 1, memory_order_acq_rel) == 1;
+}
+
+/* Register `me` in every pending request; returns how many registered and
+ * how many were found already complete. */
+static int wait_register(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n, int need_all,
+                         int *n_done)
+{
+    int reg = 0;
+    *n_done = 0;
+    for (int i = 0; i < n; i++) {
+        zm_req_t *r = reqs[i];
+        uintptr_t expect = ZM_REQ_PENDING;
+        if (!r)
+            continue;
+        if (need_all)
+            atomic_fetch_add_explicit(&me->pending, 1, memory_order_relaxed);
+        if (atomic_compare_exchange_strong_explicit(&r->cstate, &expect, (uintptr_t)me,
+                                                    memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            reg++;
+            if (!me->wait_req)
+                me->wait_req = r;
+        } else {
+            /* Already complete: it no longer counts (all), or it is the one
+             * completion we needed (any). */
+            atomic_fetch_sub_explicit(&me->pending, 1, memory_order_relaxed);
+            (*n_done)++;
+        }
+    }
+    return reg;
+}
+
+/* Take `me` back out of requests that did not complete; returns how many
+ * had been completed by someone else after registering. */
+static int wait_unregister(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n)
+{
+    int taken = 0;
+    for (int i = 0; i < n; i++) {
+        zm_req_t *r = reqs[i];
+        uintptr_t expect = (uintptr_t)me;
+        if (!r)
+            continue;
+        if (atomic_compare_exchange_strong_explicit(&r->cstate, &expect, ZM_REQ_PENDING,
+                                                    memory_order_acq_rel,
+                                                    memory_order_acquire))
+            continue;
+        if (expect == ZM_REQ_DONE)
+            taken++;
+    }
+    return taken;
+}
+
+static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
+{
+    int active = 0, done = 0;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i])
+            continue;
+        active++;
+        done += zm_p2p_req_done(reqs[i]);
+    }
+    return active == 0 || (need_all ? done == active : done > 0);
+}
+
+void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
+{
+    zm_p2p_rank_t *me;
+    int n_done, reg;
+    if (wait_satisfied(reqs, n, need_all))
+        return;
+    me = zm_p2p_self();
+    me->wait_req = NULL;
+    atomic_store_explicit(&me->pending, need_all ? 1 : 2, memory_order_relaxed);
+    reg = wait_register(me, reqs, n, need_all, &n_done);
+    if (!need_all && n_done > 0)
+        atomic_fetch_sub_explicit(&me->pending, 1, memory_order_acq_rel);
+    else if (need_all && atomic_load_explicit(&me->pending, memory_order_acquire) == 1)
+        atomic_store_explicit(&me->pending, 0, memory_order_relaxed); /* all done already */
+    else
+        zm_ult_park(wait_commit, me);
+    if (need_all)
+        return; /* every registration was consumed by a completer */
+    /* Waiting for any: withdraw from the rest, then let completers that
+     * already took a registration finish their decrement, so `pending` is
+     * quiet before the next wait reuses it. */
+    int taken = wait_unregister(me, reqs, n);
+    int expect = 2 - 1 - n_done - taken;
+    while (atomic_load_explicit(&me->pending, memory_order_acquire) != expect)
+        zm_arch_cpu_relax();
+    (void)reg;
+}
+
+void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len)
+{
+    zm_p2p_rank_t *r = zm_p2p_rank(ult->id);
+    const char *call = r->wait_call ? r->wait_call : "a blocking MPI call";
+    zm_req_t *q = r->wait_req;
+    if (!q || zm_p2p_req_done(q)) {
+        snprintf(buf, len, "%s", call);
+        return;
+    }
+    const char *comm = q->pcomm && q->pcomm->name ? q->pcomm->name : "?";
+    if (q->kind == ZM_REQ_RECV)
+        snprintf(buf, len, "%s waiting for a receive (source=%d, tag=%d, comm=%s)",
+                 call, q->peer, q->tag, comm);
+    else
+        snprintf(buf, len, "%s waiting for a send to be received (dest=%d, tag=%d, comm=%s)",
+                 call, q->peer, q->tag, comm);
+}

@@ -1,0 +1,444 @@
+/*
+ * ult.c: workers, run queues, parking and deadlock detection.
+ *
+ * Deadlock detection stays off the message path: a worker only takes part
+ * when, after spinning, it is about to sleep.  It then counts itself idle;
+ * the worker that makes every worker idle checks that no inbox holds a ULT
+ * and that no worker left the idle state meanwhile (the `gen` counter,
+ * bumped by every worker before it leaves idle and drains its inbox).  If
+ * so, no ULT runs or can run, only running ULTs wake others, and some ULT
+ * is still alive: that is a deadlock.
+ */
+#include "ult/ult.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Spin this long (in polls of the inbox) before sleeping; about 50-100 us,
+ * longer than a cross-worker round trip, so ping-pong never sleeps. */
+#define IDLE_SPINS 20000
+
+struct zm_worker {
+    zm_arch_ctx_t sched_ctx;          /* the scheduler loop's context */
+    zm_ult_t *current;                /* ULT running now, or NULL */
+    zm_ult_t *rq_head, *rq_tail;      /* local FIFO of ready ULTs */
+    int action;                       /* what the last ULT asked for */
+    int (*commit)(void *);            /* park commit callback */
+    void *commit_arg;                 /* its argument */
+    int id;                           /* worker index */
+    pthread_t thread;                 /* OS thread (unused for worker 0) */
+    /* The inbox and sleep state are written by other threads, so they sit
+     * on their own cache line. */
+    _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
+    _Atomic uint32_t sleeping;        /* 1 while in or near futex wait */
+    _Atomic uint32_t wake_seq;        /* futex word bumped by wakers */
+};
+
+enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
+
+static struct {
+    zm_ult_job_config_t cfg;
+    zm_ult_t *ults;
+    zm_worker_t *workers;
+    _Atomic int idle;       /* workers asleep or about to sleep */
+    _Atomic unsigned gen;   /* bumped whenever a worker leaves idle */
+    _Atomic int alive;      /* ULTs not yet finished */
+    _Atomic int done;       /* set when alive reaches 0 */
+    _Atomic int status;     /* first nonzero exit status */
+    int adopted;            /* single-rank job on the caller's thread */
+    zm_ult_t adopted_ult;   /* its ULT record */
+} job;
+
+static _Thread_local zm_worker_t *tl_worker;
+static _Thread_local zm_ult_t *tl_adopted;
+
+zm_ult_t *zm_ult_self(void)
+{
+    if (tl_worker)
+        return tl_worker->current;
+    return tl_adopted;
+}
+
+zm_ult_t *zm_ult_get(int id)
+{
+    return job.adopted ? &job.adopted_ult : &job.ults[id];
+}
+
+int zm_ult_count(void)
+{
+    return job.adopted ? 1 : job.cfg.nults;
+}
+
+int zm_ult_nworkers(void)
+{
+    return job.adopted ? 1 : job.cfg.nworkers;
+}
+
+int zm_ult_in_job(void)
+{
+    return tl_worker != NULL && tl_worker->current != NULL;
+}
+
+static void rq_push(zm_worker_t *w, zm_ult_t *u)
+{
+    u->rq_next = NULL;
+    if (w->rq_tail)
+        w->rq_tail->rq_next = u;
+    else
+        w->rq_head = u;
+    w->rq_tail = u;
+}
+
+static zm_ult_t *rq_pop(zm_worker_t *w)
+{
+    zm_ult_t *u = w->rq_head;
+    if (u) {
+        w->rq_head = u->rq_next;
+        if (!w->rq_head)
+            w->rq_tail = NULL;
+    }
+    return u;
+}
+
+/* Move everything other workers handed us into the local FIFO, oldest
+ * first.  Taking the whole stack with one exchange makes the consumer side
+ * immune to ABA. */
+static int inbox_drain(zm_worker_t *w)
+{
+    zm_ult_t *list, *rev = NULL;
+    if (!atomic_load_explicit(&w->inbox, memory_order_relaxed))
+        return 0;
+    list = atomic_exchange_explicit(&w->inbox, NULL, memory_order_acquire);
+    while (list) {
+        zm_ult_t *next = atomic_load_explicit(&list->inbox_next, memory_order_relaxed);
+        atomic_store_explicit(&list->inbox_next, rev, memory_order_relaxed);
+        rev = list;
+        list = next;
+    }
+    while (rev) {
+        zm_ult_t *next = atomic_load_explicit(&rev->inbox_next, memory_order_relaxed);
+        rq_push(w, rev);
+        rev = next;
+    }
+    return 1;
+}
+
+static void worker_kick(zm_worker_t *w)
+{
+    /* Pairs with the seq_cst store of `sleeping` in worker_sleep: either the
+     * sleeper sees our inbox push, or we see it sleeping and bump the word. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&w->wake_seq, 1, memory_order_release);
+        zm_arch_futex_wake((uint32_t *)&w->wake_seq, 1);
+    }
+}
+
+void zm_ult_wake(zm_ult_t *u)
+{
+    zm_worker_t *w = u->worker;
+    u->state = ZM_ULT_READY;
+    if (w == tl_worker) {
+        rq_push(w, u);
+        return;
+    }
+    zm_ult_t *head = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&u->inbox_next, head, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, u,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+    worker_kick(w);
+}
+
+static void deadlock_report(void)
+{
+    int n = zm_ult_count(), shown = 0, blocked = 0;
+    char line[512];
+    fflush(stdout);
+    for (int i = 0; i < n; i++)
+        blocked += zm_ult_get(i)->state == ZM_ULT_PARKED;
+    fprintf(stderr, "zmpi: deadlock: all %d live ranks are blocked and nothing in "
+            "flight can wake them\n", blocked);
+    for (int i = 0; i < n; i++) {
+        zm_ult_t *u = zm_ult_get(i);
+        if (u->state != ZM_ULT_PARKED)
+            continue;
+        if (shown++ == 100) {
+            fprintf(stderr, "zmpi:   ... and %d more blocked ranks\n", blocked - 100);
+            break;
+        }
+        line[0] = '\0';
+        if (job.cfg.describe)
+            job.cfg.describe(u, line, sizeof(line));
+        fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
+    }
+    fflush(stderr);
+    _exit(1);
+}
+
+static void job_finish_one(zm_ult_t *u)
+{
+    int zero = 0;
+    u->state = ZM_ULT_DONE;
+    zm_arch_stack_free(&u->stack);
+    if (u->exit_status)
+        atomic_compare_exchange_strong(&job.status, &zero, u->exit_status);
+    if (atomic_fetch_sub(&job.alive, 1) == 1) {
+        atomic_store(&job.done, 1);
+        /* Every worker must notice the end, sleeping or not.  A worker
+         * about to sleep reads wake_seq before checking `done`, so the bump
+         * makes its futex wait return at once. */
+        for (int i = 0; i < job.cfg.nworkers; i++) {
+            atomic_fetch_add(&job.workers[i].wake_seq, 1);
+            zm_arch_futex_wake((uint32_t *)&job.workers[i].wake_seq, 1);
+        }
+    }
+}
+
+/* Handle what the ULT that just switched back asked for. */
+static void after_switch(zm_worker_t *w, zm_ult_t *u)
+{
+    switch (w->action) {
+    case ACT_YIELD:
+        rq_push(w, u);
+        break;
+    case ACT_PARK:
+        u->state = ZM_ULT_PARKED;
+        if (w->commit(w->commit_arg)) {
+            u->state = ZM_ULT_READY;
+            rq_push(w, u);
+        }
+        break;
+    case ACT_EXIT:
+        job_finish_one(u);
+        break;
+    }
+    w->action = ACT_NONE;
+}
+
+/* Called by the worker that made all workers idle.  Reports a deadlock
+ * (and ends the process) only if nothing moved while it looked. */
+static void deadlock_check(void)
+{
+    unsigned g = atomic_load(&job.gen);
+    if (atomic_load(&job.done) || atomic_load(&job.alive) == 0)
+        return;
+    for (int i = 0; i < job.cfg.nworkers; i++)
+        if (atomic_load(&job.workers[i].inbox))
+            return;
+    if (atomic_load(&job.idle) != job.cfg.nworkers || atomic_load(&job.gen) != g)
+        return;
+    deadlock_report();
+}
+
+static void worker_sleep(zm_worker_t *w)
+{
+    uint32_t seq = atomic_load_explicit(&w->wake_seq, memory_order_acquire);
+    atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
+    if (atomic_fetch_add(&job.idle, 1) + 1 == job.cfg.nworkers)
+        deadlock_check();
+    if (!atomic_load_explicit(&w->inbox, memory_order_seq_cst) && !atomic_load(&job.done))
+        zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
+    /* Leave idle before draining, so a checker that saw us idle and our
+     * inbox full cannot miss that we took the ULT (see deadlock_check). */
+    atomic_fetch_add(&job.gen, 1);
+    atomic_fetch_sub(&job.idle, 1);
+    atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
+}
+
+/* Next ULT to run, or NULL when the job is over.  Spins, then sleeps. */
+static zm_ult_t *worker_next(zm_worker_t *w)
+{
+    for (;;) {
+        zm_ult_t *u = rq_pop(w);
+        if (u)
+            return u;
+        if (inbox_drain(w))
+            continue;
+        if (atomic_load_explicit(&job.done, memory_order_acquire))
+            return NULL;
+        for (int i = 0; i < IDLE_SPINS; i++) {
+            if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
+                atomic_load_explicit(&job.done, memory_order_relaxed))
+                break;
+            zm_arch_cpu_relax();
+        }
+        if (!atomic_load_explicit(&w->inbox, memory_order_relaxed))
+            worker_sleep(w);
+    }
+}
+
+static void worker_loop(zm_worker_t *w)
+{
+    zm_ult_t *u;
+    tl_worker = w;
+    while ((u = worker_next(w)) != NULL) {
+        w->current = u;
+        zm_arch_ctx_switch(&w->sched_ctx, &u->ctx);
+        w->current = NULL;
+        after_switch(w, u);
+    }
+}
+
+static void *worker_thread(void *arg)
+{
+    zm_arch_fault_thread_init();
+    worker_loop(arg);
+    return NULL;
+}
+
+static void ult_entry(void *arg)
+{
+    zm_ult_t *u = arg;
+    job.cfg.entry(u, job.cfg.arg);
+    zm_ult_exit(0);
+}
+
+/* Switch from the running ULT to its worker's scheduler with an action. */
+static void to_scheduler(int action)
+{
+    zm_worker_t *w = tl_worker;
+    zm_ult_t *u = w->current;
+    w->action = action;
+    zm_arch_ctx_switch(&u->ctx, &w->sched_ctx);
+}
+
+void zm_ult_yield(void)
+{
+    zm_worker_t *w = tl_worker;
+    if (!w || !w->current)
+        return;
+    if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed))
+        return;
+    to_scheduler(ACT_YIELD);
+}
+
+void zm_ult_park(int (*commit)(void *), void *arg)
+{
+    zm_worker_t *w = tl_worker;
+    if (!w || !w->current) {
+        /* Adopted single-rank job: nobody else can end the wait. */
+        if (!commit(arg)) {
+            if (tl_adopted)
+                tl_adopted->state = ZM_ULT_PARKED;
+            deadlock_report();
+        }
+        return;
+    }
+    w->commit = commit;
+    w->commit_arg = arg;
+    to_scheduler(ACT_PARK);
+}
+
+void zm_ult_exit(int status)
+{
+    zm_worker_t *w = tl_worker;
+    if (!w || !w->current)
+        return;
+    w->current->exit_status = status;
+    to_scheduler(ACT_EXIT);
+    abort(); /* A finished ULT is never resumed. */
+}
+
+/* Format an unsigned number into buf (async-signal-safe); returns length. */
+static size_t fmt_u(char *buf, unsigned long v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* SIGSEGV hook: a fault in (or up to 1 MiB below) the running ULT's guard
+ * page is a stack overflow, since a large frame can jump over one page. */
+static int stack_fault(void *addr)
+{
+    zm_worker_t *w = tl_worker;
+    zm_ult_t *u = w ? w->current : NULL;
+    char msg[256];
+    size_t n = 0;
+    if (!u || !u->stack.map)
+        return 0;
+    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)u->stack.lo;
+    if (a >= lo || a + (1u << 20) < (uintptr_t)u->stack.map)
+        return 0;
+#define PUT(s) do { size_t l_ = strlen(s); memcpy(msg + n, s, l_); n += l_; } while (0)
+    PUT("zmpi: rank ");
+    n += fmt_u(msg + n, (unsigned long)u->id);
+    PUT(": stack overflow (stack size ");
+    n += fmt_u(msg + n, (unsigned long)((uintptr_t)u->stack.hi - lo));
+    PUT(" bytes); raise it with zmpirun --stack-size or ZMPI_STACK_SIZE\n");
+#undef PUT
+    if (write(2, msg, n) < 0)
+        return 1;
+    return 1;
+}
+
+int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
+{
+    int n = cfg->nults, nw = cfg->nworkers;
+    job.cfg = *cfg;
+    job.ults = calloc((size_t)n, sizeof(zm_ult_t));
+    job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
+    if (!job.ults || !job.workers)
+        return -1;
+    memset(job.workers, 0, sizeof(zm_worker_t) * (size_t)nw);
+    for (int i = 0; i < nw; i++)
+        job.workers[i].id = i;
+    for (int i = 0; i < n; i++) {
+        zm_ult_t *u = &job.ults[i];
+        u->id = i;
+        /* Block mapping: consecutive ranks share a worker, so neighbour
+         * exchanges mostly stay on one worker. */
+        u->worker_id = (int)((long long)i * nw / n);
+        u->worker = &job.workers[u->worker_id];
+        if (zm_arch_stack_alloc(cfg->stack_size, &u->stack) != 0) {
+            fprintf(stderr, "zmpi: cannot map a %zu-byte stack for rank %d of %d "
+                    "(lower ZMPI_STACK_SIZE or the rank count)\n", cfg->stack_size, i, n);
+            return -1;
+        }
+        zm_arch_ctx_make(&u->ctx, &u->stack, ult_entry, u);
+        u->state = ZM_ULT_READY;
+        rq_push(u->worker, u);
+    }
+    atomic_store(&job.alive, n);
+    return 0;
+}
+
+int zm_ult_job_start(void)
+{
+    const zm_ult_job_config_t *cfg = &job.cfg;
+    zm_arch_fault_install(stack_fault);
+    zm_arch_fault_thread_init();
+    for (int i = 1; i < cfg->nworkers; i++) {
+        if (pthread_create(&job.workers[i].thread, NULL, worker_thread, &job.workers[i]) != 0) {
+            fprintf(stderr, "zmpi: cannot start worker thread %d\n", i);
+            return 1;
+        }
+    }
+    worker_loop(&job.workers[0]);
+    for (int i = 1; i < cfg->nworkers; i++)
+        pthread_join(job.workers[i].thread, NULL);
+    tl_worker = NULL;
+    return atomic_load(&job.status);
+}
+
+void zm_ult_job_adopt(zm_ult_describe_fn describe)
+{
+    job.adopted = 1;
+    job.cfg.nults = 1;
+    job.cfg.nworkers = 1;
+    job.cfg.describe = describe;
+    job.adopted_ult.state = ZM_ULT_READY;
+    atomic_store(&job.alive, 1);
+    tl_adopted = &job.adopted_ult;
+}
