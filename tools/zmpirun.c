@@ -1,0 +1,451 @@
+/* zmpirun: start an MPI program built against zmpi.
+ *
+ * zmpi runs all virtual ranks of a job as user-level threads inside one OS
+ * process, so "launching" a job only means describing its shape to the library
+ * through the environment (ZMPI_NP, ZMPI_WORKERS, ZMPI_STACK_SIZE) and running
+ * the program once.  What remains for the launcher is the part users expect
+ * from mpiexec: argument checking, a clean exit status, a job time limit
+ * (MPIEXEC_TIMEOUT) and passing Ctrl-C or a batch system's SIGTERM on to the
+ * job.
+ *
+ * The program runs in a child process that leads its own process group, so
+ * that a signal can reach everything the program started (helpers, shells)
+ * and not only the program itself.  The parent blocks the signals it cares
+ * about and waits for them with sigtimedwait(): no handlers, no sleep loops,
+ * and the time limit is simply the wait's timeout.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exit status for bad usage, following the convention of most Unix tools. */
+#define EXIT_USAGE 2
+/* Exit status after the job ran out of time, as timeout(1) uses. */
+#define EXIT_TIMEOUT 124
+/* Seconds between SIGTERM and SIGKILL when the time limit ends a job: long
+ * enough for a program to flush its output, short enough for a test suite. */
+#define KILL_GRACE_SECONDS 2
+
+/* What the command line asked for; NULL fields were not given. */
+struct options {
+    const char *np;          /* -n/-np value as typed. */
+    const char *workers;     /* -w/--workers value as typed. */
+    const char *stack_size;  /* --stack-size value as typed. */
+    char **argv;             /* The program and its arguments. */
+};
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: zmpirun [-n N] [-w W] [--stack-size S] [--] prog [args...]\n"
+          "\n"
+          "Runs prog as an MPI job of N virtual ranks scheduled on W worker\n"
+          "threads inside one process.\n"
+          "\n"
+          "  -n, -np N          number of ranks (default: $ZMPI_NP, else 1)\n"
+          "  -w, --workers W    worker threads (default: $ZMPI_WORKERS, else\n"
+          "                     the CPUs the process may run on)\n"
+          "  --stack-size S     stack bytes per rank; suffixes k, m, g (x1024)\n"
+          "                     (default: $ZMPI_STACK_SIZE, else the library's)\n"
+          "  -h, --help         show this help\n"
+          "\n"
+          "MPIEXEC_TIMEOUT=T in the environment ends the job after T seconds\n"
+          "(exit status 124).\n",
+          out);
+}
+
+/* Reports a usage error and exits; never returns. */
+static void usage_error(const char *fmt, const char *arg)
+{
+    fputs("zmpirun: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'zmpirun --help' for more information.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+/* Parses a positive decimal int, rejecting signs, junk and overflow, since a
+ * silently truncated rank count would start a job of the wrong size. */
+static int parse_positive(const char *s, long *out)
+{
+    char *end;
+    long v;
+
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > INT_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a byte count with an optional binary suffix (k, m, g). */
+static int parse_size(const char *s, unsigned long long *out)
+{
+    char *end;
+    unsigned long long v, scale = 1;
+
+    if (s == NULL || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': scale = 1ULL << 10; end++; break;
+    case 'm': case 'M': scale = 1ULL << 20; end++; break;
+    case 'g': case 'G': scale = 1ULL << 30; end++; break;
+    default: return -1;
+    }
+    if (*end != '\0' || v == 0 || v > ULLONG_MAX / scale)
+        return -1;
+    *out = v * scale;
+    return 0;
+}
+
+/* Returns the value of an option that takes one, from "--opt=value" or from
+ * the next argument, advancing *i past what it consumed. */
+static const char *option_value(char **argv, int *i, const char *name)
+{
+    const char *eq = strchr(argv[*i], '=');
+
+    if (eq != NULL && argv[*i][0] == '-' && argv[*i][1] == '-')
+        return eq + 1;
+    if (argv[*i + 1] == NULL)
+        usage_error("option '%s' needs a value", name);
+    *i += 1;
+    return argv[*i];
+}
+
+/* True if arg is the option name, alone or as "name=value" (long forms). */
+static int is_opt(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    return arg[n] == '\0' || (name[1] == '-' && arg[n] == '=');
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+    int i;
+
+    memset(o, 0, sizeof(*o));
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            print_usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 ||
+                   is_opt(a, "--np")) {
+            o->np = option_value(argv, &i, a);
+        } else if (strcmp(a, "-w") == 0 || is_opt(a, "--workers")) {
+            o->workers = option_value(argv, &i, "--workers");
+        } else if (is_opt(a, "--stack-size")) {
+            o->stack_size = option_value(argv, &i, "--stack-size");
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (a[0] == '-') {
+            usage_error("unknown option '%s'", a);
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        usage_error("%s", "no program given");
+    o->argv = argv + i;
+}
+
+/* Puts one count into the environment: the flag wins, an inherited value is
+ * kept, and either is checked so that the library never sees garbage. */
+static void export_count(const char *var, const char *flag, const char *what)
+{
+    const char *v = flag != NULL ? flag : getenv(var);
+    long n;
+
+    if (v == NULL)
+        return;
+    if (parse_positive(v, &n) != 0)
+        usage_error(what, v);
+    if (flag != NULL && setenv(var, flag, 1) != 0) {
+        perror("zmpirun: setenv");
+        exit(EXIT_USAGE);
+    }
+}
+
+/* Like export_count for the stack size, which is normalised to plain bytes
+ * because the library reads only a decimal number. */
+static void export_stack_size(const char *flag)
+{
+    const char *v = flag != NULL ? flag : getenv("ZMPI_STACK_SIZE");
+    unsigned long long bytes;
+    char buf[32];
+
+    if (v == NULL)
+        return;
+    if (parse_size(v, &bytes) != 0)
+        usage_error("invalid stack size '%s' (want bytes > 0, optional "
+                    "suffix k, m or g)", v);
+    snprintf(buf, sizeof(buf), "%llu", bytes);
+    if (setenv("ZMPI_STACK_SIZE", buf, 1) != 0) {
+        perror("zmpirun: setenv");
+        exit(EXIT_USAGE);
+    }
+}
+
+/* Reads MPIEXEC_TIMEOUT; 0 means no limit (also when unset or empty). */
+static long read_timeout(void)
+{
+    const char *v = getenv("MPIEXEC_TIMEOUT");
+    long t;
+
+    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0)
+        return 0;
+    if (parse_positive(v, &t) != 0)
+        usage_error("invalid MPIEXEC_TIMEOUT '%s' (want whole seconds)", v);
+    return t;
+}
+
+/* Returns "SIGxxx" for the common signals so messages read like the shell's;
+ * the number is printed for the rest. */
+static const char *signal_name(int sig, char *buf, size_t len)
+{
+    static const struct { int sig; const char *name; } names[] = {
+        { SIGHUP, "SIGHUP" },   { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" },
+        { SIGILL, "SIGILL" },   { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
+        { SIGBUS, "SIGBUS" },   { SIGFPE, "SIGFPE" },   { SIGKILL, "SIGKILL" },
+        { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
+        { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" },
+        { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    snprintf(buf, len, "%d", sig);
+    return buf;
+}
+
+
+/* The running job as the parent sees it. */
+struct job {
+    pid_t pid;          /* The child, also the id of its process group. */
+    const char *prog;   /* Program name for messages (argv[0]). */
+    int owns_tty;       /* Whether the job holds the terminal's foreground. */
+};
+
+/* The signals the parent waits for instead of handling them. */
+static void waited_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+}
+
+/* True if zmpirun runs in the foreground of the terminal on stdin.  Only then
+ * is the terminal handed to the job: a program in a background group that
+ * reads the terminal (rank 0 reading stdin) would be stopped by SIGTTIN and
+ * the job would hang. */
+static int in_tty_foreground(void)
+{
+    return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/* Runs in the forked child: becomes a process group leader (and the
+ * terminal's foreground group if the job owns it; SIGTTOU is still blocked
+ * here, so that call cannot stop us), restores the signal mask the user gave
+ * zmpirun, and replaces itself with the program.  Exits 127 (not found) or
+ * 126 (not runnable) like a shell if exec fails. */
+static void exec_child(char **argv, const sigset_t *orig_mask, int owns_tty)
+{
+    int err;
+
+    setpgid(0, 0);
+    if (owns_tty)
+        tcsetpgrp(STDIN_FILENO, getpid());
+    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+    execvp(argv[0], argv);
+    err = errno;
+    fprintf(stderr, "zmpirun: cannot run '%s': %s\n", argv[0], strerror(err));
+    _exit(err == ENOENT ? 127 : 126);
+}
+
+/* Turns a wait status into zmpirun's exit status, reporting death by signal. */
+static int child_exit_code(const char *prog, int status)
+{
+    char buf[16];
+
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+
+        fprintf(stderr, "zmpirun: %s killed by signal %s\n", prog,
+                signal_name(sig, buf, sizeof(buf)));
+        return 128 + sig;
+    }
+    return 1;
+}
+
+/* Sets *deadline to now + seconds on the monotonic clock, which wall-clock
+ * changes cannot move. */
+static void deadline_in(struct timespec *deadline, long seconds)
+{
+    clock_gettime(CLOCK_MONOTONIC, deadline);
+    deadline->tv_sec += seconds;
+}
+
+/* Stores the time until *deadline in *left; returns 0 once it has passed. */
+static int time_left(const struct timespec *deadline, struct timespec *left)
+{
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    left->tv_sec = deadline->tv_sec - now.tv_sec;
+    left->tv_nsec = deadline->tv_nsec - now.tv_nsec;
+    if (left->tv_nsec < 0) {
+        left->tv_nsec += 1000000000L;
+        left->tv_sec -= 1;
+    }
+    return left->tv_sec > 0 || (left->tv_sec == 0 && left->tv_nsec > 0);
+}
+
+/* Mirrors a terminal stop (Ctrl-Z) of the job onto zmpirun, so the user's
+ * shell sees the job as stopped, then resumes the job when zmpirun is
+ * continued (fg/bg). */
+static void follow_stop(const struct job *job)
+{
+    tcsetpgrp(STDIN_FILENO, getpgrp());
+    raise(SIGTSTP);
+    if (in_tty_foreground())
+        tcsetpgrp(STDIN_FILENO, job->pid);
+    kill(-job->pid, SIGCONT);
+}
+
+/* Collects the child if it has ended; returns 1 and its status then.  Stops
+ * are reported only while the job owns the terminal, because only then is a
+ * stop the user's Ctrl-Z rather than, say, a debugger. */
+static int reap(const struct job *job, int *status)
+{
+    pid_t r;
+
+    r = waitpid(job->pid, status, WNOHANG | (job->owns_tty ? WUNTRACED : 0));
+    if (r != job->pid)
+        return 0;
+    if (WIFSTOPPED(*status)) {
+        follow_stop(job);
+        return 0;
+    }
+    return 1;
+}
+
+/* Waits for the job to end, forwarding termination signals to its process
+ * group and enforcing the time limit (timeout 0 = none): SIGTERM at the
+ * limit, SIGKILL KILL_GRACE_SECONDS later.  Returns zmpirun's exit status. */
+static int supervise(const struct job *job, long timeout)
+{
+    struct timespec deadline, left;
+    int phase = 0; /* 0: running, 1: SIGTERM sent, 2: SIGKILL sent. */
+    int status;
+    sigset_t set;
+
+    waited_signals(&set);
+    if (timeout > 0)
+        deadline_in(&deadline, timeout);
+    for (;;) {
+        int limited = timeout > 0 && phase < 2;
+        int sig;
+
+        if (limited && !time_left(&deadline, &left)) {
+            if (phase == 0)
+                fprintf(stderr, "zmpirun: job timed out after %ld s "
+                        "(MPIEXEC_TIMEOUT)\n", timeout);
+            kill(-job->pid, phase == 0 ? SIGTERM : SIGKILL);
+            phase++;
+            deadline_in(&deadline, KILL_GRACE_SECONDS);
+            continue;
+        }
+        /* EINTR and EAGAIN both lead back to the clock check above. */
+        sig = sigtimedwait(&set, NULL, limited ? &left : NULL);
+        if (sig < 0)
+            continue;
+        if (sig != SIGCHLD) {
+            kill(-job->pid, sig);
+            continue;
+        }
+        if (reap(job, &status))
+            break;
+    }
+    if (phase > 0) {
+        /* Helpers left in the group would outlive a timed-out job. */
+        kill(-job->pid, SIGKILL);
+        return EXIT_TIMEOUT;
+    }
+    return child_exit_code(job->prog, status);
+}
+
+/* Entry point: parses the command line, exports the job shape, runs the
+ * program and exits with its status. */
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct job job;
+    sigset_t set, orig_mask;
+    long timeout;
+    int code;
+
+    parse_args(argc, argv, &o);
+    export_count("ZMPI_NP", o.np, "invalid number of ranks '%s' (want an "
+                 "integer >= 1)");
+    export_count("ZMPI_WORKERS", o.workers, "invalid number of workers '%s' "
+                 "(want an integer >= 1)");
+    export_stack_size(o.stack_size);
+    timeout = read_timeout();
+
+    /* An inherited SIG_IGN for SIGCHLD would make the kernel reap the child
+     * for us and waitpid() would never see its status. */
+    signal(SIGCHLD, SIG_DFL);
+    /* Block before fork so that no signal can slip in between the fork and
+     * the first sigtimedwait().  SIGTTOU is blocked too, because giving the
+     * terminal back from a background group would otherwise stop us. */
+    waited_signals(&set);
+    sigaddset(&set, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &set, &orig_mask);
+    fflush(NULL);
+
+    job.prog = o.argv[0];
+    job.owns_tty = in_tty_foreground();
+    job.pid = fork();
+    if (job.pid < 0) {
+        perror("zmpirun: fork");
+        return 1;
+    }
+    if (job.pid == 0)
+        exec_child(o.argv, &orig_mask, job.owns_tty);
+    /* Also set the group (and terminal) here: whichever of parent and child
+     * runs first, the group exists before the parent may signal it. */
+    setpgid(job.pid, job.pid);
+    if (job.owns_tty)
+        tcsetpgrp(STDIN_FILENO, job.pid);
+    code = supervise(&job, timeout);
+    if (job.owns_tty)
+        tcsetpgrp(STDIN_FILENO, getpgrp());
+    return code;
+}
