@@ -63,7 +63,10 @@ typedef struct zmpi_message {
     struct zm_p2p_rank *bowner;    /* buffered: whose Bsend area holds it */
 } zm_msg_t;
 
-/* A send or receive request (also MPI_Request). */
+/* A send or receive request (also MPI_Request).  The fields a sender
+ * touches when it completes a posted receive (match fields, buffer,
+ * status, cstate) are packed into the first two cache lines, since in a
+ * cross-worker round trip each line touched is a transfer between cores. */
 typedef struct zmpi_request {
     _Atomic uintptr_t cstate;      /* ZM_REQ_PENDING/DONE/ORPHAN or waiter */
     uint8_t kind;                  /* ZM_REQ_* */
@@ -72,22 +75,22 @@ typedef struct zmpi_request {
     uint8_t active;                /* persistent: started, not yet waited */
     uint8_t pooled;                /* allocated with zm_p2p_req_alloc */
     uint8_t in_posted;             /* sits in its owner's posted queue */
+    uint8_t cancelled;             /* status: cancelled */
     zm_dlink_t link;               /* posted-queue link */
     uint32_t ctx;                  /* context to match / send on */
     int peer;                      /* source pattern / destination */
     int tag;                       /* tag pattern / tag */
+    int st_source;                 /* status: source */
     void *buf;                     /* user buffer */
     size_t count;                  /* user count */
     const zm_dt_t *dt;             /* user datatype */
-    void *comm;                    /* API-layer communicator handle */
-    const zm_p2p_comm_t *pcomm;    /* communicator (for persistent starts) */
-    int owner;                     /* world rank that made the request */
-    zm_msg_t msg;                  /* rendezvous envelope of a send */
-    int st_source;                 /* status: source */
+    size_t st_bytes;               /* status: bytes received */
     int st_tag;                    /* status: tag */
     zm_status_t st_error;          /* status: ZM_OK or ZM_ERR_TRUNCATE */
-    int cancelled;                 /* status: cancelled */
-    size_t st_bytes;               /* status: bytes received */
+    int owner;                     /* world rank whose queue it is in */
+    void *comm;                    /* API-layer communicator handle */
+    const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */
+    zm_msg_t msg;                  /* rendezvous envelope of a send */
 } zm_req_t;
 
 /* Per-rank p2p state. */

@@ -81,12 +81,23 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
     return active == 0 || (need_all ? done == active : done > 0);
 }
 
+/* How long a waiting rank that is alone on its worker polls before it
+ * parks: about the idle spin of a worker (tens of microseconds).  Polling
+ * keeps the completer off the wake path (no counter, no inbox, no context
+ * switch), which is most of a cross-worker round trip. */
+#define WAIT_SPINS 20000
+
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 {
     zm_p2p_rank_t *me;
     int n_done, reg;
     if (wait_satisfied(reqs, n, need_all))
         return;
+    for (int i = 0; i < WAIT_SPINS && zm_ult_alone(); i++) {
+        zm_arch_cpu_relax();
+        if (wait_satisfied(reqs, n, need_all))
+            return;
+    }
     me = zm_p2p_self();
     me->wait_req = NULL;
     atomic_store_explicit(&me->pending, need_all ? 1 : 2, memory_order_relaxed);

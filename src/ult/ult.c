@@ -21,28 +21,13 @@
  * longer than a cross-worker round trip, so ping-pong never sleeps. */
 #define IDLE_SPINS 20000
 
-struct zm_worker {
-    zm_arch_ctx_t sched_ctx;          /* the scheduler loop's context */
-    zm_ult_t *current;                /* ULT running now, or NULL */
-    zm_ult_t *rq_head, *rq_tail;      /* local FIFO of ready ULTs */
-    int action;                       /* what the last ULT asked for */
-    int (*commit)(void *);            /* park commit callback */
-    void *commit_arg;                 /* its argument */
-    int id;                           /* worker index */
-    pthread_t thread;                 /* OS thread (unused for worker 0) */
-    /* The inbox and sleep state are written by other threads, so they sit
-     * on their own cache line. */
-    _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
-    _Atomic uint32_t sleeping;        /* 1 while in or near futex wait */
-    _Atomic uint32_t wake_seq;        /* futex word bumped by wakers */
-};
-
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
 
 static struct {
     zm_ult_job_config_t cfg;
     zm_ult_t *ults;
     zm_worker_t *workers;
+    pthread_t *threads;     /* OS threads of workers 1.. */
     _Atomic int idle;       /* workers asleep or about to sleep */
     _Atomic unsigned gen;   /* bumped whenever a worker leaves idle */
     _Atomic int alive;      /* ULTs not yet finished */
@@ -52,15 +37,10 @@ static struct {
     zm_ult_t adopted_ult;   /* its ULT record */
 } job;
 
-static _Thread_local zm_worker_t *tl_worker;
-static _Thread_local zm_ult_t *tl_adopted;
-
-zm_ult_t *zm_ult_self(void)
-{
-    if (tl_worker)
-        return tl_worker->current;
-    return tl_adopted;
-}
+__thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
+__thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
+#define tl_worker zm_ult_tl_worker
+#define tl_adopted zm_ult_tl_adopted
 
 zm_ult_t *zm_ult_get(int id)
 {
@@ -199,10 +179,15 @@ static void job_finish_one(zm_ult_t *u)
     }
 }
 
-/* Handle what the ULT that just switched back asked for. */
-static void after_switch(zm_worker_t *w, zm_ult_t *u)
+/* Carry out what the ULT that switched away last asked for.  Runs in
+ * whatever context resumed next (another ULT or the scheduler), after the
+ * old context is fully saved, which is what makes parking race-free. */
+static void finish_switch(zm_worker_t *w)
 {
-    switch (w->action) {
+    zm_ult_t *u = w->prev;
+    int action = w->action;
+    w->action = ACT_NONE;
+    switch (action) {
     case ACT_YIELD:
         rq_push(w, u);
         break;
@@ -217,7 +202,6 @@ static void after_switch(zm_worker_t *w, zm_ult_t *u)
         job_finish_one(u);
         break;
     }
-    w->action = ACT_NONE;
 }
 
 /* Called by the worker that made all workers idle.  Reports a deadlock
@@ -279,8 +263,7 @@ static void worker_loop(zm_worker_t *w)
     while ((u = worker_next(w)) != NULL) {
         w->current = u;
         zm_arch_ctx_switch(&w->sched_ctx, &u->ctx);
-        w->current = NULL;
-        after_switch(w, u);
+        finish_switch(w);
     }
 }
 
@@ -294,17 +277,32 @@ static void *worker_thread(void *arg)
 static void ult_entry(void *arg)
 {
     zm_ult_t *u = arg;
+    finish_switch(tl_worker);
     job.cfg.entry(u, job.cfg.arg);
     zm_ult_exit(0);
 }
 
-/* Switch from the running ULT to its worker's scheduler with an action. */
-static void to_scheduler(int action)
+/* Leave the running ULT with an action for finish_switch.  The next ready
+ * ULT of this worker is entered directly, without a round trip through the
+ * scheduler; the scheduler runs only when nothing else is ready. */
+static void switch_away(int action)
 {
     zm_worker_t *w = tl_worker;
-    zm_ult_t *u = w->current;
+    zm_ult_t *u = w->current, *next;
+    w->prev = u;
     w->action = action;
-    zm_arch_ctx_switch(&u->ctx, &w->sched_ctx);
+    next = rq_pop(w);
+    if (!next && inbox_drain(w))
+        next = rq_pop(w);
+    if (next) {
+        w->current = next;
+        zm_arch_ctx_switch(&u->ctx, &next->ctx);
+    } else {
+        w->current = NULL;
+        zm_arch_ctx_switch(&u->ctx, &w->sched_ctx);
+    }
+    /* Resumed, on the same worker: ULTs never migrate yet. */
+    finish_switch(tl_worker);
 }
 
 void zm_ult_yield(void)
@@ -314,7 +312,7 @@ void zm_ult_yield(void)
         return;
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed))
         return;
-    to_scheduler(ACT_YIELD);
+    switch_away(ACT_YIELD);
 }
 
 void zm_ult_park(int (*commit)(void *), void *arg)
@@ -331,7 +329,7 @@ void zm_ult_park(int (*commit)(void *), void *arg)
     }
     w->commit = commit;
     w->commit_arg = arg;
-    to_scheduler(ACT_PARK);
+    switch_away(ACT_PARK);
 }
 
 void zm_ult_exit(int status)
@@ -340,7 +338,7 @@ void zm_ult_exit(int status)
     if (!w || !w->current)
         return;
     w->current->exit_status = status;
-    to_scheduler(ACT_EXIT);
+    switch_away(ACT_EXIT);
     abort(); /* A finished ULT is never resumed. */
 }
 
@@ -389,7 +387,8 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
     job.cfg = *cfg;
     job.ults = calloc((size_t)n, sizeof(zm_ult_t));
     job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
-    if (!job.ults || !job.workers)
+    job.threads = calloc((size_t)nw, sizeof(pthread_t));
+    if (!job.ults || !job.workers || !job.threads)
         return -1;
     memset(job.workers, 0, sizeof(zm_worker_t) * (size_t)nw);
     for (int i = 0; i < nw; i++)
@@ -420,14 +419,14 @@ int zm_ult_job_start(void)
     zm_arch_fault_install(stack_fault);
     zm_arch_fault_thread_init();
     for (int i = 1; i < cfg->nworkers; i++) {
-        if (pthread_create(&job.workers[i].thread, NULL, worker_thread, &job.workers[i]) != 0) {
+        if (pthread_create(&job.threads[i], NULL, worker_thread, &job.workers[i]) != 0) {
             fprintf(stderr, "zmpi: cannot start worker thread %d\n", i);
             return 1;
         }
     }
     worker_loop(&job.workers[0]);
     for (int i = 1; i < cfg->nworkers; i++)
-        pthread_join(job.workers[i].thread, NULL);
+        pthread_join(job.threads[i], NULL);
     tl_worker = NULL;
     return atomic_load(&job.status);
 }

@@ -41,6 +41,30 @@ enum {
     ZM_ULT_DONE      /* finished */
 };
 
+/* A worker thread.  Exposed here only so the hot inline helpers below can
+ * read it; other layers must not touch its fields. */
+struct zm_worker {
+    zm_arch_ctx_t sched_ctx;          /* the scheduler loop's context */
+    zm_ult_t *current;                /* ULT running now, or NULL */
+    zm_ult_t *rq_head, *rq_tail;      /* local FIFO of ready ULTs */
+    zm_ult_t *prev;                   /* ULT that switched away last */
+    int action;                       /* what `prev` asked for */
+    int (*commit)(void *);            /* park commit callback */
+    void *commit_arg;                 /* its argument */
+    int id;                           /* worker index */
+    /* The inbox and sleep state are written by other threads, so they sit
+     * on their own cache line. */
+    _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
+    _Atomic uint32_t sleeping;        /* 1 while in or near futex wait */
+    _Atomic uint32_t wake_seq;        /* futex word bumped by wakers */
+};
+
+/* Thread-local scheduler state.  initial-exec: libzmpi is linked into the
+ * program, never dlopen'ed, so TLS is a fixed offset from the thread
+ * pointer instead of a __tls_get_addr call on every MPI call. */
+extern __thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
+extern __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
+
 /* Describes what a parked ULT waits for, for deadlock reports.  Called on a
  * worker thread while all ULTs are parked; writes at most len bytes. */
 typedef void (*zm_ult_describe_fn)(zm_ult_t *ult, char *buf, size_t len);
@@ -71,7 +95,19 @@ int zm_ult_job_start(void);
 void zm_ult_job_adopt(zm_ult_describe_fn describe);
 
 /* The ULT running on the calling thread, or NULL outside any job. */
-zm_ult_t *zm_ult_self(void);
+static inline zm_ult_t *zm_ult_self(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    return w ? w->current : zm_ult_tl_adopted;
+}
+
+/* Nonzero when no other ULT is ready on the caller's worker, so a waiting
+ * ULT may spin instead of parking.  ULT context. */
+static inline int zm_ult_alone(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    return w && !w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed);
+}
 
 /* ULT number `id` of the current job. */
 zm_ult_t *zm_ult_get(int id);

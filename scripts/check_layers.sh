@@ -1,0 +1,20 @@
+#!/bin/sh
+# Enforce the layer order written in CMakeLists.txt: a file under src/<L>/
+# may include headers of its own layer and of layers below it only.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+order="arch ult core dt p2p coll mpi"
+bad=0
+rank() { i=0; for l in $order; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo 99; }
+for f in $(find "$top/src" -name '*.[ch]'); do
+    layer=$(basename "$(dirname "$f")")
+    me=$(rank "$layer")
+    for inc in $(sed -n 's/^#include "\([a-z0-9_]*\)\/.*/\1/p' "$f"); do
+        if [ "$(rank "$inc")" -gt "$me" ]; then
+            echo "layer violation: $f includes a header of layer '$inc' above '$layer'"
+            bad=1
+        fi
+    done
+done
+[ $bad -eq 0 ] && echo "layer check: ok"
+exit $bad

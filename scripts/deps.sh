@@ -1,0 +1,14 @@
+#!/bin/sh
+# Install the Debian packages zmpi needs to build and test, if missing.
+# Runs as root (apt-get) or with sudo when available.
+set -eu
+need=""
+for pkg in cmake gcc g++ make pkg-config python3; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
+done
+[ -z "$need" ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+echo "zmpi: installing Debian packages:$need"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
