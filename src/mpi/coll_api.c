@@ -8,17 +8,17 @@ static int check_root(struct zmpi_comm *c, const char *fn, int root)
 {
     if (root >= 0 && root < c->p.size)
         return MPI_SUCCESS;
-    return zm_mpi_error(c, MPI_ERR_ROOT, fn, "root=%d: invalid root, communicator %s has %d ranks",
+    return zm_mpi_error(c, MPI_ERR_ROOT, fn, "(root=%d): invalid root, communicator %s has %d ranks",
                         root, c->name, c->p.size);
 }
 
 static int check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype dt)
 {
     if (!zm_op_valid(op))
-        return zm_mpi_error(c, MPI_ERR_OP, fn, "invalid operation %s",
-                            op == MPI_OP_NULL ? "MPI_OP_NULL" : "(not an operation)");
+        return zm_mpi_error(c, MPI_ERR_OP, fn, "(op=%s): invalid operation",
+                            op == MPI_OP_NULL ? "MPI_OP_NULL" : "not an operation");
     if (!zm_op_defined(op, dt))
-        return zm_mpi_error(c, MPI_ERR_OP, fn, "%s is not defined for datatype %s", op->name,
+        return zm_mpi_error(c, MPI_ERR_OP, fn, "(op=%s): not defined for datatype %s", op->name,
                             dt->name);
     return MPI_SUCCESS;
 }

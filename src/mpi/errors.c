@@ -87,7 +87,9 @@ int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fm
     va_end(ap);
     if (!comm)
         comm = &me->world;
-    snprintf(me->last_msg, sizeof(me->last_msg), "%s: %s", fn, detail);
+    /* A detail that starts with "(" names the argument: "MPI_Send(dest=9):". */
+    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%s", fn, detail[0] == '(' ? "" : ": ",
+             detail);
     me->last_class = cls;
     struct zmpi_errhandler *eh = comm->eh;
     if (eh->kind == ZM_EH_RETURN)
@@ -111,8 +113,8 @@ int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *fn, struct zmpi
 {
     struct zmpi_comm *c = zm_mpi_comm(me, h);
     if (ZM_UNLIKELY(!c))
-        return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "invalid communicator %s",
-                            h == MPI_COMM_NULL ? "MPI_COMM_NULL" : "(freed or not a communicator)");
+        return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "(comm=%s): invalid communicator",
+                            h == MPI_COMM_NULL ? "MPI_COMM_NULL" : "freed or not a communicator");
     *out = c;
     return MPI_SUCCESS;
 }
@@ -121,13 +123,13 @@ int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf, int c
                      MPI_Datatype dt)
 {
     if (ZM_UNLIKELY(count < 0))
-        return zm_mpi_error(c, MPI_ERR_COUNT, fn, "invalid count %d (must be >= 0)", count);
+        return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(count=%d): invalid count, must be >= 0", count);
     if (ZM_UNLIKELY(!zm_dt_valid(dt)))
-        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "invalid datatype %s",
+        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): invalid datatype",
                             dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "(not a datatype)");
     if (ZM_UNLIKELY(!buf && count > 0 && dt->size > 0))
         return zm_mpi_error(c, MPI_ERR_BUFFER, fn,
-                            "NULL buffer with count %d of %s", count, dt->name);
+                            "(buf=NULL): invalid buffer for count %d of %s", count, dt->name);
     return MPI_SUCCESS;
 }
 
@@ -137,7 +139,7 @@ int zm_mpi_check_rank(struct zmpi_comm *c, const char *fn, const char *what, int
     if (ZM_LIKELY((r >= 0 && r < c->p.size) || r == MPI_PROC_NULL ||
                   (allow_any && r == MPI_ANY_SOURCE)))
         return MPI_SUCCESS;
-    return zm_mpi_error(c, MPI_ERR_RANK, fn, "%s=%d: invalid rank, communicator %s has %d ranks",
+    return zm_mpi_error(c, MPI_ERR_RANK, fn, "(%s=%d): invalid rank, communicator %s has %d ranks",
                         what, r, c->name, c->p.size);
 }
 
@@ -145,7 +147,7 @@ int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag, int allow_any
 {
     if (ZM_LIKELY((tag >= 0 && tag <= ZM_TAG_UB) || (allow_any && tag == MPI_ANY_TAG)))
         return MPI_SUCCESS;
-    return zm_mpi_error(c, MPI_ERR_TAG, fn, "tag=%d: invalid tag (valid: 0..%d%s)", tag,
+    return zm_mpi_error(c, MPI_ERR_TAG, fn, "(tag=%d): invalid tag, valid tags are 0..%d%s", tag,
                         ZM_TAG_UB, allow_any ? " or MPI_ANY_TAG" : "");
 }
 
