@@ -26,6 +26,13 @@ extern "C" {
 #define ZMPI 1
 #define ZMPI_VERSION_STRING "0.1.0"
 
+/* Symbols of the MPI interface are the only ones libzmpi exports. */
+#if defined(__GNUC__)
+#define ZMPI_EXPORT __attribute__((visibility("default")))
+#else
+#define ZMPI_EXPORT
+#endif
+
 /* ---- Basic types -------------------------------------------------------- */
 typedef int64_t MPI_Aint;
 typedef int64_t MPI_Offset;
@@ -53,11 +60,11 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
 /* ---- Predefined objects (defined in libzmpi) ---------------------------- */
-extern struct zmpi_group zmpi_group_empty;
-extern struct zmpi_errhandler zmpi_errhandler_fatal;
-extern struct zmpi_errhandler zmpi_errhandler_return;
-extern struct zmpi_errhandler zmpi_errhandler_abort;
-extern struct zmpi_message zmpi_message_no_proc;
+extern ZMPI_EXPORT struct zmpi_group zmpi_group_empty;
+extern ZMPI_EXPORT struct zmpi_errhandler zmpi_errhandler_fatal;
+extern ZMPI_EXPORT struct zmpi_errhandler zmpi_errhandler_return;
+extern ZMPI_EXPORT struct zmpi_errhandler zmpi_errhandler_abort;
+extern ZMPI_EXPORT struct zmpi_message zmpi_message_no_proc;
 
 #define MPI_COMM_NULL ((MPI_Comm)0)
 #define MPI_COMM_WORLD ((MPI_Comm)(uintptr_t)1)
@@ -93,7 +100,7 @@ extern struct zmpi_message zmpi_message_no_proc;
     X(MPI_PACKED) X(MPI_FLOAT_INT) X(MPI_DOUBLE_INT) X(MPI_LONG_INT) \
     X(MPI_2INT) X(MPI_SHORT_INT) X(MPI_LONG_DOUBLE_INT)
 
-#define ZMPI_DT_EXTERN(name) extern struct zmpi_datatype zmpi_dt_##name;
+#define ZMPI_DT_EXTERN(name) extern ZMPI_EXPORT struct zmpi_datatype zmpi_dt_##name;
 ZMPI_DT_LIST(ZMPI_DT_EXTERN)
 #undef ZMPI_DT_EXTERN
 
@@ -144,7 +151,7 @@ ZMPI_DT_LIST(ZMPI_DT_EXTERN)
     X(MPI_LOR) X(MPI_BOR) X(MPI_LXOR) X(MPI_BXOR) X(MPI_MINLOC) \
     X(MPI_MAXLOC) X(MPI_REPLACE) X(MPI_NO_OP)
 
-#define ZMPI_OP_EXTERN(name) extern struct zmpi_op zmpi_op_##name;
+#define ZMPI_OP_EXTERN(name) extern ZMPI_EXPORT struct zmpi_op zmpi_op_##name;
 ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #undef ZMPI_OP_EXTERN
 
@@ -229,7 +236,7 @@ ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #define MPI_ERR_LASTCODE 63
 
 /* ---- Functions ---------------------------------------------------------- */
-#define ZMPI_FN(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+#define ZMPI_FN(ret, name, args) ZMPI_EXPORT ret MPI_##name args; ZMPI_EXPORT ret PMPI_##name args;
 
 ZMPI_FN(int, Init, (int *argc, char ***argv))
 ZMPI_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided))

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#define OP(sym, id) zm_op_t zmpi_op_##sym = { ZM_OP_MAGIC, id, 1, #sym };
+#define OP(sym, id) ZM_EXPORT zm_op_t zmpi_op_##sym = { ZM_OP_MAGIC, id, 1, #sym };
 OP(MPI_MAX, ZM_OP_MAX)
 OP(MPI_MIN, ZM_OP_MIN)
 OP(MPI_SUM, ZM_OP_SUM)

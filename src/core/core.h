@@ -24,6 +24,9 @@ enum {
     ZM_ERR_OTHER = -6      /* anything else */
 };
 
+/* Marks the few symbols outside mpi.h that the library exports. */
+#define ZM_EXPORT __attribute__((visibility("default")))
+
 #define ZM_CACHE_LINE 64
 #define ZM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ZM_UNLIKELY(x) __builtin_expect(!!(x), 0)

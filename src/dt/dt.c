@@ -11,7 +11,7 @@
 #include <wchar.h>
 
 #define SCALAR(sym, type, k) \
-    zm_dt_t zmpi_dt_##sym = { ZM_DT_MAGIC, k, sizeof(type), 0, sizeof(type), 1, 1, \
+    ZM_EXPORT zm_dt_t zmpi_dt_##sym = { ZM_DT_MAGIC, k, sizeof(type), 0, sizeof(type), 1, 1, \
                               { 0, 0 }, { sizeof(type), 0 }, sizeof(type), #sym };
 
 SCALAR(MPI_CHAR, char, ZM_DT_CHAR)
@@ -52,7 +52,7 @@ SCALAR(MPI_PACKED, unsigned char, ZM_DT_PACKED)
  * gap, the two parts form one run. */
 #define PAIR(sym, vtype)                                                        \
     struct pair_##sym { vtype v; int i; };                                      \
-    zm_dt_t zmpi_dt_##sym = {                                                   \
+    ZM_EXPORT zm_dt_t zmpi_dt_##sym = {                                         \
         ZM_DT_MAGIC, ZM_DT_PAIR, sizeof(vtype) + sizeof(int), 0,                \
         sizeof(struct pair_##sym),                                              \
         sizeof(vtype) + sizeof(int) == sizeof(struct pair_##sym),               \
@@ -70,10 +70,6 @@ PAIR(MPI_2INT, int)
 PAIR(MPI_SHORT_INT, short)
 PAIR(MPI_LONG_DOUBLE_INT, long double)
 
-int zm_dt_valid(const zm_dt_t *dt)
-{
-    return dt != NULL && dt->magic == ZM_DT_MAGIC;
-}
 
 /* A cursor over the runs of a layout, so copy can walk two layouts at once
  * without packing either. */

@@ -64,6 +64,9 @@ void zm_dt_copy(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                 const void *sbuf, size_t scount, const zm_dt_t *sdt, size_t bytes);
 
 /* Nonzero if `dt` looks like a valid datatype object. */
-int zm_dt_valid(const zm_dt_t *dt);
+static inline int zm_dt_valid(const zm_dt_t *dt)
+{
+    return dt != NULL && dt->magic == ZM_DT_MAGIC;
+}
 
 #endif /* ZM_DT_H */

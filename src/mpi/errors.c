@@ -61,15 +61,15 @@ static void fatal_exit(void)
     _exit(1);
 }
 
-zm_mpi_rank_t *zm_mpi_enter(const char *fn)
+zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_UNLIKELY(!me)) {
+    if (!me) {
         fprintf(stderr, "zmpi: %s called from a thread that is not an MPI rank "
                 "(call MPI only from the rank's own thread, or call MPI_Init first)\n", fn);
         fatal_exit();
     }
-    if (ZM_UNLIKELY(!me->initialized)) {
+    if (!me->initialized) {
         fprintf(stderr, "zmpi: rank %d: %s called %s MPI_Init\n", me->world_rank, fn,
                 me->finalized ? "after MPI_Finalize, without" : "before");
         fatal_exit();
@@ -109,44 +109,33 @@ int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fm
     return cls;
 }
 
-int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *fn, struct zmpi_comm **out)
+int zm_mpi_check_comm_fail(MPI_Comm h, const char *fn)
 {
-    struct zmpi_comm *c = zm_mpi_comm(me, h);
-    if (ZM_UNLIKELY(!c))
-        return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "(comm=%s): invalid communicator",
-                            h == MPI_COMM_NULL ? "MPI_COMM_NULL" : "freed or not a communicator");
-    *out = c;
-    return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "(comm=%s): invalid communicator",
+                        h == MPI_COMM_NULL ? "MPI_COMM_NULL" : "freed or not a communicator");
 }
 
-int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf, int count,
-                     MPI_Datatype dt)
+int zm_mpi_check_buf_fail(struct zmpi_comm *c, const char *fn, const void *buf, int count,
+                          MPI_Datatype dt)
 {
-    if (ZM_UNLIKELY(count < 0))
+    (void)buf;
+    if (count < 0)
         return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(count=%d): invalid count, must be >= 0", count);
-    if (ZM_UNLIKELY(!zm_dt_valid(dt)))
+    if (!zm_dt_valid(dt))
         return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): invalid datatype",
                             dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "(not a datatype)");
-    if (ZM_UNLIKELY(!buf && count > 0 && dt->size > 0))
-        return zm_mpi_error(c, MPI_ERR_BUFFER, fn,
-                            "(buf=NULL): invalid buffer for count %d of %s", count, dt->name);
-    return MPI_SUCCESS;
+    return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "(buf=NULL): invalid buffer for count %d of %s",
+                        count, dt->name);
 }
 
-int zm_mpi_check_rank(struct zmpi_comm *c, const char *fn, const char *what, int r,
-                      int allow_any)
+int zm_mpi_check_rank_fail(struct zmpi_comm *c, const char *fn, const char *what, int r)
 {
-    if (ZM_LIKELY((r >= 0 && r < c->p.size) || r == MPI_PROC_NULL ||
-                  (allow_any && r == MPI_ANY_SOURCE)))
-        return MPI_SUCCESS;
     return zm_mpi_error(c, MPI_ERR_RANK, fn, "(%s=%d): invalid rank, communicator %s has %d ranks",
                         what, r, c->name, c->p.size);
 }
 
-int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag, int allow_any)
+int zm_mpi_check_tag_fail(struct zmpi_comm *c, const char *fn, int tag, int allow_any)
 {
-    if (ZM_LIKELY((tag >= 0 && tag <= ZM_TAG_UB) || (allow_any && tag == MPI_ANY_TAG)))
-        return MPI_SUCCESS;
     return zm_mpi_error(c, MPI_ERR_TAG, fn, "(tag=%d): invalid tag, valid tags are 0..%d%s", tag,
                         ZM_TAG_UB, allow_any ? " or MPI_ANY_TAG" : "");
 }

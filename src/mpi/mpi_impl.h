@@ -100,18 +100,59 @@ int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fm
 /* Map an internal status to an MPI error class. */
 int zm_mpi_class_of(zm_status_t st);
 
-/* Check that the library is usable from this thread; returns the rank
- * state or ends the job with a message naming `fn`. */
-zm_mpi_rank_t *zm_mpi_enter(const char *fn);
+/* Slow paths of the checks below: they raise the error and return it. */
+zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn);
+int zm_mpi_check_comm_fail(MPI_Comm h, const char *fn);
+int zm_mpi_check_buf_fail(struct zmpi_comm *c, const char *fn, const void *buf, int count,
+                          MPI_Datatype dt);
+int zm_mpi_check_rank_fail(struct zmpi_comm *c, const char *fn, const char *what, int r);
+int zm_mpi_check_tag_fail(struct zmpi_comm *c, const char *fn, int tag, int allow_any);
 
-/* Shared argument checks.  Each returns MPI_SUCCESS or the code of the
- * error it raised on `comm`. */
-int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *fn, struct zmpi_comm **out);
-int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf, int count,
-                     MPI_Datatype dt);
-int zm_mpi_check_rank(struct zmpi_comm *c, const char *fn, const char *what, int r,
-                      int allow_any);
-int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag, int allow_any);
+/* Check that the library is usable from this thread; returns the rank
+ * state or ends the job with a message naming `fn`.  ULT context. */
+static inline zm_mpi_rank_t *zm_mpi_enter(const char *fn)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (ZM_LIKELY(me && me->initialized))
+        return me;
+    return zm_mpi_enter_fail(fn);
+}
+
+/* Argument checks shared by the API calls.  Each returns MPI_SUCCESS or
+ * the code of the error it raised on the communicator. */
+static inline int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *fn,
+                                    struct zmpi_comm **out)
+{
+    struct zmpi_comm *c = zm_mpi_comm(me, h);
+    *out = c;
+    if (ZM_UNLIKELY(!c))
+        return zm_mpi_check_comm_fail(h, fn);
+    return MPI_SUCCESS;
+}
+
+static inline int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf,
+                                   int count, MPI_Datatype dt)
+{
+    if (ZM_LIKELY(count >= 0 && zm_dt_valid(dt) && (buf || count == 0 || dt->size == 0)))
+        return MPI_SUCCESS;
+    return zm_mpi_check_buf_fail(c, fn, buf, count, dt);
+}
+
+static inline int zm_mpi_check_rank(struct zmpi_comm *c, const char *fn, const char *what,
+                                    int r, int allow_any)
+{
+    if (ZM_LIKELY((unsigned)r < (unsigned)c->p.size || r == MPI_PROC_NULL ||
+                  (allow_any && r == MPI_ANY_SOURCE)))
+        return MPI_SUCCESS;
+    return zm_mpi_check_rank_fail(c, fn, what, r);
+}
+
+static inline int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag, int allow_any)
+{
+    if (ZM_LIKELY(tag >= 0 || (allow_any && tag == MPI_ANY_TAG)))
+        return MPI_SUCCESS;
+    return zm_mpi_check_tag_fail(c, fn, tag, allow_any);
+}
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
 void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req);
@@ -133,10 +174,11 @@ struct zmpi_group *zm_mpi_group_new(int n);
 
 /* Launcher entry used by the zmpi_main stub: runs main_fn on every virtual
  * rank and returns the job's exit status.  Main thread. */
-int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **));
+ZMPI_EXPORT int zmpi_launch(int argc, char **argv, char **envp,
+                            int (*main_fn)(int, char **, char **));
 
 /* Called by the exit() wrapper: ends only the calling rank when called from
  * a rank; returns when not in a job. */
-void zmpi_rank_exit(int status);
+ZMPI_EXPORT void zmpi_rank_exit(int status);
 
 #endif /* ZM_MPI_IMPL_H */

@@ -11,8 +11,9 @@
  * not hold a large buffer each. */
 #define SMALL_EAGER 256
 
+zm_p2p_rank_t *zm_p2p_ranks;
+
 static struct {
-    zm_p2p_rank_t *ranks;   /* one per world rank */
     int nranks;             /* entries in ranks */
     size_t eager_max;       /* largest eager payload */
     zm_pool_t *small_pool;  /* envelopes with SMALL_EAGER bytes of payload */
@@ -24,15 +25,15 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
 {
     p2p.nranks = nranks;
     p2p.eager_max = eager_max < SMALL_EAGER ? SMALL_EAGER : eager_max;
-    p2p.ranks = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_p2p_rank_t) * (size_t)nranks);
+    zm_p2p_ranks = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_p2p_rank_t) * (size_t)nranks);
     p2p.small_pool = zm_pool_create(sizeof(zm_msg_t) + SMALL_EAGER, nworkers);
     p2p.large_pool = zm_pool_create(sizeof(zm_msg_t) + p2p.eager_max, nworkers);
     p2p.req_pool = zm_pool_create(sizeof(zm_req_t), nworkers);
-    if (!p2p.ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool)
+    if (!zm_p2p_ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool)
         return ZM_ERR_NOMEM;
-    memset(p2p.ranks, 0, sizeof(zm_p2p_rank_t) * (size_t)nranks);
+    memset(zm_p2p_ranks, 0, sizeof(zm_p2p_rank_t) * (size_t)nranks);
     for (int i = 0; i < nranks; i++) {
-        zm_p2p_rank_t *r = &p2p.ranks[i];
+        zm_p2p_rank_t *r = &zm_p2p_ranks[i];
         zm_dlist_init(&r->posted);
         zm_dlist_init(&r->unexp);
         zm_dlist_init(&r->bsend_segs);
@@ -42,15 +43,6 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     return ZM_OK;
 }
 
-zm_p2p_rank_t *zm_p2p_rank(int r)
-{
-    return &p2p.ranks[r];
-}
-
-zm_p2p_rank_t *zm_p2p_self(void)
-{
-    return &p2p.ranks[zm_ult_self()->id];
-}
 
 zm_req_t *zm_p2p_req_alloc(void)
 {
@@ -230,7 +222,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
 {
     int wdest = c->world ? c->world[dest] : dest;
-    zm_p2p_rank_t *r = &p2p.ranks[wdest];
+    zm_p2p_rank_t *r = &zm_p2p_ranks[wdest];
     size_t bytes = zm_dt_bytes(dt, count);
     zm_msg_t *fill;
     zm_req_t *probes = NULL;
@@ -349,7 +341,7 @@ int zm_p2p_cancel(zm_req_t *req)
 {
     int done = 0;
     if (req->kind == ZM_REQ_RECV) {
-        zm_p2p_rank_t *me = &p2p.ranks[req->owner];
+        zm_p2p_rank_t *me = &zm_p2p_ranks[req->owner];
         zm_spin_lock(&me->lock);
         if (req->in_posted) {
             zm_dlist_remove(&req->link);
@@ -359,7 +351,7 @@ int zm_p2p_cancel(zm_req_t *req)
         zm_spin_unlock(&me->lock);
     } else if (req->kind == ZM_REQ_SEND && !zm_p2p_req_done(req) &&
                req->msg.kind == ZM_MSG_RNDV && req->msg.sreq == req) {
-        zm_p2p_rank_t *r = &p2p.ranks[req->owner];
+        zm_p2p_rank_t *r = &zm_p2p_ranks[req->owner];
         zm_spin_lock(&r->lock);
         /* Still unmatched if no receiver has completed it. */
         if (!zm_p2p_req_done(req) && req->msg.link.next != &req->msg.link) {

@@ -115,11 +115,20 @@ typedef struct zm_p2p_rank {
  * before the job starts. */
 zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max);
 
+/* Per-rank state of every world rank (set by zm_p2p_init). */
+extern zm_p2p_rank_t *zm_p2p_ranks;
+
 /* The calling rank's state.  ULT context. */
-zm_p2p_rank_t *zm_p2p_self(void);
+static inline zm_p2p_rank_t *zm_p2p_self(void)
+{
+    return &zm_p2p_ranks[zm_ult_self()->id];
+}
 
 /* State of world rank `r`. */
-zm_p2p_rank_t *zm_p2p_rank(int r);
+static inline zm_p2p_rank_t *zm_p2p_rank(int r)
+{
+    return &zm_p2p_ranks[r];
+}
 
 /* Reset a request for a new operation of `kind`. */
 static inline void zm_p2p_req_reset(zm_req_t *req, int kind)
