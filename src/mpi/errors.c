@@ -69,11 +69,9 @@ zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn)
                 "(call MPI only from the rank's own thread, or call MPI_Init first)\n", fn);
         fatal_exit();
     }
-    if (!me->initialized) {
-        fprintf(stderr, "zmpi: rank %d: %s called %s MPI_Init\n", me->world_rank, fn,
-                me->finalized ? "after MPI_Finalize, without" : "before");
-        fatal_exit();
-    }
+    fprintf(stderr, "zmpi: rank %d: %s called %s\n", me->world_rank, fn,
+            me->finalized ? "after MPI_Finalize" : "before MPI_Init");
+    fatal_exit();
     return me;
 }
 

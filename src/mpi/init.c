@@ -144,7 +144,7 @@ static int init_common(const char *fn, int required, int *provided)
         exit(1);
     }
     me = zm_mpi_me();
-    if (me->initialized || me->finalized)
+    if (me->initialized)
         return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "MPI is already %s on this rank",
                             me->finalized ? "finalized" : "initialized");
     /* Every rank is a user-level thread: MPI may be called from the rank
@@ -198,7 +198,6 @@ int PMPI_Finalize(void)
      * still need it. */
     zm_status_t rc = zm_coll_barrier(&me->world.p);
     me->finalized = 1;
-    me->initialized = 0;
     fflush(stdout);
     return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");
 }

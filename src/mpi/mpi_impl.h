@@ -113,7 +113,7 @@ int zm_mpi_check_tag_fail(struct zmpi_comm *c, const char *fn, int tag, int allo
 static inline zm_mpi_rank_t *zm_mpi_enter(const char *fn)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_LIKELY(me && me->initialized))
+    if (ZM_LIKELY(me && me->initialized && !me->finalized))
         return me;
     return zm_mpi_enter_fail(fn);
 }
