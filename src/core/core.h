@@ -64,6 +64,15 @@ static inline void zm_dlist_remove(zm_dlink_t *link)
     link->prev = link->next = link;
 }
 
+/* Take `link` out of its list without writing to `link` itself, so a
+ * remover on another core does not pull the element's line for nothing;
+ * the caller tracks membership some other way. */
+static inline void zm_dlist_unlink(zm_dlink_t *link)
+{
+    link->prev->next = link->next;
+    link->next->prev = link->prev;
+}
+
 #define zm_dlist_for_each(pos, head) \
     for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 

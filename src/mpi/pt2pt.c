@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(MPI_BSEND_OVERHEAD == ZM_P2P_BSEND_OVERHEAD,
+               "mpi.h and the p2p layer disagree on MPI_BSEND_OVERHEAD");
+
 /* Validate the arguments shared by every send; returns an MPI code. */
 static int send_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int count,
                       MPI_Datatype dt, int dest, int tag, MPI_Comm comm,

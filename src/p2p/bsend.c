@@ -19,6 +19,13 @@ typedef struct bseg {
 
 #define BSEG_ALIGN 16
 
+/* A message of n bytes must fit in n + ZM_P2P_BSEND_OVERHEAD bytes of the
+ * attached buffer, however the buffer is aligned: header, rounding of the
+ * segment, and the alignment lost once at the start of the buffer. */
+_Static_assert(sizeof(bseg_t) + sizeof(zm_msg_t) + 2 * (BSEG_ALIGN - 1)
+                   <= ZM_P2P_BSEND_OVERHEAD,
+               "ZM_P2P_BSEND_OVERHEAD is too small for the segment header");
+
 static size_t bseg_size(size_t bytes)
 {
     size_t n = sizeof(bseg_t) + sizeof(zm_msg_t) + bytes;

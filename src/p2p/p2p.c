@@ -21,6 +21,32 @@ static struct {
     zm_pool_t *req_pool;    /* request objects */
 } p2p;
 
+/* Small expected messages are copied while the receiver's lock is held, so
+ * the receive can be completed with a plain store instead of an atomic
+ * exchange: an exchange would first wait for the data's cache-line
+ * transfer to drain from the store buffer, then transfer the request's
+ * line, one after the other.  Waiters register on receive requests under
+ * the same lock (wait.c), which is what makes the plain store safe. */
+#define LOCKED_COPY_MAX 4096
+
+/* Complete a receive request while holding its owner's lock.  Returns the
+ * waiter to wake (or 0) once the lock is released. */
+static inline uintptr_t complete_locked(zm_req_t *rr)
+{
+    uintptr_t old = atomic_load_explicit(&rr->cstate, memory_order_relaxed);
+    atomic_store_explicit(&rr->cstate, ZM_REQ_DONE, memory_order_release);
+    return old;
+}
+
+static inline void wake_waiter(uintptr_t old)
+{
+    if (old > ZM_REQ_ORPHAN) {
+        zm_p2p_rank_t *w = (zm_p2p_rank_t *)old;
+        if (atomic_fetch_sub_explicit(&w->pending, 1, memory_order_acq_rel) == 1)
+            zm_ult_wake(w->ult);
+    }
+}
+
 zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
 {
     p2p.nranks = nranks;
@@ -57,26 +83,31 @@ zm_req_t *zm_p2p_req_alloc(void)
 void zm_p2p_req_release(zm_req_t *req)
 {
     uintptr_t expect = ZM_REQ_PENDING;
+    int orphaned;
     if (!req->pooled)
         return;
     /* A pending request cannot be freed yet: its completer may still write
-     * it.  Mark it orphaned and let the completer free it. */
-    if (atomic_compare_exchange_strong(&req->cstate, &expect, ZM_REQ_ORPHAN))
-        return;
-    zm_pool_free(p2p.req_pool, req);
+     * it.  Mark it orphaned and let the completer free it.  A receive may be
+     * completed under its owner's lock with a plain store, so the mark is
+     * made under that lock too. */
+    zm_spinlock_t *l = req->kind == ZM_REQ_RECV ? &zm_p2p_ranks[req->owner].lock : NULL;
+    if (l)
+        zm_spin_lock(l);
+    orphaned = atomic_compare_exchange_strong(&req->cstate, &expect, ZM_REQ_ORPHAN);
+    if (l)
+        zm_spin_unlock(l);
+    if (!orphaned)
+        zm_pool_free(p2p.req_pool, req);
 }
 
 void zm_p2p_req_complete(zm_req_t *req)
 {
     uintptr_t old = atomic_exchange_explicit(&req->cstate, ZM_REQ_DONE, memory_order_acq_rel);
     /* From here on the owner may reuse or free req: touch only `old`. */
-    if (old > ZM_REQ_ORPHAN) {
-        zm_p2p_rank_t *w = (zm_p2p_rank_t *)old;
-        if (atomic_fetch_sub_explicit(&w->pending, 1, memory_order_acq_rel) == 1)
-            zm_ult_wake(w->ult);
-    } else if (old == ZM_REQ_ORPHAN) {
+    if (old == ZM_REQ_ORPHAN)
         zm_pool_free(p2p.req_pool, req);
-    }
+    else
+        wake_waiter(old);
 }
 
 static inline int match(uint32_t ctx, int src, int tag, uint32_t mctx, int msrc, int mtag)
@@ -99,7 +130,7 @@ static zm_req_t *find_posted(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag,
             continue;
         if (ZM_LIKELY(q->kind != ZM_REQ_PROBE))
             return q;
-        zm_dlist_remove(&q->link);
+        zm_dlist_unlink(&q->link);
         q->in_posted = 0;
         q->msg.sreq = *probes;
         *probes = q;
@@ -238,14 +269,24 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     zm_req_t *rr = find_posted(r, c->ctx, c->rank, tag, &probes);
     if (rr) {
         /* Expected: one copy straight into the receive buffer. */
-        zm_dlist_remove(&rr->link);
+        zm_dlist_unlink(&rr->link);
         rr->in_posted = 0;
-        zm_spin_unlock(&r->lock);
-        wake_probes(probes);
         size_t n = recv_status(rr, c->rank, tag, bytes);
-        zm_dt_copy(rr->buf, rr->count, rr->dt, buf, count, dt, n);
-        zm_p2p_req_complete(rr);
-        zm_p2p_req_complete(req);
+        if (n <= LOCKED_COPY_MAX) {
+            zm_dt_copy(rr->buf, rr->count, rr->dt, buf, count, dt, n);
+            uintptr_t waiter = complete_locked(rr);
+            zm_spin_unlock(&r->lock);
+            if (waiter == ZM_REQ_ORPHAN)
+                zm_pool_free(p2p.req_pool, rr);
+            else
+                wake_waiter(waiter);
+        } else {
+            zm_spin_unlock(&r->lock);
+            zm_dt_copy(rr->buf, rr->count, rr->dt, buf, count, dt, n);
+            zm_p2p_req_complete(rr);
+        }
+        wake_probes(probes);
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
     rc = queue_unexpected(r, c, buf, count, dt, bytes, tag, mode, req, &fill);

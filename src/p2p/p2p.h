@@ -33,6 +33,10 @@ typedef struct zm_p2p_comm {
 #define ZM_ANY_SOURCE (-1)
 #define ZM_ANY_TAG (-1)
 
+/* Bytes of an attached Bsend buffer used per message besides its data
+ * (MPI_BSEND_OVERHEAD). */
+#define ZM_P2P_BSEND_OVERHEAD 160
+
 enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
 enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE };
@@ -68,6 +72,7 @@ typedef struct zmpi_message {
  * status, cstate) are packed into the first two cache lines, since in a
  * cross-worker round trip each line touched is a transfer between cores. */
 typedef struct zmpi_request {
+    /* Line 0: what the completer writes and the waiter polls. */
     _Atomic uintptr_t cstate;      /* ZM_REQ_PENDING/DONE/ORPHAN or waiter */
     uint8_t kind;                  /* ZM_REQ_* */
     uint8_t mode;                  /* send mode (ZM_SEND_*) */
@@ -81,12 +86,13 @@ typedef struct zmpi_request {
     int peer;                      /* source pattern / destination */
     int tag;                       /* tag pattern / tag */
     int st_source;                 /* status: source */
+    int st_tag;                    /* status: tag */
+    zm_status_t st_error;          /* status: ZM_OK or ZM_ERR_TRUNCATE */
+    size_t st_bytes;               /* status: bytes received */
+    /* Line 1: read-only for the completer. */
     void *buf;                     /* user buffer */
     size_t count;                  /* user count */
     const zm_dt_t *dt;             /* user datatype */
-    size_t st_bytes;               /* status: bytes received */
-    int st_tag;                    /* status: tag */
-    zm_status_t st_error;          /* status: ZM_OK or ZM_ERR_TRUNCATE */
     int owner;                     /* world rank whose queue it is in */
     void *comm;                    /* API-layer communicator handle */
     const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */

@@ -1,0 +1,139 @@
+/*
+ * wrong.c: erroneous MPI programs that must make the job fail with a clear
+ * message.  The first argument names the mistake; see the table in main.
+ * These are registered only as expected failures.
+ */
+#include "zt.h"
+
+/* Sends to a rank that does not exist. */
+static void invalid_rank(int rank, int size)
+{
+    int v = 1;
+
+    if (rank == 0)
+        MPI_Send(&v, 1, MPI_INT, size + 1, 0, MPI_COMM_WORLD);
+}
+
+static void invalid_tag(int rank, int size)
+{
+    int v = 1;
+
+    if (rank == 0)
+        MPI_Send(&v, 1, MPI_INT, size - 1, -5, MPI_COMM_WORLD);
+}
+
+static void negative_count(int rank, int size)
+{
+    int v = 1;
+
+    if (rank == size - 1)
+        MPI_Recv(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void null_datatype(int rank, int size)
+{
+    int v = 1;
+
+    if (rank == 0)
+        MPI_Send(&v, 1, MPI_DATATYPE_NULL, size - 1, 0, MPI_COMM_WORLD);
+}
+
+static void null_comm(int rank, int size)
+{
+    int v = 1;
+
+    if (rank == 0)
+        MPI_Send(&v, 1, MPI_INT, size - 1, 0, MPI_COMM_NULL);
+}
+
+/* Rank 0 sends 400 bytes; rank 1 has room for 40. */
+static void truncate_msg(int rank, int size)
+{
+    char buf[400] = { 0 };
+
+    (void)size;
+    if (rank == 0)
+        MPI_Send(buf, 400, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
+    else if (rank == 1)
+        MPI_Recv(buf, 40, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Ranks 0 and 1 both wait to receive before sending. */
+static void deadlock_recv_first(int rank, int size)
+{
+    int v = 0;
+
+    (void)size;
+    if (rank < 2) {
+        MPI_Recv(&v, 1, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&v, 1, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD);
+    }
+}
+
+/* Rank 1 waits for a message from rank 0, which finalizes without one. */
+static void recv_from_finalized(int rank, int size)
+{
+    int v = 0;
+
+    (void)size;
+    if (rank == 1)
+        MPI_Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Recursion with a big frame on every level overflows any small stack.
+ * The depth bound is never reached; it keeps the recursion finite. */
+static int deep(int depth)
+{
+    volatile char frame[4096];
+
+    frame[depth % 4096] = (char)depth;
+    if (depth >= 1000000000)
+        return frame[0];
+    return deep(depth + 1) + frame[(depth * 7) % 4096];
+}
+
+static void stack_overflow(int rank, int size)
+{
+    (void)size;
+    if (rank == 1)
+        printf("unreachable: %d\n", deep(0));
+}
+
+static void abort_7(int rank, int size)
+{
+    int v = 0;
+
+    if (rank == size - 1)
+        MPI_Abort(MPI_COMM_WORLD, 7);
+    /* The other ranks wait for a message that never comes. */
+    MPI_Recv(&v, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+typedef void (*mistake_fn)(int rank, int size);
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; mistake_fn fn; } table[] = {
+        { "invalid_rank", invalid_rank }, { "invalid_tag", invalid_tag },
+        { "negative_count", negative_count }, { "null_datatype", null_datatype },
+        { "null_comm", null_comm }, { "truncate", truncate_msg },
+        { "deadlock_recv_first", deadlock_recv_first },
+        { "recv_from_finalized", recv_from_finalized },
+        { "stack_overflow", stack_overflow }, { "abort_7", abort_7 },
+    };
+    int rank, size;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ZT_CHECK(argc > 1 && size >= 2, "usage: wrong MISTAKE, on 2+ ranks");
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(argv[1], table[i].name) == 0) {
+            table[i].fn(rank, size);
+            MPI_Finalize();
+            return 0;
+        }
+    }
+    ZT_CHECK(0, "unknown mistake '%s'", argv[1]);
+    return 1;
+}
