@@ -10,13 +10,14 @@
  * once per CHUNK_OBJS allocations. */
 #define CHUNK_OBJS 64
 
-/* Header in front of every object: the home worker and the free-list link. */
+/* Header in front of every object: the home worker and the free-list link.
+ * It fills a cache line so that objects start on one: their users lay out
+ * fields by cache line (the request's completion line, for one). */
 typedef struct pool_obj {
     struct pool_obj *next;           /* free-list link while free */
     _Atomic(struct pool_obj *) rnext; /* remote-free stack link */
     int home;                        /* worker whose lists own it */
-    int pad;
-} pool_obj_t;
+} __attribute__((aligned(ZM_CACHE_LINE))) pool_obj_t;
 
 typedef struct pool_worker {
     pool_obj_t *free;                       /* owned by the worker */
@@ -26,7 +27,7 @@ typedef struct pool_worker {
 
 struct zm_pool {
     size_t obj_size;      /* user bytes per object, header excluded */
-    size_t stride;        /* header + object, rounded to 16 bytes */
+    size_t stride;        /* header + object, rounded to a cache line */
     int nworkers;         /* entries in `w` */
     pool_worker_t *w;     /* one entry per worker */
 };
@@ -37,7 +38,7 @@ zm_pool_t *zm_pool_create(size_t size, int nworkers)
     if (!p)
         return NULL;
     p->obj_size = size;
-    p->stride = (sizeof(pool_obj_t) + size + 15) & ~(size_t)15;
+    p->stride = (sizeof(pool_obj_t) + size + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
     p->nworkers = nworkers;
     p->w = aligned_alloc(ZM_CACHE_LINE, sizeof(pool_worker_t) * (size_t)nworkers);
     if (!p->w) {

@@ -97,6 +97,17 @@ typedef struct zmpi_request {
     void *comm;                    /* API-layer communicator handle */
     const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
+    /* Own line: a large copy that completes this request, split in chunks
+     * so that the waiter, if it is polling on another worker, copies half
+     * of it (p2p.c, coop_copy).  Written once per copy by the completer. */
+    struct {
+        _Atomic int active;        /* chunks may still be taken */
+        char *dst;                 /* destination, contiguous */
+        const char *src;           /* source, contiguous */
+        size_t bytes;              /* total */
+        _Atomic size_t next;       /* next chunk index to take */
+        _Atomic size_t done;       /* bytes copied so far */
+    } coop __attribute__((aligned(ZM_CACHE_LINE)));
 } zm_req_t;
 
 /* Per-rank p2p state. */
@@ -144,6 +155,7 @@ static inline void zm_p2p_req_reset(zm_req_t *req, int kind)
     req->in_posted = 0;
     req->cancelled = 0;
     req->st_error = ZM_OK;
+    atomic_store_explicit(&req->coop.active, 0, memory_order_relaxed);
 }
 
 /* Take a request object from the caller's pool (NULL if out of memory).
@@ -187,6 +199,11 @@ zm_msg_t *zm_p2p_probe_wait(const zm_p2p_comm_t *comm, int src, int tag, int tak
 /* Receive a message taken by zm_p2p_probe into (buf, count, dt); completes
  * `req`.  ULT context. */
 void zm_p2p_mrecv(zm_msg_t *msg, void *buf, size_t count, const zm_dt_t *dt, zm_req_t *req);
+
+/* Take chunks of the cooperative copy that will complete `req`, if one is
+ * under way, and copy them.  Called by the rank waiting for `req`, which
+ * owns it.  ULT context. */
+void zm_p2p_coop_help(zm_req_t *req);
 
 /* Block until all (need_all) or at least one of the non-NULL requests are
  * complete.  ULT context. */

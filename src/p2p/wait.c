@@ -101,6 +101,9 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
             zm_arch_cpu_relax();
         if (wait_satisfied(reqs, n, need_all))
             return;
+        for (int k = 0; k < n; k++)
+            if (reqs[k])
+                zm_p2p_coop_help(reqs[k]);
     }
     me = zm_p2p_self();
     me->wait_req = NULL;
