@@ -189,8 +189,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     }
     req.pooled = 0;
     req.comm = comm;
-    zm_p2p_irecv(&c->p, buf, (size_t)count, dt, source, tag, &req);
-    wait_req(fn, &req);
+    zm_p2p_self()->wait_call = fn;
+    zm_p2p_recv(&c->p, buf, (size_t)count, dt, source, tag, &req);
     zm_mpi_status_set(status, &req);
     return zm_mpi_req_error(&req, fn);
 }

@@ -3,6 +3,7 @@
  */
 #include "p2p/p2p.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,9 @@
 /* Small eager messages use a compact cell so a flood of tiny messages does
  * not hold a large buffer each. */
 #define SMALL_EAGER 256
+
+_Static_assert(offsetof(zm_p2p_rank_t, unexp) == ZM_CACHE_LINE,
+               "lock, posted queue and receive slot must share one cache line");
 
 zm_p2p_rank_t *zm_p2p_ranks;
 
@@ -205,6 +209,21 @@ static void wake_probes(zm_req_t *p)
     }
 }
 
+/* The unexpected queue changes only through these two, which keep
+ * unexp_nonempty (in the rank's first cache line, where senders look)
+ * in step with it.  Callers hold r's lock. */
+static inline void unexp_push(zm_p2p_rank_t *r, zm_dlink_t *before, zm_msg_t *m)
+{
+    zm_dlist_push(before, &m->link);
+    r->unexp_nonempty = 1;
+}
+
+static inline void unexp_take(zm_p2p_rank_t *r, zm_msg_t *m)
+{
+    zm_dlist_remove(&m->link);
+    r->unexp_nonempty = !zm_dlist_empty(&r->unexp);
+}
+
 /* First unexpected message of `r` that a receive (src, tag) matches. */
 static zm_msg_t *find_unexp(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag)
 {
@@ -241,6 +260,8 @@ static void msg_release(zm_msg_t *m)
         zm_pool_free(m->pool, m);
     else if (m->kind == ZM_MSG_BUFFERED)
         zm_p2p_bsend_release(m);
+    else if (m->kind == ZM_MSG_MAIL)
+        atomic_store_explicit(&m->bowner->mail_busy, 0, memory_order_release);
 }
 
 /* Receiver side: move a matched unexpected message into receive rr. */
@@ -303,8 +324,224 @@ static zm_status_t queue_unexpected(zm_p2p_rank_t *r, const zm_p2p_comm_t *c,
     m->tag = tag;
     m->bytes = bytes;
     atomic_store_explicit(&m->ready, m->kind == ZM_MSG_RNDV, memory_order_relaxed);
-    zm_dlist_push(&r->unexp, &m->link);
+    unexp_push(r, &r->unexp, m);
     return ZM_OK;
+}
+
+/* Fill in a receive request. */
+static inline void recv_prepare(zm_p2p_rank_t *me, const zm_p2p_comm_t *c, void *buf,
+                                size_t count, const zm_dt_t *dt, int src, int tag,
+                                zm_req_t *req)
+{
+    zm_p2p_req_reset(req, ZM_REQ_RECV);
+    req->ctx = c->ctx;
+    req->pcomm = c;
+    req->peer = src;
+    req->tag = tag;
+    req->buf = buf;
+    req->count = count;
+    req->dt = dt;
+    req->owner = me->world_rank;
+}
+
+/* ---- Receive slot ----------------------------------------------------
+ *
+ * A rank that blocks in MPI_Recv while alone on its worker polls instead of
+ * parking.  Rather than a request in its posted queue, it offers the
+ * receive in its slot: match pattern, capacity and buffer in the same cache
+ * line as its lock.  A sender that matches it copies the payload (into the
+ * slot itself when it is tiny), writes the status over the pattern and
+ * marks the slot filled, all in the line it already holds for the lock; the
+ * poller reads the one line back.  A request's lines and the receive
+ * buffer's line never travel, which halves a cross-worker round trip.
+ *
+ * The slot is armed only while the posted queue is empty, so it is always
+ * the oldest posted receive and matching order is kept.  A matching message
+ * the slot cannot take (too large, truncated) goes to the unexpected queue
+ * as usual and "nudges" the slot, so the poller looks there. */
+
+/* Sender side, with r's lock held: offer the message to r's armed slot.
+ * Returns 0 if the slot did not take it, 1 if it is delivered, and 2 if
+ * the caller must copy it into *copy_to after unlocking, then store
+ * ZM_SLOT_FILLED: medium messages are copied outside the lock so that other
+ * senders are not held up, and large ones go through the queue, where the
+ * receiver's cooperative copy pays off. */
+static int slot_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
+                      size_t count, const zm_dt_t *dt, size_t bytes, int tag,
+                      void **copy_to)
+{
+    if (ZM_LIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) != ZM_SLOT_ARMED))
+        return 0;
+    if (!match(r->slot_ctx, r->slot_src, r->slot_tag, c->ctx, c->rank, tag))
+        return 0;
+    if (bytes > r->slot_bytes || bytes >= COOP_MIN) {
+        atomic_store_explicit(&r->slot_state, ZM_SLOT_NUDGED, memory_order_relaxed);
+        return 0;
+    }
+    r->slot_src = c->rank;
+    r->slot_tag = tag;
+    r->slot_bytes = (uint32_t)bytes;
+    if (bytes > LOCKED_COPY_MAX) {
+        *copy_to = r->slot_buf;
+        atomic_store_explicit(&r->slot_state, ZM_SLOT_COPYING, memory_order_relaxed);
+        return 2;
+    }
+    zm_dt_pack(r->slot_buf, buf, count, dt, bytes);
+    atomic_store_explicit(&r->slot_state, ZM_SLOT_FILLED, memory_order_release);
+    return 1;
+}
+
+/* Sender side, with r's lock held and no posted receive matching: leave a
+ * tiny message in r's slot as mail if the slot is free and nothing older
+ * is queued, so the receiver finds it in the line it locks anyway.
+ * Synchronous sends need a matching receive to complete, and buffered ones
+ * must be checked against the attached buffer, so both take the queue. */
+static int mail_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
+                      size_t count, const zm_dt_t *dt, size_t bytes, int tag, int mode)
+{
+    if (bytes > ZM_P2P_SLOT_INLINE || mode == ZM_SEND_SYNC || mode == ZM_SEND_BUFFERED ||
+        r->unexp_nonempty ||
+        atomic_load_explicit(&r->slot_state, memory_order_relaxed) != ZM_SLOT_EMPTY ||
+        atomic_load_explicit(&r->mail_busy, memory_order_acquire))
+        return 0;
+    zm_dt_pack(r->slot_inline, buf, count, dt, bytes);
+    r->slot_ctx = c->ctx;
+    r->slot_src = c->rank;
+    r->slot_tag = tag;
+    r->slot_bytes = (uint32_t)bytes;
+    atomic_store_explicit(&r->slot_state, ZM_SLOT_MAIL, memory_order_relaxed);
+    return 1;
+}
+
+/* Receiver side, with its own lock held: complete req from the slot's mail
+ * if req matches it.  The mail is older than anything in the queue. */
+static int mail_take(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    if (ZM_LIKELY(atomic_load_explicit(&me->slot_state, memory_order_relaxed) != ZM_SLOT_MAIL))
+        return 0;
+    if (!match(req->ctx, req->peer, req->tag, me->slot_ctx, me->slot_src, me->slot_tag))
+        return 0;
+    size_t n = recv_status(req, me->slot_src, me->slot_tag, me->slot_bytes);
+    zm_dt_unpack(req->buf, req->count, req->dt, me->slot_inline, n);
+    atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
+    atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+    return 1;
+}
+
+/* Receiver side, with its own lock held: move the slot's mail to the head
+ * of the unexpected queue, for the calls that need a queued message
+ * (probes, matched probes). */
+static void mail_spill(zm_p2p_rank_t *me)
+{
+    if (ZM_LIKELY(atomic_load_explicit(&me->slot_state, memory_order_relaxed) != ZM_SLOT_MAIL))
+        return;
+    zm_msg_t *m = &me->mail_msg;
+    m->kind = ZM_MSG_MAIL;
+    m->ctx = me->slot_ctx;
+    m->src = me->slot_src;
+    m->tag = me->slot_tag;
+    m->bytes = me->slot_bytes;
+    m->data = me->mail_data;
+    m->bowner = me;
+    memcpy(me->mail_data, me->slot_inline, m->bytes);
+    atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
+    atomic_store_explicit(&me->mail_busy, 1, memory_order_relaxed);
+    unexp_push(me, me->unexp.next, m);
+    atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
+}
+
+/* Receiver side: the slot was filled; complete req from it. */
+static void slot_take(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    size_t bytes = me->slot_bytes;
+    req->st_source = me->slot_src;
+    req->st_tag = me->slot_tag;
+    req->st_bytes = bytes;
+    req->st_error = ZM_OK;
+    /* Senders only act on an armed slot, so no lock is needed to empty it. */
+    atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
+    atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+}
+
+/* Poll the armed slot; returns ZM_SLOT_FILLED or ZM_SLOT_NUDGED, or
+ * ZM_SLOT_ARMED when polling should stop (the slot may then be COPYING). */
+static uint8_t slot_poll(zm_p2p_rank_t *me)
+{
+    for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
+        uint8_t st = atomic_load_explicit(&me->slot_state, memory_order_acquire);
+        if (st == ZM_SLOT_FILLED || st == ZM_SLOT_NUDGED)
+            return st;
+        if (i > 256)
+            zm_arch_cpu_relax();
+    }
+    return ZM_SLOT_ARMED;
+}
+
+/* Arm the slot for req, poll it, and fall back to the posted queue. */
+static void recv_slot(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    me->slot_ctx = req->ctx;
+    me->slot_src = req->peer;
+    me->slot_tag = req->tag;
+    size_t cap = zm_dt_bytes(req->dt, req->count);
+    me->slot_bytes = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    me->slot_buf = req->buf;
+    atomic_store_explicit(&me->slot_state, ZM_SLOT_ARMED, memory_order_relaxed);
+    zm_spin_unlock(&me->lock);
+    if (slot_poll(me) == ZM_SLOT_FILLED) {
+        slot_take(me, req);
+        return;
+    }
+    zm_spin_lock(&me->lock);
+    uint8_t st = atomic_load_explicit(&me->slot_state, memory_order_relaxed);
+    if (st == ZM_SLOT_FILLED || st == ZM_SLOT_COPYING) {
+        zm_spin_unlock(&me->lock);
+        /* A sender is copying into the buffer right now: wait for it. */
+        while (atomic_load_explicit(&me->slot_state, memory_order_acquire) != ZM_SLOT_FILLED)
+            zm_arch_cpu_relax();
+        slot_take(me, req);
+        return;
+    }
+    atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
+    zm_msg_t *m = find_unexp(me, req->ctx, req->peer, req->tag);
+    if (m) {
+        unexp_take(me, m);
+        zm_spin_unlock(&me->lock);
+        deliver(m, req);
+        return;
+    }
+    req->in_posted = 1;
+    zm_dlist_push(&me->posted, &req->link);
+    zm_spin_unlock(&me->lock);
+    zm_p2p_wait(&req, 1, 1);
+}
+
+void zm_p2p_recv(const zm_p2p_comm_t *c, void *buf, size_t count,
+                 const zm_dt_t *dt, int src, int tag, zm_req_t *req)
+{
+    zm_p2p_rank_t *me = zm_p2p_self();
+    recv_prepare(me, c, buf, count, dt, src, tag, req);
+    zm_spin_lock(&me->lock);
+    if (mail_take(me, req)) {
+        zm_spin_unlock(&me->lock);
+        return;
+    }
+    zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
+    if (m) {
+        unexp_take(me, m);
+        zm_spin_unlock(&me->lock);
+        deliver(m, req);
+        return;
+    }
+    if (dt->contig && zm_dlist_empty(&me->posted) && zm_ult_alone() &&
+        atomic_load_explicit(&me->slot_state, memory_order_relaxed) == ZM_SLOT_EMPTY) {
+        recv_slot(me, req);
+        return;
+    }
+    req->in_posted = 1;
+    zm_dlist_push(&me->posted, &req->link);
+    zm_spin_unlock(&me->lock);
+    zm_p2p_wait(&req, 1, 1);
 }
 
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
@@ -324,6 +561,17 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     req->tag = tag;
     req->mode = (uint8_t)mode;
     zm_spin_lock(&r->lock);
+    void *copy_to;
+    int taken = slot_offer(r, c, buf, count, dt, bytes, tag, &copy_to);
+    if (taken) {
+        zm_spin_unlock(&r->lock);
+        if (taken == 2) {
+            zm_dt_pack(copy_to, buf, count, dt, bytes);
+            atomic_store_explicit(&r->slot_state, ZM_SLOT_FILLED, memory_order_release);
+        }
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        return ZM_OK;
+    }
     zm_req_t *rr = find_posted(r, c->ctx, c->rank, tag, &probes);
     if (rr) {
         /* Expected: one copy straight into the receive buffer. */
@@ -347,6 +595,11 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
+    if (!probes && mail_offer(r, c, buf, count, dt, bytes, tag, mode)) {
+        zm_spin_unlock(&r->lock);
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        return ZM_OK;
+    }
     rc = queue_unexpected(r, c, buf, count, dt, bytes, tag, mode, req, &fill);
     zm_spin_unlock(&r->lock);
     wake_probes(probes);
@@ -364,19 +617,15 @@ void zm_p2p_irecv(const zm_p2p_comm_t *c, void *buf, size_t count,
                   const zm_dt_t *dt, int src, int tag, zm_req_t *req)
 {
     zm_p2p_rank_t *me = zm_p2p_self();
-    zm_p2p_req_reset(req, ZM_REQ_RECV);
-    req->ctx = c->ctx;
-    req->pcomm = c;
-    req->peer = src;
-    req->tag = tag;
-    req->buf = buf;
-    req->count = count;
-    req->dt = dt;
-    req->owner = me->world_rank;
+    recv_prepare(me, c, buf, count, dt, src, tag, req);
     zm_spin_lock(&me->lock);
+    if (mail_take(me, req)) {
+        zm_spin_unlock(&me->lock);
+        return;
+    }
     zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
     if (m) {
-        zm_dlist_remove(&m->link);
+        unexp_take(me, m);
         zm_spin_unlock(&me->lock);
         deliver(m, req);
         return;
@@ -390,9 +639,10 @@ zm_msg_t *zm_p2p_probe(const zm_p2p_comm_t *c, int src, int tag, int take)
 {
     zm_p2p_rank_t *me = zm_p2p_self();
     zm_spin_lock(&me->lock);
+    mail_spill(me);
     zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
     if (m && take)
-        zm_dlist_remove(&m->link);
+        unexp_take(me, m);
     zm_spin_unlock(&me->lock);
     return m;
 }
@@ -403,10 +653,11 @@ zm_msg_t *zm_p2p_probe_wait(const zm_p2p_comm_t *c, int src, int tag, int take)
     for (;;) {
         zm_req_t pr, *prp = &pr;
         zm_spin_lock(&me->lock);
+        mail_spill(me);
         zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
         if (m) {
             if (take)
-                zm_dlist_remove(&m->link);
+                unexp_take(me, m);
             zm_spin_unlock(&me->lock);
             return m;
         }
@@ -454,7 +705,7 @@ int zm_p2p_cancel(zm_req_t *req)
         zm_spin_lock(&r->lock);
         /* Still unmatched if no receiver has completed it. */
         if (!zm_p2p_req_done(req) && req->msg.link.next != &req->msg.link) {
-            zm_dlist_remove(&req->msg.link);
+            unexp_take(r, &req->msg);
             done = 1;
         }
         zm_spin_unlock(&r->lock);

@@ -37,7 +37,7 @@ typedef struct zm_p2p_comm {
  * (MPI_BSEND_OVERHEAD). */
 #define ZM_P2P_BSEND_OVERHEAD 160
 
-enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED };
+enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
 enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE };
 
@@ -110,10 +110,37 @@ typedef struct zmpi_request {
     } coop __attribute__((aligned(ZM_CACHE_LINE)));
 } zm_req_t;
 
-/* Per-rank p2p state. */
+/* How long a waiting rank that is alone on its worker polls before it
+ * parks: about the idle spin of a worker (tens of microseconds).  Polling
+ * keeps the completer off the wake path (no counter, no inbox, no context
+ * switch), which is most of a cross-worker round trip. */
+#define ZM_P2P_WAIT_SPINS 20000
+
+/* Bytes of payload a sender may put straight into the receive slot. */
+#define ZM_P2P_SLOT_INLINE 16
+
+/* States of a rank's slot.  ARMED, FILLED, NUDGED and COPYING belong to a
+ * blocking receive that polls; MAIL holds a small unexpected message. */
+enum { ZM_SLOT_EMPTY, ZM_SLOT_ARMED, ZM_SLOT_FILLED, ZM_SLOT_NUDGED,
+       ZM_SLOT_COPYING, ZM_SLOT_MAIL };
+
+/* Per-rank p2p state.  The first cache line is everything a sender touches
+ * to deliver a small message: the lock, the posted queue head and the slot
+ * (p2p.c, "receive slot").  One line moving to the sender and back is the
+ * whole exchange. */
 typedef struct zm_p2p_rank {
-    zm_spinlock_t lock;            /* guards posted and unexp */
+    zm_spinlock_t lock;            /* guards posted, unexp and the slot */
+    _Atomic uint8_t slot_state;    /* ZM_SLOT_* */
+    _Atomic uint8_t mail_busy;     /* mail_msg is in the unexpected queue */
+    uint8_t unexp_nonempty;        /* unexp holds a message (under lock) */
+    uint8_t pad_;
     zm_dlink_t posted;             /* posted receives, oldest first */
+    uint32_t slot_ctx;             /* armed: context to match; mail: context */
+    int slot_src;                  /* armed: source pattern; filled: source */
+    int slot_tag;                  /* armed: tag pattern; filled: tag */
+    uint32_t slot_bytes;           /* armed: capacity; filled: bytes */
+    void *slot_buf;                /* armed: the contiguous receive buffer */
+    unsigned char slot_inline[ZM_P2P_SLOT_INLINE]; /* filled, mail: payload */
     zm_dlink_t unexp;              /* unexpected messages, oldest first */
     zm_ult_t *ult;                 /* the rank's ULT */
     int world_rank;                /* its index */
@@ -125,6 +152,8 @@ typedef struct zm_p2p_rank {
     size_t bsend_size;             /* its size */
     zm_dlink_t bsend_segs;         /* live segments, by address */
     _Atomic int bsend_live;        /* messages still in the area */
+    zm_msg_t mail_msg;             /* the slot's mail, moved to the queue */
+    unsigned char mail_data[ZM_P2P_SLOT_INLINE]; /* its payload */
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;
 
 /* Set up the per-rank state and pools for `nranks` ranks on `nworkers`
@@ -182,6 +211,13 @@ void zm_p2p_req_complete(zm_req_t *req);
  * Returns ZM_ERR_BUFFER if a buffered send does not fit.  ULT context. */
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *comm, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
+
+/* Receive into `req` and block until it completes (MPI_Recv).  A rank
+ * alone on its worker offers its receive in its slot while it polls, so a
+ * small matching send completes it with one cache line exchanged.  The
+ * caller records the blocking call in wait_call.  ULT context. */
+void zm_p2p_recv(const zm_p2p_comm_t *comm, void *buf, size_t count,
+                 const zm_dt_t *dt, int src, int tag, zm_req_t *req);
 
 /* Start a receive; `src` and `tag` may be wildcards.  ULT context. */
 void zm_p2p_irecv(const zm_p2p_comm_t *comm, void *buf, size_t count,

@@ -81,11 +81,6 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
     return active == 0 || (need_all ? done == active : done > 0);
 }
 
-/* How long a waiting rank that is alone on its worker polls before it
- * parks: about the idle spin of a worker (tens of microseconds).  Polling
- * keeps the completer off the wake path (no counter, no inbox, no context
- * switch), which is most of a cross-worker round trip. */
-#define WAIT_SPINS 20000
 
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 {
@@ -93,7 +88,7 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     int n_done, reg;
     if (wait_satisfied(reqs, n, need_all))
         return;
-    for (int i = 0; i < WAIT_SPINS && zm_ult_alone(); i++) {
+    for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         /* The first polls skip the pause instruction (~25 ns on this
          * machine's CPUs): it would delay noticing a completion that is
          * only a cache-line transfer away. */
