@@ -82,24 +82,42 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 }
 
 
-void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
+/* Poll while alone on the worker; returns 1 once the wait is satisfied.
+ * Waiting for all, only the first request not yet seen complete is polled:
+ * completions mostly come in order, and polling every request would pull
+ * each one's line away from the completer that is about to write it. */
+static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 {
-    zm_p2p_rank_t *me;
-    int n_done, reg;
-    if (wait_satisfied(reqs, n, need_all))
-        return;
+    int first = 0;
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         /* The first polls skip the pause instruction (~25 ns on this
          * machine's CPUs): it would delay noticing a completion that is
          * only a cache-line transfer away. */
         if (i > 256)
             zm_arch_cpu_relax();
+        if (need_all) {
+            while (first < n && (!reqs[first] || zm_p2p_req_done(reqs[first])))
+                first++;
+            if (first == n)
+                return 1;
+            zm_p2p_coop_help(reqs[first]);
+            continue;
+        }
         if (wait_satisfied(reqs, n, need_all))
-            return;
+            return 1;
         for (int k = 0; k < n; k++)
             if (reqs[k])
                 zm_p2p_coop_help(reqs[k]);
     }
+    return 0;
+}
+
+void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
+{
+    zm_p2p_rank_t *me;
+    int n_done, reg;
+    if (wait_satisfied(reqs, n, need_all) || wait_poll(reqs, n, need_all))
+        return;
     me = zm_p2p_self();
     me->wait_req = NULL;
     atomic_store_explicit(&me->pending, need_all ? 1 : 2, memory_order_relaxed);
