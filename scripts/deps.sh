@@ -1,9 +1,10 @@
 #!/bin/sh
-# Install the Debian packages zmpi needs to build and test, if missing.
+# Install the Debian packages zmpi needs to build and test, if missing,
+# and any packages named as arguments.
 # Runs as root (apt-get) or with sudo when available.
 set -eu
 need=""
-for pkg in cmake gcc g++ make pkg-config python3; do
+for pkg in cmake gcc g++ make pkg-config python3 "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0
