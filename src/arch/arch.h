@@ -67,6 +67,11 @@ int zm_arch_ncpus(void);
 /* Page size in bytes. */
 size_t zm_arch_page_size(void);
 
+/* Copy n bytes with stores that bypass the caches, for copies far larger
+ * than the last-level cache; the stores are complete (visible to other
+ * cores in order with later stores) when it returns.  Any thread. */
+void zm_arch_copy_stream(void *dst, const void *src, size_t n);
+
 /* Pause hint for spin loops. */
 static inline void zm_arch_cpu_relax(void)
 {

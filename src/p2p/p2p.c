@@ -58,6 +58,11 @@ static inline void wake_waiter(uintptr_t old)
 #define COOP_MIN (96 * 1024)
 #define COOP_CHUNK (32 * 1024)
 
+/* From this size on the cooperative copy streams past the caches
+ * (zm_arch_copy_stream): source and destination together no longer fit
+ * in a typical last-level cache. */
+#define COOP_STREAM_MIN (16 * 1024 * 1024)
+
 /* Take and copy chunks of `req`'s cooperative copy until none is left.
  * Either side may call it; the caller holds a reference to req. */
 static void coop_take(zm_req_t *req)
@@ -69,7 +74,10 @@ static void coop_take(zm_req_t *req)
         if (off >= bytes)
             return;
         size_t len = bytes - off < COOP_CHUNK ? bytes - off : COOP_CHUNK;
-        memcpy(req->coop.dst + off, req->coop.src + off, len);
+        if (bytes >= COOP_STREAM_MIN)
+            zm_arch_copy_stream(req->coop.dst + off, req->coop.src + off, len);
+        else
+            memcpy(req->coop.dst + off, req->coop.src + off, len);
         atomic_fetch_add_explicit(&req->coop.done, len, memory_order_release);
     }
 }
