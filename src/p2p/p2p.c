@@ -552,6 +552,30 @@ void zm_p2p_recv(const zm_p2p_comm_t *c, void *buf, size_t count,
     zm_p2p_wait(&req, 1, 1);
 }
 
+/* Expected send: one copy straight into the matched receive rr, which has
+ * been found under r's lock; returns with the lock released. */
+static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c,
+                          const void *buf, size_t count, const zm_dt_t *dt,
+                          size_t bytes, int tag)
+{
+    zm_dlist_unlink(&rr->link);
+    rr->in_posted = 0;
+    size_t n = recv_status(rr, c->rank, tag, bytes);
+    if (n <= LOCKED_COPY_MAX) {
+        zm_dt_copy(rr->buf, rr->count, rr->dt, buf, count, dt, n);
+        uintptr_t waiter = complete_locked(rr);
+        zm_spin_unlock(&r->lock);
+        if (waiter == ZM_REQ_ORPHAN)
+            zm_pool_free(p2p.req_pool, rr);
+        else
+            wake_waiter(waiter);
+    } else {
+        zm_spin_unlock(&r->lock);
+        copy_for(rr, rr->buf, rr->count, rr->dt, buf, count, dt, n);
+        zm_p2p_req_complete(rr);
+    }
+}
+
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
 {
@@ -582,23 +606,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     }
     zm_req_t *rr = find_posted(r, c->ctx, c->rank, tag, &probes);
     if (rr) {
-        /* Expected: one copy straight into the receive buffer. */
-        zm_dlist_unlink(&rr->link);
-        rr->in_posted = 0;
-        size_t n = recv_status(rr, c->rank, tag, bytes);
-        if (n <= LOCKED_COPY_MAX) {
-            zm_dt_copy(rr->buf, rr->count, rr->dt, buf, count, dt, n);
-            uintptr_t waiter = complete_locked(rr);
-            zm_spin_unlock(&r->lock);
-            if (waiter == ZM_REQ_ORPHAN)
-                zm_pool_free(p2p.req_pool, rr);
-            else
-                wake_waiter(waiter);
-        } else {
-            zm_spin_unlock(&r->lock);
-            copy_for(rr, rr->buf, rr->count, rr->dt, buf, count, dt, n);
-            zm_p2p_req_complete(rr);
-        }
+        send_expected(r, rr, c, buf, count, dt, bytes, tag);
         wake_probes(probes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
