@@ -72,6 +72,26 @@ size_t zm_arch_page_size(void);
  * cores in order with later stores) when it returns.  Any thread. */
 void zm_arch_copy_stream(void *dst, const void *src, size_t n);
 
+/* Load a private copy of the running program (which must be linked as an
+ * executable shared object) for rank `id`; returns its handle, or NULL with
+ * a message in err.  The copy has its own global variables; its
+ * constructors run on the calling thread.  Any thread; the caller owns the
+ * handle until zm_arch_image_close. */
+void *zm_arch_image_clone(int id, char *err, size_t errlen);
+
+/* Address of symbol `name` in a copy made by zm_arch_image_clone. */
+void *zm_arch_image_sym(void *image, const char *name);
+
+/* Unload a copy: its destructors run on the calling thread. */
+void zm_arch_image_close(void *image);
+
+/* The dynamic loader a privatized program names in its .interp section. */
+#if defined(__x86_64__)
+#define ZM_ARCH_INTERP "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define ZM_ARCH_INTERP "/lib/ld-linux-aarch64.so.1"
+#endif
+
 /* Pause hint for spin loops. */
 static inline void zm_arch_cpu_relax(void)
 {

@@ -120,6 +120,33 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     return status;
 }
 
+/* Body of every rank of a privatized program: load the rank's own copy of
+ * the program and run its main. */
+static int priv_main(int argc, char **argv, char **envp)
+{
+    char err[256];
+    int id = zm_ult_self()->id;
+    void *img = zm_arch_image_clone(id, err, sizeof err);
+    if (!img) {
+        fprintf(stderr, "zmpi: rank %d: %s\n", id, err);
+        return 1;
+    }
+    int (*main_fn)(int, char **, char **) =
+        (int (*)(int, char **, char **))zm_arch_image_sym(img, "main");
+    if (!main_fn) {
+        fprintf(stderr, "zmpi: rank %d: the program has no main function\n", id);
+        return 1;
+    }
+    int status = main_fn(argc, argv, envp);
+    zm_arch_image_close(img);
+    return status;
+}
+
+int zmpi_launch_privatized(int argc, char **argv, char **envp)
+{
+    return zmpi_launch(argc, argv, envp, priv_main);
+}
+
 void zmpi_rank_exit(int status)
 {
     zm_ult_exit(status);

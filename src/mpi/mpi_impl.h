@@ -181,4 +181,8 @@ ZMPI_EXPORT int zmpi_launch(int argc, char **argv, char **envp,
  * a rank; returns when not in a job. */
 ZMPI_EXPORT void zmpi_rank_exit(int status);
 
+/* Launcher entry used by libzmpi_priv.a (privatized programs): runs every
+ * rank in its own copy of the program.  Main thread. */
+ZMPI_EXPORT int zmpi_launch_privatized(int argc, char **argv, char **envp);
+
 #endif /* ZM_MPI_IMPL_H */

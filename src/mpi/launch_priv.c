@@ -1,0 +1,37 @@
+/*
+ * launch_priv.c: the start code of a privatized program (libzmpi_priv.a).
+ *
+ * `zmpicc -zmpi-privatize` links the program as a shared object that can be
+ * executed: this file gives it the dynamic loader's name (.interp) and,
+ * through zm_arch_entry, its entry point.  When executed, the entry hands
+ * the command line to the library, which loads one private copy of the
+ * program per rank and runs each copy's main (docs/privatization.md).
+ * exit() called by a rank ends only that rank, as with libzmpi_main.a.
+ */
+#include "arch/arch.h"
+
+#include <stdlib.h>
+
+const char zmpi_priv_interp[] __attribute__((section(".interp"), used)) = ZM_ARCH_INTERP;
+
+int zmpi_launch_privatized(int argc, char **argv, char **envp);
+void zmpi_rank_exit(int status);
+void __real_exit(int status) __attribute__((noreturn));
+void zmpi_priv_entry(long *sp) __attribute__((noreturn));
+
+/* Called by zm_arch_entry with the initial stack: argc, argv..., NULL,
+ * envp..., NULL.  libc is already initialised, being a dependency. */
+void zmpi_priv_entry(long *sp)
+{
+    int argc = (int)sp[0];
+    char **argv = (char **)(sp + 1);
+    char **envp = argv + argc + 1;
+    /* The real exit: this is the process, not a rank. */
+    __real_exit(zmpi_launch_privatized(argc, argv, envp));
+}
+
+void __wrap_exit(int status)
+{
+    zmpi_rank_exit(status);
+    __real_exit(status);
+}
