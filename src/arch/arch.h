@@ -85,13 +85,6 @@ void *zm_arch_image_sym(void *image, const char *name);
 /* Unload a copy: its destructors run on the calling thread. */
 void zm_arch_image_close(void *image);
 
-/* The dynamic loader a privatized program names in its .interp section. */
-#if defined(__x86_64__)
-#define ZM_ARCH_INTERP "/lib64/ld-linux-x86-64.so.2"
-#elif defined(__aarch64__)
-#define ZM_ARCH_INTERP "/lib/ld-linux-aarch64.so.1"
-#endif
-
 /* Pause hint for spin loops. */
 static inline void zm_arch_cpu_relax(void)
 {

@@ -1,18 +1,16 @@
 /*
  * launch_priv.c: the start code of a privatized program (libzmpi_priv.a).
  *
- * `zmpicc -zmpi-privatize` links the program as a shared object that can be
- * executed: this file gives it the dynamic loader's name (.interp) and,
- * through zm_arch_entry, its entry point.  When executed, the entry hands
+ * `zmpicc -zmpi-privatize` links the program as a position-independent
+ * executable that dlopen accepts (zmpi-unpie clears its PIE mark), with
+ * zm_arch_entry as its entry point instead of the C runtime's, so that the
+ * program's own constructors do not run in the launcher.  The entry hands
  * the command line to the library, which loads one private copy of the
  * program per rank and runs each copy's main (docs/privatization.md).
  * exit() called by a rank ends only that rank, as with libzmpi_main.a.
  */
-#include "arch/arch.h"
 
 #include <stdlib.h>
-
-const char zmpi_priv_interp[] __attribute__((section(".interp"), used)) = ZM_ARCH_INTERP;
 
 int zmpi_launch_privatized(int argc, char **argv, char **envp);
 void zmpi_rank_exit(int status);

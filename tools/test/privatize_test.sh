@@ -91,4 +91,13 @@ n=$(grep -c '^destroyed rank' outxx)
 for r in 0 7 15; do
     grep -q "^destroyed rank $r\$" outxx || { echo "FAIL: rank $r not destroyed"; exit 1; }
 done
+# gdb sees the ranks' copies: a breakpoint in the user's library function
+# stops there, with source lines.
+"$ZMPICC" -zmpi-privatize -g -O0 -o appg app.c helper.c lib.c
+ZMPI_NP=2 ZMPI_WORKERS=1 timeout 120 gdb -batch -nx -ex 'set breakpoint pending on' \
+    -ex 'break lib_bump' -ex run -ex bt --args ./appg >gdb.out 2>&1 || true
+grep -Eq 'Breakpoint 1[.0-9]*, lib_bump \(by=1\) at lib.c:2' gdb.out ||
+    { echo "FAIL: gdb did not stop in lib_bump"; cat gdb.out; exit 1; }
+grep -q 'in main (argc=.*) at app.c:' gdb.out ||
+    { echo "FAIL: gdb shows no caller in app.c"; cat gdb.out; exit 1; }
 echo "privatize_test: ok"
