@@ -1,22 +1,53 @@
 /*
  * image_linux.c: private copies of the running program, one per rank.
  *
- * A program linked for privatization is a shared object that can also be
- * executed (docs/privatization.md).  Each rank gets its own copy of the file
- * loaded with dlopen, and with it its own global and static variables.  The
- * copies need distinct path names: glibc recognises an object it has loaded
- * by its name before it looks at the file.
- */
+ * A program linked for privatization is a position-independent executable
+ * whose entry point is zmpi's (docs/privatization.md).  Each rank gets its
+ * own copy of the file, with the executable's PIE mark cleared so that
+ * dlopen accepts it, and with the copy its own global and static
+ * variables.  The copies need distinct path names: glibc recognises an
+ * object it has loaded by its name before it looks at the file. */
 #include "arch/arch.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Clear DF_1_PIE in the dynamic section of the ELF64 file `fd`: glibc's
+ * dlopen refuses objects with that mark and checks nothing else, and the
+ * copy is ours to change.  Returns 0 on success. */
+static int clear_pie_mark(int fd, size_t size)
+{
+    unsigned char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    int rc = -1;
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)p;
+    if (size >= sizeof *eh && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+        eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size) {
+        Elf64_Phdr *ph = (Elf64_Phdr *)(p + eh->e_phoff);
+        for (int i = 0; i < eh->e_phnum; i++) {
+            if (ph[i].p_type != PT_DYNAMIC || ph[i].p_offset + ph[i].p_filesz > size)
+                continue;
+            Elf64_Dyn *d = (Elf64_Dyn *)(p + ph[i].p_offset);
+            for (size_t k = 0; k < ph[i].p_filesz / sizeof *d && d[k].d_tag != DT_NULL; k++)
+                if (d[k].d_tag == DT_FLAGS_1)
+                    d[k].d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
+            rc = 0;
+        }
+    }
+    munmap(p, size);
+    return rc;
+}
 
 /* Copy the running program's file to `path`; 0 on success. */
 static int copy_self(const char *path)
@@ -24,14 +55,14 @@ static int copy_self(const char *path)
     int src = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     if (src < 0)
         return -1;
-    int dst = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0700);
+    int dst = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0700);
     struct stat st;
     int rc = -1;
     if (dst >= 0 && fstat(src, &st) == 0) {
         off_t off = 0;
         while (off < st.st_size && sendfile(dst, src, &off, (size_t)(st.st_size - off)) > 0)
             ;
-        rc = off == st.st_size ? 0 : -1;
+        rc = off == st.st_size ? clear_pie_mark(dst, (size_t)st.st_size) : -1;
     }
     if (dst >= 0)
         close(dst);

@@ -2,8 +2,8 @@
  * launch_priv.c: the start code of a privatized program (libzmpi_priv.a).
  *
  * `zmpicc -zmpi-privatize` links the program as a position-independent
- * executable that dlopen accepts (zmpi-unpie clears its PIE mark), with
- * zm_arch_entry as its entry point instead of the C runtime's, so that the
+ * executable (whose copies zmpi loads with dlopen, src/arch/image_linux.c),
+ * with zm_arch_entry as its entry point instead of the C runtime's, so that the
  * program's own constructors do not run in the launcher.  The entry hands
  * the command line to the library, which loads one private copy of the
  * program per rank and runs each copy's main (docs/privatization.md).
