@@ -10,8 +10,8 @@
 #include "arch/arch.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <link.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +49,21 @@ static int clear_pie_mark(int fd, size_t size)
     return rc;
 }
 
+/* Nonzero if a debugger is attached (TracerPid in /proc/self/status). */
+static int traced(void)
+{
+    char line[128];
+    int pid = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "TracerPid: %d", &pid) == 1)
+            break;
+    fclose(f);
+    return pid != 0;
+}
+
 /* Copy the running program's file to `path`; 0 on success. */
 static int copy_self(const char *path)
 {
@@ -82,12 +97,14 @@ void *zm_arch_image_clone(int id, char *err, size_t errlen)
         return NULL;
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    /* The file stays while the copy is loaded, so that a debugger can read
-     * its symbols; zm_arch_image_close removes it. */
-    if (!h) {
-        snprintf(err, errlen, "cannot load a copy of the program: %s", dlerror());
+    /* Without a debugger the name can go at once, so nothing is left behind
+     * when a rank aborts or the job is killed.  A debugger reads the copy's
+     * symbols from the file some time after the load, so then the file stays
+     * until zm_arch_image_close. */
+    if (!h || !traced())
         unlink(path);
-    }
+    if (!h)
+        snprintf(err, errlen, "cannot load a copy of the program: %s", dlerror());
     return h;
 }
 
@@ -99,7 +116,7 @@ void *zm_arch_image_sym(void *image, const char *name)
 void zm_arch_image_close(void *image)
 {
     struct link_map *lm = NULL;
-    if (dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+    if (traced() && dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
         unlink(lm->l_name);
     dlclose(image);
 }

@@ -92,9 +92,10 @@ for r in 0 7 15; do
     grep -q "^destroyed rank $r\$" outxx || { echo "FAIL: rank $r not destroyed"; exit 1; }
 done
 # gdb sees the ranks' copies: a breakpoint in the user's library function
-# stops there, with source lines.
+# stops there, with source lines.  (gdb ends the job with the copies still
+# on disk; ZMPI_TMPDIR puts them where the trap removes them.)
 "$ZMPICC" -zmpi-privatize -g -O0 -o appg app.c helper.c lib.c
-ZMPI_NP=2 ZMPI_WORKERS=1 timeout 120 gdb -batch -nx -ex 'set breakpoint pending on' \
+ZMPI_TMPDIR=$tmp ZMPI_NP=2 ZMPI_WORKERS=1 timeout 120 gdb -batch -nx -ex 'set breakpoint pending on' \
     -ex 'break lib_bump' -ex run -ex bt --args ./appg >gdb.out 2>&1 || true
 grep -Eq 'Breakpoint 1[.0-9]*, lib_bump \(by=1\) at lib.c:2' gdb.out ||
     { echo "FAIL: gdb did not stop in lib_bump"; cat gdb.out; exit 1; }
