@@ -79,6 +79,8 @@ zm_status_t zm_mpi_setup(int nranks)
     return ZM_OK;
 }
 
+static int priv_main(int argc, char **argv, char **envp);
+
 static void rank_main(zm_ult_t *u, void *arg)
 {
     (void)arg;
@@ -95,7 +97,19 @@ static void rank_main(zm_ult_t *u, void *arg)
     zm_ult_exit(status);
 }
 
-int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **))
+/* The job runs an unprivatized program on several ranks: say so, since
+ * globals shared by accident make programs compute garbage silently. */
+static void warn_shared_globals(const char *prog, int np)
+{
+    fprintf(stderr,
+            "zmpi: warning: %s was not linked for privatization, so its %d ranks share "
+            "its global and static variables; link it with zmpicc/zmpicxx (which "
+            "privatize by default), or with -zmpi-no-privatize if it keeps no state in "
+            "globals, to silence this warning\n", prog ? prog : "the program", np);
+}
+
+int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **),
+                int shared_by_choice)
 {
     int np = (int)env_long("ZMPI_NP", 1, 1);
     int nw = (int)env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
@@ -103,6 +117,8 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
     if (nw > np)
         nw = np;
+    if (np > 1 && !shared_by_choice)
+        warn_shared_globals(argc > 0 ? argv[0] : NULL, np);
     L.argc = argc;
     L.argv = argv;
     L.envp = envp;
@@ -144,7 +160,7 @@ static int priv_main(int argc, char **argv, char **envp)
 
 int zmpi_launch_privatized(int argc, char **argv, char **envp)
 {
-    return zmpi_launch(argc, argv, envp, priv_main);
+    return zmpi_launch(argc, argv, envp, priv_main, 1);
 }
 
 void zmpi_rank_exit(int status)

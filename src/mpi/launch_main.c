@@ -10,12 +10,17 @@
 int __real_main(int argc, char **argv, char **envp);
 void __real_exit(int status) __attribute__((noreturn));
 
-int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **));
+int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **),
+                int shared_by_choice);
+
+/* Defined (by launch_optout.c) only in programs linked with
+ * -zmpi-no-privatize, which share their globals between ranks knowingly. */
+extern const int zmpi_globals_shared_by_choice __attribute__((weak));
 void zmpi_rank_exit(int status);
 
 int __wrap_main(int argc, char **argv, char **envp)
 {
-    return zmpi_launch(argc, argv, envp, __real_main);
+    return zmpi_launch(argc, argv, envp, __real_main, &zmpi_globals_shared_by_choice != 0);
 }
 
 void __wrap_exit(int status)

@@ -173,9 +173,11 @@ void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
 struct zmpi_group *zm_mpi_group_new(int n);
 
 /* Launcher entry used by the zmpi_main stub: runs main_fn on every virtual
- * rank and returns the job's exit status.  Main thread. */
+ * rank and returns the job's exit status.  Unless shared_by_choice is set,
+ * a job of several ranks warns that they share the program's globals.
+ * Main thread. */
 ZMPI_EXPORT int zmpi_launch(int argc, char **argv, char **envp,
-                            int (*main_fn)(int, char **, char **));
+                            int (*main_fn)(int, char **, char **), int shared_by_choice);
 
 /* Called by the exit() wrapper: ends only the calling rank when called from
  * a rank; returns when not in a job. */

@@ -45,12 +45,28 @@ ar rcs libmine.a lib.o
 out=$("$ZMPIRUN" -n 64 -w 2 ./app)
 echo "$out"
 [ "$out" = "ranks with shared globals: 0" ]
-# The same objects linked the ordinary way share the globals, and say so.
-"$ZMPICC" -o app_shared app.o helper.o -L. -lmine
+# Privatization is the default: the same link without the option.
+"$ZMPICC" -o app_default app.o helper.o -L. -lmine
+[ "$("$ZMPIRUN" -n 8 -w 2 ./app_default)" = "ranks with shared globals: 0" ] ||
+    { echo "FAIL: default link does not privatize"; exit 1; }
+# Opted out: the ranks share the globals (the program notices), and zmpi,
+# told so at link time, does not warn.
+"$ZMPICC" -zmpi-no-privatize -o app_shared app.o helper.o -L. -lmine
 if "$ZMPIRUN" -n 8 -w 2 ./app_shared >out 2>&1; then
     echo "FAIL: shared globals were not detected"; cat out; exit 1
 fi
 grep -q "ranks with shared globals: [1-9]" out
+if grep -q "warning" out; then echo "FAIL: opted-out program warned"; cat out; exit 1; fi
+# Linked by hand the old way, with neither privatization nor the opt-out:
+# several ranks get a warning that names the problem and the fix.
+cc -o app_legacy app.o helper.o -L. -lmine -Wl,--wrap=main -Wl,--wrap=exit \
+    $("$ZMPICC" -zmpi-no-privatize -showme:libdirs | sed 's/^/-L/') -lzmpi_main -lzmpi \
+    "-Wl,-rpath,$("$ZMPICC" -showme:libdirs)"
+"$ZMPIRUN" -n 4 -w 2 ./app_legacy >out 2>&1 || true
+grep -q "warning: .*not linked for privatization.*share" out ||
+    { echo "FAIL: no warning for an unprivatized program"; cat out; exit 1; }
+"$ZMPIRUN" -n 1 ./app_legacy >out 2>&1
+if grep -q "warning" out; then echo "FAIL: one rank warned"; cat out; exit 1; fi
 # C++: a global object is constructed once per rank and destroyed when the
 # rank ends; a function-local static is per rank; exceptions work.
 cat >app.cc <<'EOS'

@@ -124,21 +124,38 @@ libdir=$("$CC" -showme:libdirs)
 [ -f "$incdir/mpi.h" ] || fail "-showme:incdirs gave '$incdir', no mpi.h there"
 [ "$(cd "$libdir" && pwd -P)" = "$(cd "$LIBDIR" && pwd -P)" ] ||
     fail "-showme:libdirs gave '$libdir', want '$LIBDIR'"
-[ "$("$CC" -showme:libs)" = "zmpi_main zmpi pthread" ] ||
+# Programs are privatized by default: compiled position-independent and
+# linked as a PIE with zmpi's entry point.
+[ "$("$CC" -showme:libs)" = "zmpi_priv zmpi pthread" ] ||
     fail "-showme:libs gave '$("$CC" -showme:libs)'"
 out=$("$CC" -showme:compile)
-[ "$out" = "-I$incdir" ] || fail "-showme:compile gave '$out'"
+[ "$out" = "-fPIC -I$incdir" ] || fail "-showme:compile gave '$out'"
 out=$("$CC" -showme:link)
-for w in -Wl,--wrap=main -Wl,--wrap=exit "-L$libdir" "-Wl,-rpath,$libdir" \
-    -lzmpi_main -lzmpi -lpthread; do
+for w in -pie -Wl,-e,zm_arch_entry -Wl,--wrap=exit "-L$libdir" "-Wl,-rpath,$libdir" \
+    -lzmpi_priv -lzmpi -lpthread; do
     has "$out" "$w" || fail "-showme:link lacks '$w': $out"
 done
 out=$("$CC" -show -O2 -o app main.c)
 has "$out" "-I$incdir" || fail "-show lacks -I: $out"
 case $out in
-    *" -O2 -o app main.c "*"-lzmpi_main -lzmpi -lpthread") ;;
+    *" -O2 -o app main.c "*"-lzmpi_priv -lzmpi -lpthread") ;;
     *) fail "-show for a link has the wrong order: $out" ;;
 esac
+# With -zmpi-no-privatize (or ZMPI_PRIVATIZE=0) the program is an ordinary
+# executable whose main and exit the launcher stub takes over.
+for optout in "-zmpi-no-privatize" ""; do
+    if [ -n "$optout" ]; then
+        out=$("$CC" $optout -showme:link)
+    else
+        out=$(ZMPI_PRIVATIZE=0 "$CC" -showme:link)
+    fi
+    for w in -Wl,--wrap=main -Wl,--wrap=exit -Wl,-u,zmpi_globals_shared_by_choice \
+        "-L$libdir" "-Wl,-rpath,$libdir" -lzmpi_main -lzmpi -lpthread; do
+        has "$out" "$w" || fail "opt-out '$optout' -showme:link lacks '$w': $out"
+    done
+done
+[ "$("$CC" -zmpi-no-privatize -showme:compile)" = "-I$incdir" ] ||
+    fail "-zmpi-no-privatize -showme:compile gave '$("$CC" -zmpi-no-privatize -showme:compile)'"
 out=$("$CC" -showme -c main.c)
 case $out in *-lzmpi*|*--wrap*) fail "-showme -c links: $out" ;; esac
 out=$("$CC" -show -MD -MF dep.d -c main.c)
@@ -146,7 +163,7 @@ case $out in *-lzmpi*) fail "-MD -c links: $out" ;; esac
 out=$("$CC" -compile-info)
 case $out in *-lzmpi*) fail "-compile-info links: $out" ;; esac
 out=$("$CC" -link-info)
-has "$out" -lzmpi_main || fail "-link-info lacks -lzmpi_main: $out"
+has "$out" -lzmpi_priv || fail "-link-info lacks -lzmpi_priv: $out"
 out=$("$CC" -show -fPIC -shared -o libring.so ring.c)
 has "$out" -lzmpi || fail "-shared lacks -lzmpi: $out"
 case $out in *zmpi_main*|*--wrap*) fail "-shared got program flags: $out" ;; esac
