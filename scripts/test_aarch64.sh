@@ -13,7 +13,7 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_COMPILER=g++ >/dev/null
 # Only the library and the test programs: the tools' own tests run natively.
 cmake --build "$build" -j "$(nproc)" --target zmpi zt_p2p_modes zt_p2p_order \
-    zt_p2p_probe zt_stress zt_coll zt_ring zt_wrong >/dev/null
+    zt_p2p_probe zt_stress zt_coll zt_ring zt_wrong zt_priv_globals >/dev/null
 export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
 fails=0
 
@@ -54,6 +54,7 @@ run 7 2 stress 3 300 40000
 run 3 3 stress 4 300 300000
 run 64 2 coll
 run 1000 2 ring 2
+run 16 2 priv_globals
 wrong stack_overflow 2 2 "stack overflow"
 wrong deadlock_recv_first 3 2 "deadlock"
 [ "$fails" -eq 0 ] || { echo "aarch64: $fails failed"; exit 1; }
