@@ -4,6 +4,7 @@
 #include "mpi_impl.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +145,18 @@ static int priv_main(int argc, char **argv, char **envp)
     int id = zm_ult_self()->id;
     void *img = zm_arch_image_clone(id, err, sizeof err);
     if (!img) {
-        fprintf(stderr, "zmpi: rank %d: %s\n", id, err);
-        return 1;
+        /* A job with a rank missing cannot run: end it with one message
+         * (the other ranks fail the same way) instead of a deadlock. */
+        static atomic_flag reported = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&reported))
+            fprintf(stderr,
+                    "zmpi: rank %d: %s\nzmpi: each privatized rank holds a copy of the "
+                    "program (about 7 memory maps with its stack; the kernel allows "
+                    "vm.max_map_count in all): use fewer ranks per process, raise "
+                    "vm.max_map_count, or link with -zmpi-no-privatize if the program "
+                    "keeps no state in globals\n", id, err);
+        fflush(NULL);
+        _exit(1);
     }
     int (*main_fn)(int, char **, char **) =
         (int (*)(int, char **, char **))zm_arch_image_sym(img, "main");
