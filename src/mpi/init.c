@@ -151,7 +151,7 @@ static int priv_main(int argc, char **argv, char **envp)
         if (!atomic_flag_test_and_set(&reported))
             fprintf(stderr,
                     "zmpi: rank %d: %s\nzmpi: each privatized rank holds a copy of the "
-                    "program (about 7 memory maps with its stack; the kernel allows "
+                    "program (about 5 memory maps with its stack; the kernel allows "
                     "vm.max_map_count in all): use fewer ranks per process, raise "
                     "vm.max_map_count, or link with -zmpi-no-privatize if the program "
                     "keeps no state in globals\n", id, err);
