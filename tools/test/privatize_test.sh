@@ -42,9 +42,12 @@ ar rcs libmine.a lib.o
 "$ZMPICC" -zmpi-privatize -O2 -c helper.c
 "$ZMPICC" -zmpi-privatize -O2 -c app.c
 "$ZMPICC" -zmpi-privatize -o app app.o helper.o -L. -lmine
-out=$("$ZMPIRUN" -n 64 -w 2 ./app)
-echo "$out"
-[ "$out" = "ranks with shared globals: 0" ]
+for layout in "64 1" "64 2" "256 1"; do
+    set -- $layout
+    out=$("$ZMPIRUN" -n "$1" -w "$2" ./app)
+    [ "$out" = "ranks with shared globals: 0" ] ||
+        { echo "FAIL: $1 ranks on $2 workers: $out"; exit 1; }
+done
 # Privatization is the default: the same link without the option.
 "$ZMPICC" -o app_default app.o helper.o -L. -lmine
 [ "$("$ZMPIRUN" -n 8 -w 2 ./app_default)" = "ranks with shared globals: 0" ] ||
@@ -101,11 +104,15 @@ int main(int argc, char **argv)
 EOS
 ZMPICXX=$(dirname "$ZMPICC")/zmpicxx
 "$ZMPICXX" -zmpi-privatize -O2 -o appxx app.cc
-"$ZMPIRUN" -n 16 -w 2 ./appxx >outxx
-n=$(grep -c '^destroyed rank' outxx)
-[ "$n" -eq 16 ] || { echo "FAIL: $n destructor runs, want 16"; cat outxx; exit 1; }
-for r in 0 7 15; do
-    grep -q "^destroyed rank $r\$" outxx || { echo "FAIL: rank $r not destroyed"; exit 1; }
+for layout in "64 1" "64 2" "256 1"; do
+    set -- $layout
+    "$ZMPIRUN" -n "$1" -w "$2" ./appxx >outxx ||
+        { echo "FAIL: C++ program on $1 ranks, $2 workers"; cat outxx; exit 1; }
+    n=$(grep -c '^destroyed rank' outxx)
+    [ "$n" -eq "$1" ] || { echo "FAIL: $n destructor runs, want $1"; exit 1; }
+    for r in 0 7 $(($1 - 1)); do
+        grep -q "^destroyed rank $r\$" outxx || { echo "FAIL: rank $r not destroyed"; exit 1; }
+    done
 done
 # gdb sees the ranks' copies: a breakpoint in the user's library function
 # stops there, with source lines.  (gdb ends the job with the copies still
