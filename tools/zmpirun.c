@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -403,6 +404,32 @@ static int supervise(const struct job *job, long timeout)
 
 /* Entry point: parses the command line, exports the job shape, runs the
  * program and exits with its status. */
+/* Remove the copies of a privatized program that the job `pid` left
+ * behind: the library deletes each as soon as it is loaded, except under a
+ * debugger, which may end the job before the library can (src/arch/
+ * image_linux.c names them <dir>/zmpi-<pid>-<rank>.so). */
+static void remove_rank_copies(pid_t pid)
+{
+    const char *dir = getenv("ZMPI_TMPDIR");
+    char prefix[64], path[PATH_MAX];
+    struct dirent *e;
+    DIR *d;
+
+    if (!dir)
+        dir = "/dev/shm";
+    d = opendir(dir);
+    if (!d)
+        return;
+    snprintf(prefix, sizeof prefix, "zmpi-%ld-", (long)pid);
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -445,6 +472,7 @@ int main(int argc, char **argv)
     if (job.owns_tty)
         tcsetpgrp(STDIN_FILENO, job.pid);
     code = supervise(&job, timeout);
+    remove_rank_copies(job.pid);
     if (job.owns_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     return code;
