@@ -458,6 +458,33 @@ static void mail_spill(zm_p2p_rank_t *me)
     atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
 }
 
+/* Receiver side, with its own lock held: complete req from a message that
+ * has already arrived (the slot's mail, then the unexpected queue).
+ * Returns 1 with the lock released if one matched, 0 with it still held. */
+static int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    if (mail_take(me, req)) {
+        zm_spin_unlock(&me->lock);
+        return 1;
+    }
+    zm_msg_t *m = find_unexp(me, req->ctx, req->peer, req->tag);
+    if (!m)
+        return 0;
+    unexp_take(me, m);
+    zm_spin_unlock(&me->lock);
+    deliver(m, req);
+    return 1;
+}
+
+/* Receiver side, with its own lock held: queue req as a posted receive and
+ * release the lock. */
+static void recv_post(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    req->in_posted = 1;
+    zm_dlist_push(&me->posted, &req->link);
+    zm_spin_unlock(&me->lock);
+}
+
 /* Receiver side: the slot was filled; complete req from it. */
 static void slot_take(zm_p2p_rank_t *me, zm_req_t *req)
 {
@@ -511,16 +538,9 @@ static void recv_slot(zm_p2p_rank_t *me, zm_req_t *req)
         return;
     }
     atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
-    zm_msg_t *m = find_unexp(me, req->ctx, req->peer, req->tag);
-    if (m) {
-        unexp_take(me, m);
-        zm_spin_unlock(&me->lock);
-        deliver(m, req);
+    if (recv_arrived(me, req))
         return;
-    }
-    req->in_posted = 1;
-    zm_dlist_push(&me->posted, &req->link);
-    zm_spin_unlock(&me->lock);
+    recv_post(me, req);
     zm_p2p_wait(&req, 1, 1);
 }
 
@@ -530,25 +550,14 @@ void zm_p2p_recv(const zm_p2p_comm_t *c, void *buf, size_t count,
     zm_p2p_rank_t *me = zm_p2p_self();
     recv_prepare(me, c, buf, count, dt, src, tag, req);
     zm_spin_lock(&me->lock);
-    if (mail_take(me, req)) {
-        zm_spin_unlock(&me->lock);
+    if (recv_arrived(me, req))
         return;
-    }
-    zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
-    if (m) {
-        unexp_take(me, m);
-        zm_spin_unlock(&me->lock);
-        deliver(m, req);
-        return;
-    }
     if (dt->contig && zm_dlist_empty(&me->posted) && zm_ult_alone() &&
         atomic_load_explicit(&me->slot_state, memory_order_relaxed) == ZM_SLOT_EMPTY) {
         recv_slot(me, req);
         return;
     }
-    req->in_posted = 1;
-    zm_dlist_push(&me->posted, &req->link);
-    zm_spin_unlock(&me->lock);
+    recv_post(me, req);
     zm_p2p_wait(&req, 1, 1);
 }
 
@@ -635,20 +644,8 @@ void zm_p2p_irecv(const zm_p2p_comm_t *c, void *buf, size_t count,
     zm_p2p_rank_t *me = zm_p2p_self();
     recv_prepare(me, c, buf, count, dt, src, tag, req);
     zm_spin_lock(&me->lock);
-    if (mail_take(me, req)) {
-        zm_spin_unlock(&me->lock);
-        return;
-    }
-    zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
-    if (m) {
-        unexp_take(me, m);
-        zm_spin_unlock(&me->lock);
-        deliver(m, req);
-        return;
-    }
-    req->in_posted = 1;
-    zm_dlist_push(&me->posted, &req->link);
-    zm_spin_unlock(&me->lock);
+    if (!recv_arrived(me, req))
+        recv_post(me, req);
 }
 
 zm_msg_t *zm_p2p_probe(const zm_p2p_comm_t *c, int src, int tag, int take)
