@@ -223,3 +223,37 @@ void *bench_statuses_ignore(void)
 {
     return MPI_STATUSES_IGNORE;
 }
+
+int bench_main(int argc, char **argv, const char *what, size_t min_size,
+               const char *title, const char *column, bench_measure_fn measure)
+{
+    int rank, nranks;
+    struct bench_opts opts;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int status = bench_parse_args(argc, argv, what, min_size, &opts, rank);
+    if (status == 0 && opts.min_bytes < min_size)
+        opts.min_bytes = min_size;
+    if (status != 0) {
+        MPI_Finalize();
+        return status < 0 ? 1 : 0;
+    }
+    bench_require_two(nranks, rank);
+
+    unsigned char *sbuf = bench_alloc(opts.max_bytes, 0xa5);
+    unsigned char *rbuf = bench_alloc(opts.max_bytes, 0x5a);
+    if (rank == 0)
+        bench_header(title, column, &opts, nranks);
+
+    int index = 0;
+    for (size_t size = bench_first_size(&opts); size <= opts.max_bytes;
+         size = bench_next_size(size), index++)
+        measure(sbuf, rbuf, size, index, rank, opts.iter_factor);
+
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

@@ -98,4 +98,19 @@ void *bench_statuses_ignore(void);
 /* Checks that there are at least two ranks; calls MPI_Abort otherwise. */
 void bench_require_two(int nranks, int rank);
 
+/* Measures one message size: warm-up, timed run, checks, and the output
+ * line on rank 0.  size_index numbers the sizes for the data check. */
+typedef void (*bench_measure_fn)(unsigned char *sbuf, unsigned char *rbuf,
+                                 size_t size, int size_index, int rank,
+                                 double factor);
+
+/*
+ * The whole program around a benchmark: MPI_Init, options (what names it in
+ * the usage text; sizes start at min_size or above), buffers, the header
+ * (title, column), measure() for every size, MPI_Finalize.  Returns the
+ * exit status for main.
+ */
+int bench_main(int argc, char **argv, const char *what, size_t min_size,
+               const char *title, const char *column, bench_measure_fn measure);
+
 #endif

@@ -83,36 +83,8 @@ static void measure_size(unsigned char *sbuf, unsigned char *rbuf,
 
 int main(int argc, char **argv)
 {
-    int rank, nranks;
-    struct bench_opts opts;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     /* Empty messages carry no bandwidth, so sizes start at 1 byte. */
-    int status = bench_parse_args(argc, argv, "Bi-directional bandwidth", 1,
-                                  &opts, rank);
-    if (status == 0 && opts.min_bytes == 0)
-        opts.min_bytes = 1;
-    if (status != 0) {
-        MPI_Finalize();
-        return status < 0 ? 1 : 0;
-    }
-    bench_require_two(nranks, rank);
-
-    unsigned char *sbuf = bench_alloc(opts.max_bytes, 0xa5);
-    unsigned char *rbuf = bench_alloc(opts.max_bytes, 0x5a);
-    if (rank == 0)
-        bench_header("zmpi bench: bi-directional bandwidth, window of 64",
-                     "MB_per_s", &opts, nranks);
-
-    int index = 0;
-    for (size_t size = bench_first_size(&opts); size <= opts.max_bytes;
-         size = bench_next_size(size), index++)
-        measure_size(sbuf, rbuf, size, index, rank, opts.iter_factor);
-
-    free(sbuf);
-    free(rbuf);
-    MPI_Finalize();
-    return 0;
+    return bench_main(argc, argv, "Bi-directional bandwidth", 1,
+                      "zmpi bench: bi-directional bandwidth, window of 64",
+                      "MB_per_s", measure_size);
 }

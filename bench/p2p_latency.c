@@ -78,33 +78,7 @@ static void measure_size(unsigned char *sbuf, unsigned char *rbuf,
 
 int main(int argc, char **argv)
 {
-    int rank, nranks;
-    struct bench_opts opts;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int status = bench_parse_args(argc, argv, "Ping-pong latency", 0, &opts,
-                                  rank);
-    if (status != 0) {
-        MPI_Finalize();
-        return status < 0 ? 1 : 0;
-    }
-    bench_require_two(nranks, rank);
-
-    unsigned char *sbuf = bench_alloc(opts.max_bytes, 0xa5);
-    unsigned char *rbuf = bench_alloc(opts.max_bytes, 0x5a);
-    if (rank == 0)
-        bench_header("zmpi bench: ping-pong latency (half round trip)",
-                     "latency_us", &opts, nranks);
-
-    int index = 0;
-    for (size_t size = bench_first_size(&opts); size <= opts.max_bytes;
-         size = bench_next_size(size), index++)
-        measure_size(sbuf, rbuf, size, index, rank, opts.iter_factor);
-
-    free(sbuf);
-    free(rbuf);
-    MPI_Finalize();
-    return 0;
+    return bench_main(argc, argv, "Ping-pong latency", 0,
+                      "zmpi bench: ping-pong latency (half round trip)",
+                      "latency_us", measure_size);
 }
