@@ -29,20 +29,7 @@ fail() {
 }
 
 # The same hello program serves both languages.
-cat >"$tmp/hello.c" <<'SRC'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    printf("hello from rank %d of %d\n", rank, size);
-    MPI_Finalize();
-    return 0;
-}
-SRC
+cp "$(dirname "$0")/hello.c" "$tmp/hello.c"
 cp "$tmp/hello.c" "$tmp/hello.cpp"
 
 # try_lang LANG SOURCE WRAPPER: configures, builds and runs one project.

@@ -40,20 +40,7 @@ for f in bin/zmpicc bin/zmpicxx bin/zmpirun lib/pkgconfig/zmpi.pc \
     [ -e "$p/$f" ] || fail "$f not installed"
 done
 
-cat >"$tmp/hello.c" <<'SRC'
-#include <mpi.h>
-#include <stdio.h>
-int main(int argc, char **argv)
-{
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    printf("hello from rank %d of %d\n", rank, size);
-    MPI_Finalize();
-    return 0;
-}
-SRC
+cp "$(dirname "$0")/hello.c" "$tmp/hello.c"
 
 out=$("$p/bin/zmpicc" -showme:incdirs)
 [ "$out" = "$p/include" ] || fail "moved zmpicc looks for headers in '$out'"
