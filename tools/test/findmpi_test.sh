@@ -6,30 +6,20 @@
 # Exits 77 (skipped) if libzmpi is not built.
 
 [ $# -eq 6 ] || { echo "usage: findmpi_test.sh WRAPDIR ZMPIRUN LIBDIR CMAKE CC CXX"; exit 2; }
-abspath() {
-    case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 WRAPDIR=$(abspath "$1")
 ZMPIRUN=$(abspath "$2")
 LIBDIR=$(abspath "$3")
 CMAKE=$4
 CC=$5
 CXX=$6
-if [ ! -e "$LIBDIR/libzmpi.so" ] || [ ! -e "$LIBDIR/libzmpi_main.a" ]; then
+if ! have_libzmpi "$LIBDIR"; then
     echo "SKIP: no libzmpi.so/libzmpi_main.a in $LIBDIR"
     exit 77
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # The same hello program serves both languages.
-cp "$(dirname "$0")/hello.c" "$tmp/hello.c"
+cp "$testdir/hello.c" "$tmp/hello.c"
 cp "$tmp/hello.c" "$tmp/hello.cpp"
 
 # try_lang LANG SOURCE WRAPPER: configures, builds and runs one project.

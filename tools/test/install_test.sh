@@ -7,20 +7,13 @@
 # Exits 77 (skipped) if libzmpi is not built.
 
 [ $# -eq 2 ] || { echo "usage: install_test.sh CMAKE BUILDDIR"; exit 2; }
+. "$(dirname "$0")/lib.sh"
 CMAKE=$1
 BUILDDIR=$2
-if [ ! -e "$BUILDDIR/libzmpi.so" ] || [ ! -e "$BUILDDIR/libzmpi_main.a" ]; then
+if ! have_libzmpi "$BUILDDIR"; then
     echo "SKIP: no libzmpi.so/libzmpi_main.a in $BUILDDIR"
     exit 77
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # check_hello CMD...: runs CMD (a launcher and program); all 4 ranks greet.
 check_hello() {
@@ -40,7 +33,7 @@ for f in bin/zmpicc bin/zmpicxx bin/zmpirun lib/pkgconfig/zmpi.pc \
     [ -e "$p/$f" ] || fail "$f not installed"
 done
 
-cp "$(dirname "$0")/hello.c" "$tmp/hello.c"
+cp "$testdir/hello.c" "$tmp/hello.c"
 
 out=$("$p/bin/zmpicc" -showme:incdirs)
 [ "$out" = "$p/include" ] || fail "moved zmpicc looks for headers in '$out'"

@@ -7,24 +7,13 @@
 # Exits 77 (skipped) after the library-free checks if libzmpi is not built.
 
 [ $# -eq 3 ] || { echo "usage: wrapper_test.sh WRAPDIR ZMPIRUN LIBDIR"; exit 2; }
-# Absolute paths, since the test works in a directory of its own.
-abspath() {
-    case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac
-}
+. "$(dirname "$0")/lib.sh"
 WRAPDIR=$(abspath "$1")
 ZMPIRUN=$(abspath "$2")
 LIBDIR=$(abspath "$3")
 CC="$WRAPDIR/zmpicc"
 CXX="$WRAPDIR/zmpicxx"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # has TEXT WORD: true if WORD occurs in TEXT as a whole word.
 has() {
@@ -185,7 +174,7 @@ run "$CC" -Iinc -DEXTRA=5 '-DMSG="hello world"' -c -MMD -o main.o main.c
 run "$CC" --version
 "$CC" >/dev/null 2>&1 && fail "zmpicc with no arguments succeeded"
 
-if [ ! -e "$LIBDIR/libzmpi.so" ] || [ ! -e "$LIBDIR/libzmpi_main.a" ]; then
+if ! have_libzmpi "$LIBDIR"; then
     echo "SKIP: no libzmpi.so/libzmpi_main.a in $LIBDIR ($failures failures so far)"
     [ "$failures" -eq 0 ] && exit 77
     exit 1

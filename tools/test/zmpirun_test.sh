@@ -4,14 +4,7 @@
 # Usage: zmpirun_test.sh <path to zmpirun>
 
 ZMPIRUN=${1:?usage: zmpirun_test.sh ZMPIRUN}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
 
 # expect_status WANT CMD...: runs CMD and compares its exit status.
 expect_status() {
