@@ -1,8 +1,8 @@
 # lib.sh: what the tool tests share.  Sourced, not run:
 #   . "$(dirname "$0")/lib.sh"
 # It sets $testdir, makes a temporary directory $tmp (removed when the test
-# exits), and
-# counts failures reported with fail; each test ends with its own summary.
+# exits), and counts failures reported with fail; each test ends with its
+# own summary.
 
 # The directory of the tests' own files, absolute, for use after a cd.
 testdir=$(cd "$(dirname "$0")" && pwd) || exit 1
