@@ -13,6 +13,7 @@
 #include <link.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +50,28 @@ static int clear_pie_mark(int fd, size_t size)
     return rc;
 }
 
-/* Nonzero if a debugger is attached (TracerPid in /proc/self/status). */
+/* Nonzero if a debugger was attached when the first copy was made
+ * (TracerPid in /proc/self/status).  Read once: every rank asks, at start
+ * and at end, and a debugger attached later finds the copies already
+ * loaded and named by then. */
 static int traced(void)
 {
+    static _Atomic int cached = -1;
+    int t = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (t >= 0)
+        return t;
     char line[128];
     int pid = 0;
     FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "TracerPid: %d", &pid) == 1)
-            break;
-    fclose(f);
-    return pid != 0;
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "TracerPid: %d", &pid) == 1)
+                break;
+        fclose(f);
+    }
+    t = pid != 0;
+    atomic_store_explicit(&cached, t, memory_order_relaxed);
+    return t;
 }
 
 /* Copy the running program's file to `path`; 0 on success. */
