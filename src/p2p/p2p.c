@@ -357,11 +357,13 @@ static inline void recv_prepare(zm_p2p_rank_t *me, const zm_p2p_comm_t *c, void 
  * A rank that blocks in MPI_Recv while alone on its worker polls instead of
  * parking.  Rather than a request in its posted queue, it offers the
  * receive in its slot: match pattern, capacity and buffer in the same cache
- * line as its lock.  A sender that matches it copies the payload (into the
- * slot itself when it is tiny), writes the status over the pattern and
- * marks the slot filled, all in the line it already holds for the lock; the
- * poller reads the one line back.  A request's lines and the receive
- * buffer's line never travel, which halves a cross-worker round trip.
+ * line as its lock.  A sender that matches it copies the payload into the
+ * buffer, writes the status over the pattern and marks the slot filled, all
+ * in the line it already holds for the lock; the poller reads that line and
+ * the buffer's back.  The request's lines never travel, which halves a
+ * cross-worker round trip.  (Putting tiny payloads into the slot line too
+ * was measured slower: the filled mark then arrives before the sender has
+ * armed its own slot for the reply.)
  *
  * The slot is armed only while the posted queue is empty, so it is always
  * the oldest posted receive and matching order is kept.  A matching message

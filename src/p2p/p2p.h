@@ -116,7 +116,7 @@ typedef struct zmpi_request {
  * switch), which is most of a cross-worker round trip. */
 #define ZM_P2P_WAIT_SPINS 20000
 
-/* Bytes of payload a sender may put straight into the receive slot. */
+/* Largest message that may wait in a rank's slot as mail. */
 #define ZM_P2P_SLOT_INLINE 16
 
 /* States of a rank's slot.  ARMED, FILLED, NUDGED and COPYING belong to a
@@ -140,7 +140,7 @@ typedef struct zm_p2p_rank {
     int slot_tag;                  /* armed: tag pattern; filled: tag */
     uint32_t slot_bytes;           /* armed: capacity; filled: bytes */
     void *slot_buf;                /* armed: the contiguous receive buffer */
-    unsigned char slot_inline[ZM_P2P_SLOT_INLINE]; /* filled, mail: payload */
+    unsigned char slot_inline[ZM_P2P_SLOT_INLINE]; /* mail: payload */
     zm_dlink_t unexp;              /* unexpected messages, oldest first */
     zm_ult_t *ult;                 /* the rank's ULT */
     int world_rank;                /* its index */
