@@ -63,6 +63,20 @@ void zm_dt_unpack(void *buf, size_t count, const zm_dt_t *dt, const void *in, si
 void zm_dt_copy(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                 const void *sbuf, size_t scount, const zm_dt_t *sdt, size_t bytes);
 
+/* The predefined datatype that all data of `dt` is made of, or NULL when
+ * `dt` mixes different predefined types.  Reductions use it to pick a
+ * kernel: (buf, count, dt) then holds zm_dt_bytes(dt, count) /
+ * basic->size elements of `basic`.  Any thread; the result is owned by the
+ * datatype layer and lives as long as `dt`. */
+const zm_dt_t *zm_dt_basic(const zm_dt_t *dt);
+
+/* Keep `dt` alive while an operation (a request, a non-blocking
+ * collective) still uses it, even if the user frees it; release drops that
+ * hold.  Predefined types are never freed, so both are no-ops for them.
+ * Any thread. */
+void zm_dt_retain(const zm_dt_t *dt);
+void zm_dt_release(const zm_dt_t *dt);
+
 /* Nonzero if `dt` looks like a valid datatype object. */
 static inline int zm_dt_valid(const zm_dt_t *dt)
 {
