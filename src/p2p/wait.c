@@ -50,23 +50,21 @@ static int wait_register(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n, int ne
 }
 
 /* Take `me` back out of requests that did not complete; returns how many
- * had been completed by someone else after registering. */
+ * registrations were withdrawn.  The others were taken by completers. */
 static int wait_unregister(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n)
 {
-    int taken = 0;
+    int withdrawn = 0;
     for (int i = 0; i < n; i++) {
         zm_req_t *r = reqs[i];
         uintptr_t expect = (uintptr_t)me;
         if (!r)
             continue;
-        if (atomic_compare_exchange_strong_explicit(&r->cstate, &expect, ZM_REQ_PENDING,
-                                                    memory_order_acq_rel,
-                                                    memory_order_acquire))
-            continue;
-        if (expect == ZM_REQ_DONE)
-            taken++;
+        withdrawn += atomic_compare_exchange_strong_explicit(&r->cstate, &expect,
+                                                             ZM_REQ_PENDING,
+                                                             memory_order_acq_rel,
+                                                             memory_order_acquire);
     }
-    return taken;
+    return withdrawn;
 }
 
 static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
@@ -138,12 +136,14 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
      * already took a registration finish their decrement, so `pending` is
      * quiet before the next wait reuses it. */
     zm_spin_lock(&me->lock);
-    int taken = wait_unregister(me, reqs, n);
+    /* A request found DONE here may have been DONE before we registered
+     * (counted in n_done); only registrations we did not withdraw were
+     * taken by a completer, which decrements `pending` once. */
+    int taken = reg - wait_unregister(me, reqs, n);
     zm_spin_unlock(&me->lock);
     int expect = 2 - 1 - n_done - taken;
     while (atomic_load_explicit(&me->pending, memory_order_acquire) != expect)
         zm_arch_cpu_relax();
-    (void)reg;
 }
 
 void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len)
