@@ -19,6 +19,23 @@ static int wait_commit(void *arg)
     return atomic_fetch_sub_explicit(&me->pending, 1, memory_order_acq_rel) == 1;
 }
 
+/* Waiting for any, `pending` starts at ANY_GUARD + 1 and every completer
+ * that takes a registration subtracts 1, waking the rank if it saw exactly
+ * 1.  Completers alone can never bring it that low while the guard is in;
+ * dropping the guard (on parking, or on finding a request already complete)
+ * leaves 1 if nobody completed yet, so exactly one later completer wakes
+ * the rank, and 0 or less otherwise, so none does. */
+#define ANY_GUARD (1 << 30)
+
+/* Park commit waiting for any: drop the guard; stay running if a completer
+ * already came. */
+static int wait_commit_any(void *arg)
+{
+    zm_p2p_rank_t *me = arg;
+    return atomic_fetch_sub_explicit(&me->pending, ANY_GUARD, memory_order_acq_rel) -
+           ANY_GUARD <= 0;
+}
+
 /* Register `me` in every pending request; returns how many registered and
  * how many were found already complete. */
 static int wait_register(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n, int need_all,
@@ -40,9 +57,10 @@ static int wait_register(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n, int ne
             if (!me->wait_req)
                 me->wait_req = r;
         } else {
-            /* Already complete: it no longer counts (all), or it is the one
-             * completion we needed (any). */
-            atomic_fetch_sub_explicit(&me->pending, 1, memory_order_relaxed);
+            /* Already complete: it no longer counts (all), or it is the
+             * completion we needed (any; counted once by the caller). */
+            if (need_all)
+                atomic_fetch_sub_explicit(&me->pending, 1, memory_order_relaxed);
             (*n_done)++;
         }
     }
@@ -118,30 +136,32 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
         return;
     me = zm_p2p_self();
     me->wait_req = NULL;
-    atomic_store_explicit(&me->pending, need_all ? 1 : 2, memory_order_relaxed);
+    atomic_store_explicit(&me->pending, need_all ? 1 : ANY_GUARD + 1, memory_order_relaxed);
     /* Receives may be completed by a sender holding our lock with a plain
      * store (p2p.c, complete_locked), so we register under that lock. */
     zm_spin_lock(&me->lock);
     reg = wait_register(me, reqs, n, need_all, &n_done);
     zm_spin_unlock(&me->lock);
-    if (!need_all && n_done > 0)
-        atomic_fetch_sub_explicit(&me->pending, 1, memory_order_acq_rel);
-    else if (need_all && atomic_load_explicit(&me->pending, memory_order_acquire) == 1)
+    if (!need_all && n_done > 0) {
+        /* Take the needed unit ourselves together with the guard: no
+         * completer can see 1 afterwards, so none wakes a running rank. */
+        atomic_fetch_sub_explicit(&me->pending, ANY_GUARD + 1, memory_order_acq_rel);
+    } else if (need_all && atomic_load_explicit(&me->pending, memory_order_acquire) == 1) {
         atomic_store_explicit(&me->pending, 0, memory_order_relaxed); /* all done already */
-    else
-        zm_ult_park(wait_commit, me);
+    } else {
+        zm_ult_park(need_all ? wait_commit : wait_commit_any, me);
+    }
     if (need_all)
         return; /* every registration was consumed by a completer */
     /* Waiting for any: withdraw from the rest, then let completers that
      * already took a registration finish their decrement, so `pending` is
-     * quiet before the next wait reuses it. */
+     * quiet before the next wait reuses it.  A request found DONE here may
+     * have been DONE before we registered (counted in n_done); only the
+     * registrations we could not withdraw were taken by completers. */
     zm_spin_lock(&me->lock);
-    /* A request found DONE here may have been DONE before we registered
-     * (counted in n_done); only registrations we did not withdraw were
-     * taken by a completer, which decrements `pending` once. */
     int taken = reg - wait_unregister(me, reqs, n);
     zm_spin_unlock(&me->lock);
-    int expect = 2 - 1 - n_done - taken;
+    int expect = 1 - (n_done > 0) - taken;
     while (atomic_load_explicit(&me->pending, memory_order_acquire) != expect)
         zm_arch_cpu_relax();
 }
