@@ -16,7 +16,7 @@
 #include "zt.h"
 
 #define NREQ 4
-#define ROUNDS 3000
+#define ROUNDS 1000
 
 int main(int argc, char **argv)
 {
