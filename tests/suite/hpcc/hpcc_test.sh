@@ -4,6 +4,7 @@
 # and run under zmpirun on 2 and 64 ranks (issue 5).
 #
 #   hpcc_test.sh ZMPICC ZMPIRUN
+#   hpcc_test.sh --check HPCCOUTF NP    (only check an existing output file)
 #
 # HPCC's source is not part of zmpi: the script fetches Debian's copy of the
 # upstream tarball (hpcc_1.5.0.orig.tar.gz) with apt-get source, adding a
@@ -28,8 +29,75 @@
 #                       link lines (for trying out an extra object while
 #                       developing; the test itself sets neither)
 
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# ---- Checking HPCC's output ---------------------------------------------
+
+# value KEY FILE: the value of KEY=... in the summary section.
+value() {
+    sed -n "s/^$1=//p" "$2" | head -n 1
+}
+
+# positive KEY FILE: KEY is in the summary and greater than zero.
+positive() {
+    v=$(value "$1" "$2")
+    [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'
+}
+
+# check_output FILE NP LABEL: HPCC's own verdicts for every test it ran.
+check_output() {
+    f=$1 np=$2 label=$3
+    [ -s "$f" ] || { fail "$label: no hpccoutf.txt"; return; }
+    grep -q "^End of HPC Challenge tests\." "$f" ||
+        fail "$label: HPCC did not reach its end"
+    [ "$(value Success "$f")" = 1 ] ||
+        fail "$label: HPCC's overall verdict is not Success=1"
+    [ "$(value HPLMaxProcs "$f")" = "$np" ] ||
+        fail "$label: HPCC saw $(value HPLMaxProcs "$f") ranks, not $np"
+    # HPL, and PTRANS which uses HPL's checks: residuals passed, none failed.
+    grep -q "^||Ax-b||_oo/.*PASSED" "$f" ||
+        fail "$label: no passed HPL residual check"
+    grep -q "tests completed and failed residual checks" "$f" &&
+        [ -z "$(grep "tests completed and failed residual checks" "$f" | grep -v "^ *0 tests")" ] ||
+        fail "$label: HPL or PTRANS failed a residual check"
+    if grep -q "FAILED" "$f"; then
+        fail "$label: FAILED in the output"
+    fi
+    [ -n "$(value PTRANS_residual "$f")" ] ||
+        fail "$label: no PTRANS result"
+    # RandomAccess (MPI, star, and their LCG variants): HPCC accepts up to 1%
+    # wrong table entries and says passed or failed.
+    [ "$(grep -c "errors in .* locations (passed)" "$f")" -ge 4 ] ||
+        fail "$label: RandomAccess did not pass its four checks"
+    grep -q "locations (failed)" "$f" && fail "$label: RandomAccess check failed"
+    grep -q "Solution Validates" "$f" || fail "$label: STREAM did not validate"
+    # DGEMM, STREAM, FFT, RandomAccess: ranks whose own check failed.
+    if grep "^Node(s) with error" "$f" | grep -qv "error 0$"; then
+        fail "$label: some rank failed a local check (Node(s) with error)"
+    fi
+    [ "$(value MPIFFT_Procs "$f")" = "$np" ] || fail "$label: MPI FFT did not use $np ranks"
+    for k in HPL_Tflops PTRANS_GBs MPIRandomAccess_GUPs StarSTREAM_Triad \
+             MPIFFT_Gflops StarDGEMM_Gflops MaxPingPongLatency_usec; do
+        positive "$k" "$f" || fail "$label: result $k missing or not positive"
+    done
+    echo "hpcc_test: $label: HPL scaled residual $(sed -n 's/^||Ax-b||_oo.*= *\([0-9.e+-]*\) .*/\1/p' "$f" | head -n 1)," \
+        "MPIRandomAccess errors $(value MPIRandomAccess_Errors "$f")," \
+        "MPIFFT maxErr $(value MPIFFT_maxErr "$f")"
+}
+
+# "--check FILE NP" only checks an existing hpccoutf.txt from NP ranks.
+if [ "${1-}" = --check ] && [ $# -eq 3 ]; then
+    check_output "$2" "$3" "$2"
+    [ "$failures" -eq 0 ] && echo "hpcc_test: all checks passed"
+    [ "$failures" -eq 0 ]
+    exit
+fi
 if [ $# -ne 2 ]; then
-    echo "usage: $0 ZMPICC ZMPIRUN" >&2
+    echo "usage: $0 ZMPICC ZMPIRUN  or  $0 --check HPCCOUTF NP" >&2
     exit 2
 fi
 
@@ -50,11 +118,6 @@ if [ "${HPCC_KEEP-0}" = 1 ]; then
 else
     trap 'rm -rf "$work"' EXIT
 fi
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 skip() {
     echo "SKIP: $*"
     exit 77
@@ -137,60 +200,6 @@ build() {
         return 1
     fi
     echo "$src/hpcc"
-}
-
-# ---- Checking HPCC's output ---------------------------------------------
-
-# value KEY FILE: the value of KEY=... in the summary section.
-value() {
-    sed -n "s/^$1=//p" "$2" | head -n 1
-}
-
-# positive KEY FILE: KEY is in the summary and greater than zero.
-positive() {
-    v=$(value "$1" "$2")
-    [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'
-}
-
-# check_output FILE NP LABEL: HPCC's own verdicts for every test it ran.
-check_output() {
-    f=$1 np=$2 label=$3
-    [ -s "$f" ] || { fail "$label: no hpccoutf.txt"; return; }
-    grep -q "^End of HPC Challenge tests\." "$f" ||
-        fail "$label: HPCC did not reach its end"
-    [ "$(value Success "$f")" = 1 ] ||
-        fail "$label: HPCC's overall verdict is not Success=1"
-    [ "$(value HPLMaxProcs "$f")" = "$np" ] ||
-        fail "$label: HPCC saw $(value HPLMaxProcs "$f") ranks, not $np"
-    # HPL, and PTRANS which uses HPL's checks: residuals passed, none failed.
-    grep -q "^||Ax-b||_oo/.*PASSED" "$f" ||
-        fail "$label: no passed HPL residual check"
-    grep -q "tests completed and failed residual checks" "$f" &&
-        [ -z "$(grep "tests completed and failed residual checks" "$f" | grep -v "^ *0 tests")" ] ||
-        fail "$label: HPL or PTRANS failed a residual check"
-    if grep -q "FAILED" "$f"; then
-        fail "$label: FAILED in the output"
-    fi
-    [ -n "$(value PTRANS_residual "$f")" ] ||
-        fail "$label: no PTRANS result"
-    # RandomAccess (MPI, star, and their LCG variants): HPCC accepts up to 1%
-    # wrong table entries and says passed or failed.
-    [ "$(grep -c "errors in .* locations (passed)" "$f")" -ge 4 ] ||
-        fail "$label: RandomAccess did not pass its four checks"
-    grep -q "locations (failed)" "$f" && fail "$label: RandomAccess check failed"
-    grep -q "Solution Validates" "$f" || fail "$label: STREAM did not validate"
-    # DGEMM, STREAM, FFT, RandomAccess: ranks whose own check failed.
-    if grep "^Node(s) with error" "$f" | grep -qv "error 0$"; then
-        fail "$label: some rank failed a local check (Node(s) with error)"
-    fi
-    [ "$(value MPIFFT_Procs "$f")" = "$np" ] || fail "$label: MPI FFT did not use $np ranks"
-    for k in HPL_Tflops PTRANS_GBs MPIRandomAccess_GUPs StarSTREAM_Triad \
-             MPIFFT_Gflops StarDGEMM_Gflops MaxPingPongLatency_usec; do
-        positive "$k" "$f" || fail "$label: result $k missing or not positive"
-    done
-    echo "hpcc_test: $label: HPL scaled residual $(sed -n 's/^||Ax-b||_oo.*= *\([0-9.e+-]*\) .*/\1/p' "$f" | head -n 1)," \
-        "MPIRandomAccess errors $(value MPIRandomAccess_Errors "$f")," \
-        "MPIFFT maxErr $(value MPIFFT_maxErr "$f")"
 }
 
 # run_one LABEL NP DIR CMD...: runs HPCC with hpccinf_NP.txt in DIR (HPCC
