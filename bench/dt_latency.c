@@ -22,10 +22,11 @@
  *            8 B to 16 KiB and totals of 4 KiB to 16 MiB.
  *
  * Both ranks send and receive with derived types.  For every problem size
- * the receiver checks, once after the warm-up and once after the timed
- * loop, every byte the message should write (against a reference layout
- * described without MPI, see dt_common.h) and that no byte outside it was
- * written.  Printed per size: the series, the payload in bytes, half the
+ * the data is checked against reference layouts described without MPI
+ * (see dt_common.h): first the byte order of each message on its own (sent
+ * with the type and received as bytes, then back), then after the warm-up
+ * and after the timed loop every byte each receiver should have written,
+ * and that no byte outside was written.  Printed per size: the series, the payload in bytes, half the
  * average round trip in microseconds and the problem shape.
  */
 #include "dt_common.h"
@@ -442,6 +443,44 @@ static void check_received(const struct dt_case *c, unsigned char *rbuf,
     dt_check_untouched(rbuf, c->buf_bytes, what);
 }
 
+/*
+ * Checks the order of the bytes in each message independently of the
+ * other side's type, which a ping-pong with matching types on both sides
+ * cannot do (an engine that permutes both the same way would pass): rank 0
+ * sends with its send type and rank 1 receives plain bytes and compares
+ * them with the reference order; rank 1 sends those bytes back and rank 0
+ * receives them with its receive type and checks its buffer.  Leaves rbuf
+ * all DT_FILL on rank 0.
+ */
+static void check_order(const struct dt_case *c, unsigned char *sbuf,
+                        unsigned char *rbuf, int rank, int index)
+{
+    char what[128];
+    snprintf(what, sizeof(what), "dt_latency %s %s (order)", c->series,
+             c->shape);
+    for (int m = 0; m < c->nmsgs && rank < 2; m++) {
+        const struct dt_msg *msg = &c->msg[m];
+        size_t bytes = dt_layout_bytes(&msg->send);
+        struct dt_layout flat = dt_layout_block(0, bytes);
+        if (rank == 0) {
+            MPI_Send(sbuf + msg->sptr, 1, msg->stype, 1, m, MPI_COMM_WORLD);
+            MPI_Recv(rbuf + msg->rptr, 1, msg->rtype, 1, m, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            dt_check(rbuf, &msg->recv, &msg->send, dt_seed(0, index), 1,
+                     what);
+            continue;
+        }
+        unsigned char *flat_buf = bench_alloc(bytes, DT_FILL);
+        MPI_Recv(flat_buf, (int)bytes, MPI_BYTE, 0, m, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        dt_check(flat_buf, &flat, &msg->send, dt_seed(0, index), 0, what);
+        MPI_Send(flat_buf, (int)bytes, MPI_BYTE, 0, m, MPI_COMM_WORLD);
+        free(flat_buf);
+    }
+    if (rank == 0)
+        dt_check_untouched(rbuf, c->buf_bytes, what);
+}
+
 /* Checks that MPI sees the types as the reference layouts do (size and a
  * true extent inside the buffer); calls MPI_Abort otherwise. */
 static void check_types(const struct dt_case *c)
@@ -495,6 +534,7 @@ static void run_case(struct dt_case *c, void (*make_types)(struct dt_case *),
         for (int m = 0; m < c->nmsgs; m++)
             dt_fill(sbuf, &c->msg[m].send, dt_seed(rank, index));
     }
+    check_order(c, sbuf, rbuf, rank, index);
     ping_pong(c, sbuf, rbuf, it.warmup, rank);
     if (active)
         check_received(c, rbuf, peer, index);
