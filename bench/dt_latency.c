@@ -53,6 +53,13 @@ static const struct bench_policy dt_policy = {
     .bytes_per_iter = 1.0,
 };
 
+/* The timed loop of one size is also cut to about this many seconds (times
+ * -x), judged from the warm-up, but keeps at least MIN_TIMED round trips:
+ * some MPIs take milliseconds per round trip for small strided payloads,
+ * which would otherwise make one run last many minutes. */
+#define SIZE_SECONDS 0.5
+#define MIN_TIMED 3
+
 /* One message of a round: its layout and MPI type on each side. */
 struct dt_msg {
     struct dt_layout send; /* Reference layout in the send buffer. */
@@ -515,6 +522,22 @@ static void free_types(struct dt_case *c)
     }
 }
 
+/* Returns the timed round trips for a size whose warm-up of it.warmup
+ * round trips took warm seconds: it.timed, cut to about SIZE_SECONDS *
+ * factor seconds but not below MIN_TIMED (or it.timed if smaller).  Only
+ * rank 0's value counts; it is broadcast. */
+static long capped_iters(struct bench_iters it, double warm, double factor)
+{
+    double per_iter = warm / (double)it.warmup;
+    if (!(per_iter > 0.0))
+        return it.timed;
+    double cap = SIZE_SECONDS * factor / per_iter;
+    long floor = it.timed < MIN_TIMED ? it.timed : MIN_TIMED;
+    if (cap < (double)it.timed)
+        return (long)cap > floor ? (long)cap : floor;
+    return it.timed;
+}
+
 /* Measures one planned case: types, buffers, warm-up, check, timed run,
  * check, and the output line on rank 0.  Ranks above 1 only take part in
  * the barriers. */
@@ -535,9 +558,11 @@ static void run_case(struct dt_case *c, void (*make_types)(struct dt_case *),
             dt_fill(sbuf, &c->msg[m].send, dt_seed(rank, index));
     }
     check_order(c, sbuf, rbuf, rank, index);
-    ping_pong(c, sbuf, rbuf, it.warmup, rank);
+    double warm = ping_pong(c, sbuf, rbuf, it.warmup, rank);
     if (active)
         check_received(c, rbuf, peer, index);
+    it.timed = capped_iters(it, warm, factor);
+    MPI_Bcast(&it.timed, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     double elapsed = ping_pong(c, sbuf, rbuf, it.timed, rank);
     if (active)
         check_received(c, rbuf, peer, index);
