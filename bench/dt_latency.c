@@ -54,9 +54,10 @@ static const struct bench_policy dt_policy = {
 };
 
 /* The timed loop of one size is also cut to about this many seconds (times
- * -x), judged from the warm-up, but keeps at least MIN_TIMED round trips:
- * some MPIs take milliseconds per round trip for small strided payloads,
- * which would otherwise make one run last many minutes. */
+ * -x) and the warm-up to a fifth of it, judged from the first round trip
+ * and the warm-up, but at least MIN_TIMED round trips are timed: some MPIs
+ * take milliseconds per round trip for small strided payloads, which would
+ * otherwise make one run last many minutes. */
 #define SIZE_SECONDS 0.5
 #define MIN_TIMED 3
 
@@ -522,20 +523,40 @@ static void free_types(struct dt_case *c)
     }
 }
 
-/* Returns the timed round trips for a size whose warm-up of it.warmup
- * round trips took warm seconds: it.timed, cut to about SIZE_SECONDS *
- * factor seconds but not below MIN_TIMED (or it.timed if smaller).  Only
- * rank 0's value counts; it is broadcast. */
-static long capped_iters(struct bench_iters it, double warm, double factor)
+/* Returns count cut to what fits in seconds when one round trip takes
+ * per_iter seconds, but not below floor (or count if smaller).  Only rank
+ * 0's value counts; the caller broadcasts it. */
+static long fit_iters(long count, double per_iter, double seconds,
+                      long floor)
 {
-    double per_iter = warm / (double)it.warmup;
-    if (!(per_iter > 0.0))
-        return it.timed;
-    double cap = SIZE_SECONDS * factor / per_iter;
-    long floor = it.timed < MIN_TIMED ? it.timed : MIN_TIMED;
-    if (cap < (double)it.timed)
-        return (long)cap > floor ? (long)cap : floor;
-    return it.timed;
+    if (floor > count)
+        floor = count;
+    if (!(per_iter > 0.0) || seconds / per_iter >= (double)count)
+        return count;
+    long fit = (long)(seconds / per_iter);
+    return fit > floor ? fit : floor;
+}
+
+/*
+ * Runs the warm-up of a case and returns the number of timed round trips:
+ * one round trip first, then the rest of it.warmup cut to a fifth of
+ * SIZE_SECONDS * factor, and it.timed cut to SIZE_SECONDS * factor, both
+ * judged from rank 0's clock and broadcast so that both ranks agree.
+ */
+static long warm_up(const struct dt_case *c, unsigned char *sbuf,
+                    unsigned char *rbuf, struct bench_iters it, int rank,
+                    double factor)
+{
+    double first = ping_pong(c, sbuf, rbuf, 1, rank);
+    long more = fit_iters(it.warmup - 1, first, SIZE_SECONDS * factor / 5,
+                          0);
+    MPI_Bcast(&more, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    double rest = ping_pong(c, sbuf, rbuf, more, rank);
+    double per_iter = more > 0 ? rest / (double)more : first;
+    long timed = fit_iters(it.timed, per_iter, SIZE_SECONDS * factor,
+                           MIN_TIMED);
+    MPI_Bcast(&timed, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    return timed;
 }
 
 /* Measures one planned case: types, buffers, warm-up, check, timed run,
@@ -558,11 +579,9 @@ static void run_case(struct dt_case *c, void (*make_types)(struct dt_case *),
             dt_fill(sbuf, &c->msg[m].send, dt_seed(rank, index));
     }
     check_order(c, sbuf, rbuf, rank, index);
-    double warm = ping_pong(c, sbuf, rbuf, it.warmup, rank);
+    it.timed = warm_up(c, sbuf, rbuf, it, rank, factor);
     if (active)
         check_received(c, rbuf, peer, index);
-    it.timed = capped_iters(it, warm, factor);
-    MPI_Bcast(&it.timed, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     double elapsed = ping_pong(c, sbuf, rbuf, it.timed, rank);
     if (active)
         check_received(c, rbuf, peer, index);
