@@ -78,6 +78,11 @@ def parse_args(argv):
                    help="output directory (default bench/results)")
     p.add_argument("--build-dir", help="where binaries go (default: a "
                    "temporary directory, removed at the end)")
+    p.add_argument("--note", help="a remark printed at the top of dt.md "
+                   "(e.g. on the machine's load)")
+    p.add_argument("--report-from", metavar="JSON", help="write dt.md and "
+                   "the plots again from an earlier dt.json, without "
+                   "running anything (--note replaces its remark)")
     p.add_argument("--plot-from", metavar="JSON", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.only = [x for x in args.only.split(",") if x]
@@ -417,6 +422,8 @@ def header_lines(meta):
     for fam, why in meta["missing"].items():
         if why:
             out.append("- %s missing: %s" % (fam, why))
+    if meta.get("note"):
+        out.append("- note: %s" % meta["note"])
     return out + [""]
 
 
@@ -560,6 +567,7 @@ def print_tables(best, shapes, pack_best):
 def write_results(args, meta, runs, build_cmds):
     """Writes dt.json, dt.md and the plots; prints the tables."""
     os.makedirs(args.out, exist_ok=True)
+    meta["build_commands"] = build_cmds
     best, median, shapes = aggregate_latency(runs)
     pack_best = aggregate_pack(runs)
     results = {"meta": meta, "best": best, "median": median,
@@ -578,6 +586,25 @@ def write_results(args, meta, runs, build_cmds):
     print("\n" + "\n".join(summary_lines(meta, best, pack_best)))
 
 
+def report_only(args):
+    """The --report-from mode: rewrites dt.md, dt.json and the plots from
+    the runs recorded in an earlier dt.json."""
+    with open(args.report_from) as f:
+        old = json.load(f)
+    meta = old["meta"]
+    if args.note is not None:
+        meta["note"] = args.note
+    runs = old["runs"]
+    for rec in runs:
+        # JSON turned the integer keys into strings.
+        rec["data"] = {k: {int(p): v for p, v in d.items()}
+                       for k, d in rec["data"].items()}
+        if rec["item"] == "pack":
+            rec["data"] = {int(k): d for k, d in rec["data"].items()}
+    write_results(args, meta, runs, meta.get("build_commands", []))
+    return 0
+
+
 def plot_only(args):
     """The --plot-from mode: draws the plots of an existing JSON file."""
     with open(args.plot_from) as f:
@@ -590,6 +617,8 @@ def main(argv):
     args = parse_args(argv)
     if args.plot_from:
         return plot_only(args)
+    if args.report_from:
+        return report_only(args)
     tools, reasons = p2p.family_tools(args)
     wanted = {p2p.family_of(c) for c in args.configs}
     tools = {f: t for f, t in tools.items() if f in wanted}
@@ -607,7 +636,7 @@ def main(argv):
     meta = {"machine": p2p.machine_info(tools), "rounds": args.rounds,
             "configs": args.configs, "items": args.only,
             "missing": {f: reasons[f] for f in sorted(wanted)},
-            "openmpi_mca": p2p.OPENMPI_MCA,
+            "openmpi_mca": p2p.OPENMPI_MCA, "note": args.note or "",
             "script_command": shlex.join([os.path.relpath(__file__, REPO)]
                                          + argv)}
     write_results(args, meta, runs, build_cmds)
