@@ -105,7 +105,8 @@ def first_error(text):
     """Returns the most telling line of failed compiler output: the first
     compile error, else the first undefined reference, else the first
     line."""
-    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    lines = [x.strip().replace(HERE + os.sep, "")
+             for x in text.splitlines() if x.strip()]
     for wanted in ("error:", "undefined reference"):
         for line in lines:
             if wanted in line and not line.startswith("collect2"):
@@ -281,7 +282,8 @@ def series_order(names):
 def bytes_label(size):
     """Returns a short label: 968, 3.8K, 64K, 15.2M (K = 1024)."""
     for shift, suffix in ((20, "M"), (10, "K")):
-        if size >= (1 << shift):
+        # 1048352 reads better as 1.0M than as 1024K.
+        if size >= 0.95 * (1 << shift):
             value = size / float(1 << shift)
             text = "%d" % value if value == int(value) else (
                 "%.1f" % value if value < 100 else "%d" % round(value))
