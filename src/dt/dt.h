@@ -124,6 +124,7 @@ struct zm_dt_derived {
     ptrdiff_t *aints;        /* envelope: address arguments */
     const zm_dt_t **types;   /* envelope: datatype arguments (held) */
     char name[128];          /* name set by the user, or a generated one */
+    int named;               /* the user set the name */
 };
 
 /* Bytes of data in `count` elements. */

@@ -122,6 +122,13 @@ int zm_mpi_check_buf_fail(struct zmpi_comm *c, const char *fn, const void *buf, 
     if (!zm_dt_valid(dt))
         return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): invalid datatype",
                             dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "(not a datatype)");
+    if (dt->freed)
+        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): the datatype was freed "
+                            "(MPI_Type_free)", dt->name);
+    if (!dt->committed)
+        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): the datatype is not "
+                            "committed; call MPI_Type_commit before using it to communicate",
+                            dt->name);
     return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "(buf=NULL): invalid buffer for count %d of %s",
                         count, dt->name);
 }

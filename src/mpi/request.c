@@ -410,6 +410,7 @@ static int init_common(const char *fn, void *buf, int count, MPI_Datatype dt, in
     r->buf = buf;
     r->count = (size_t)count;
     r->dt = dt;
+    zm_mpi_req_hold(r, dt);
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;

@@ -42,6 +42,16 @@ static inline uintptr_t complete_locked(zm_req_t *rr)
     return old;
 }
 
+/* Give a request back to the pool, dropping the datatype it holds (the
+ * API layer makes non-blocking requests hold derived types, which the user
+ * may free while they run). */
+static void req_free(zm_req_t *req)
+{
+    if (req->hold)
+        zm_dt_release(req->hold);
+    zm_pool_free(p2p.req_pool, req);
+}
+
 static inline void wake_waiter(uintptr_t old)
 {
     if (old > ZM_REQ_ORPHAN) {
@@ -167,7 +177,7 @@ void zm_p2p_req_release(zm_req_t *req)
     if (l)
         zm_spin_unlock(l);
     if (!orphaned)
-        zm_pool_free(p2p.req_pool, req);
+        req_free(req);
 }
 
 void zm_p2p_req_complete(zm_req_t *req)
@@ -175,7 +185,7 @@ void zm_p2p_req_complete(zm_req_t *req)
     uintptr_t old = atomic_exchange_explicit(&req->cstate, ZM_REQ_DONE, memory_order_acq_rel);
     /* From here on the owner may reuse or free req: touch only `old`. */
     if (old == ZM_REQ_ORPHAN)
-        zm_pool_free(p2p.req_pool, req);
+        req_free(req);
     else
         wake_waiter(old);
 }
@@ -577,7 +587,7 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
         uintptr_t waiter = complete_locked(rr);
         zm_spin_unlock(&r->lock);
         if (waiter == ZM_REQ_ORPHAN)
-            zm_pool_free(p2p.req_pool, rr);
+            req_free(rr);
         else
             wake_waiter(waiter);
     } else {

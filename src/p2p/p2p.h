@@ -96,6 +96,7 @@ typedef struct zmpi_request {
     int owner;                     /* world rank whose queue it is in */
     void *comm;                    /* API-layer communicator handle */
     const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */
+    const zm_dt_t *hold;           /* derived type released when the request is freed */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
     /* Own line: a large copy that completes this request, split in chunks
      * so that the waiter, if it is polling on another worker, copies half
