@@ -109,6 +109,64 @@ static void abort_7(int rank, int size)
     MPI_Recv(&v, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* ---- Derived datatypes (issue 3) ---- */
+
+/* Sends with a derived type that was never committed. */
+static void dt_uncommitted(int rank, int size)
+{
+    int v[4] = { 0 };
+    MPI_Datatype t;
+
+    MPI_Type_contiguous(4, MPI_INT, &t);
+    if (rank == 0)
+        MPI_Send(v, 1, t, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Sends with a type handle kept after MPI_Type_free; a dup holds the
+ * object alive so the use is detected, not a read of freed memory. */
+static void dt_freed(int rank, int size)
+{
+    int v[4] = { 0 };
+    MPI_Datatype t, keep, copy;
+
+    MPI_Type_contiguous(4, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_vector(1, 1, 1, t, &keep);
+    copy = t;
+    MPI_Type_free(&t);
+    if (rank == 0)
+        MPI_Send(v, 1, copy, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Type_free(&keep);
+}
+
+/* A vector receive that holds fewer bytes than arrive. */
+static void dt_truncate(int rank, int size)
+{
+    int v[64] = { 0 };
+    MPI_Datatype t;
+
+    MPI_Type_vector(4, 2, 4, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    if (rank == 0)
+        MPI_Send(v, 20, MPI_INT, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 2, t, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void dt_bad_vector(int rank, int size)
+{
+    MPI_Datatype t;
+
+    (void)size;
+    if (rank == 0)
+        MPI_Type_vector(-3, 1, 2, MPI_INT, &t);
+}
+/* ---- end of derived datatypes ---- */
+
 typedef void (*mistake_fn)(int rank, int size);
 
 int main(int argc, char **argv)
@@ -120,6 +178,8 @@ int main(int argc, char **argv)
         { "deadlock_recv_first", deadlock_recv_first },
         { "recv_from_finalized", recv_from_finalized },
         { "stack_overflow", stack_overflow }, { "abort_7", abort_7 },
+        { "dt_uncommitted", dt_uncommitted }, { "dt_freed", dt_freed },
+        { "dt_truncate", dt_truncate }, { "dt_bad_vector", dt_bad_vector },
     };
     int rank, size;
 
