@@ -103,8 +103,11 @@ typedef struct zmpi_request {
      * of it (p2p.c, coop_copy).  Written once per copy by the completer. */
     struct {
         _Atomic int active;        /* chunks may still be taken */
-        char *dst;                 /* destination, contiguous */
-        const char *src;           /* source, contiguous */
+        char *dst;                 /* destination buffer */
+        const char *src;           /* source buffer */
+        const zm_dt_t *ddt;        /* destination layout (dcount elements) */
+        const zm_dt_t *sdt;        /* source layout (scount elements) */
+        size_t dcount, scount;     /* element counts of both sides */
         size_t bytes;              /* total */
         _Atomic size_t next;       /* next chunk index to take */
         _Atomic size_t done;       /* bytes copied so far */
