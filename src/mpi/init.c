@@ -250,7 +250,8 @@ int PMPI_Finalize(void)
     zm_p2p_self()->wait_call = "MPI_Finalize";
     /* Finalize is collective over the job: no rank leaves while another can
      * still need it. */
-    zm_status_t rc = zm_coll_barrier(&me->world.p);
+    struct zm_coll_shm *cs = zm_mpi_coll_shm(&me->world);
+    zm_status_t rc = cs ? zm_coll_barrier(cs, me->world.p.rank) : ZM_ERR_NOMEM;
     me->finalized = 1;
     fflush(stdout);
     return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");

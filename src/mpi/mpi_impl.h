@@ -52,6 +52,7 @@ struct zmpi_comm {
     struct zmpi_errhandler *eh;      /* current error handler */
     int predefined;                  /* WORLD or SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];  /* MPI_Comm_set_name */
+    struct zm_coll_shm *coll;        /* collectives' shared block, attached lazily */
 };
 
 /* Per-rank state of the API layer. */
@@ -152,6 +153,18 @@ static inline int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag,
     if (ZM_LIKELY(tag >= 0 || (allow_any && tag == MPI_ANY_TAG)))
         return MPI_SUCCESS;
     return zm_mpi_check_tag_fail(c, fn, tag, allow_any);
+}
+
+/* ---- Collectives -------------------------------------------------------- */
+
+/* The communicator's shared collective block, attached on first use (NULL
+ * if out of memory).  ULT context, the rank owning `c`. */
+static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
+{
+    if (ZM_LIKELY(c->coll != NULL))
+        return c->coll;
+    c->coll = zm_coll_attach(&c->p);
+    return c->coll;
 }
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
