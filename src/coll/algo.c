@@ -306,15 +306,15 @@ static int check_counts(const zm_coll_view_t *v, int q, const zm_coll_args_t *re
         mine = a->rm, want = ref->rm, what = "count";
         if (mine == want && a->edt != ref->edt && (a->edt->kind != ref->edt->kind ||
                                                    a->edt->size != ref->edt->size)) {
-            ERR("%s: rank %d passed datatype %s but the %s passed %s", zm_coll_name(a->kind),
-                q, a->edt->name, is_rooted(a->kind) ? "root" : "rank 0", ref->edt->name);
+            ERR("rank %d passed datatype %s but the %s passed %s", q, a->edt->name,
+                is_rooted(a->kind) ? "root" : "rank 0", ref->edt->name);
             return 0;
         }
         break;
     }
     if (mine == want)
         return 1;
-    ERR("%s: rank %d's %s gives %zu %s but the %s expects %zu", zm_coll_name(a->kind), q, what,
+    ERR("rank %d's %s gives %zu %s but the %s expects %zu", q, what,
         mine, is_reduction(a->kind) ? "elements" : "bytes",
         is_rooted(a->kind) ? "root" : "rank 0", want);
     return 0;
@@ -326,7 +326,7 @@ zm_status_t zm_coll_check(const zm_coll_view_t *v, char *err, size_t errlen)
     for (int q = 0; q < v->n; q++) {
         const zm_coll_args_t *a = A(q);
         if (a->failed) {
-            ERR("%s: rank %d ran out of memory for a temporary buffer", zm_coll_name(a->kind), q);
+            ERR("rank %d ran out of memory for a temporary buffer", q);
             return a->failed;
         }
         if (a->kind != a0->kind) {
@@ -335,12 +335,15 @@ zm_status_t zm_coll_check(const zm_coll_view_t *v, char *err, size_t errlen)
             return ZM_COLL_ERR_KIND;
         }
         if (is_rooted(a->kind) && a->root != a0->root) {
-            ERR("%s: rank %d passed root=%d but rank 0 passed root=%d", zm_coll_name(a->kind), q,
+            ERR("rank %d passed root=%d but rank 0 passed root=%d", q,
                 a->root, a0->root);
             return ZM_COLL_ERR_ROOT;
         }
-        if (is_reduction(a->kind) && a->op != a0->op) {
-            ERR("%s: rank %d passed op=%s but rank 0 passed op=%s", zm_coll_name(a->kind), q,
+        /* Each rank creates its own user operation object: the same
+         * function makes the same operation. */
+        if (is_reduction(a->kind) && a->op != a0->op &&
+            (a->op->id != ZM_OP_USER || a0->op->id != ZM_OP_USER || a->op->fn != a0->op->fn)) {
+            ERR("rank %d passed op=%s but rank 0 passed op=%s", q,
                 a->op->name, a0->op->name);
             return ZM_COLL_ERR_OP;
         }
@@ -386,14 +389,13 @@ int zm_coll_sync(const zm_coll_view_t *v)
 /* Copy what q sends (src, bytes) into r's block: a mismatch in size is
  * reported (the copy takes what fits). */
 static zm_status_t put(void *d, size_t dc, const zm_dt_t *ddt, const void *s, size_t sc,
-                       const zm_dt_t *sdt, int kind, int from, int to, char *err, size_t errlen)
+                       const zm_dt_t *sdt, int from, int to, char *err, size_t errlen)
 {
     size_t sb = zm_dt_bytes(sdt, sc), db = zm_dt_bytes(ddt, dc);
     copy(d, dc, ddt, s, sc, sdt, sb < db ? sb : db);
     if (sb == db)
         return ZM_OK;
-    ERR("%s: rank %d sends %zu bytes to rank %d, which expects %zu", zm_coll_name(kind), from,
-        sb, to, db);
+    ERR("rank %d sends %zu bytes to rank %d, which expects %zu", from, sb, to, db);
     return ZM_COLL_ERR_COUNT;
 }
 
@@ -413,7 +415,7 @@ static zm_status_t part_gather(const zm_coll_view_t *v, int r, char *err, size_t
         size_t cnt = gv ? (size_t)rt->rcounts[q] : rt->rcount;
         size_t at = gv ? (size_t)rt->rdispls[q] : rt->rcount * (size_t)q;
         zm_status_t s = put(elem(rt->rbuf, rt->rdt, at), cnt, rt->rdt, a->src, a->src_count,
-                            a->src_dt, rt->kind, q, root, err, errlen);
+                            a->src_dt, q, root, err, errlen);
         if (st == ZM_OK)
             st = s;
     }
@@ -428,7 +430,7 @@ static zm_status_t part_scatter(const zm_coll_view_t *v, int r, char *err, size_
     int sv = rt->kind == ZM_COLL_SCATTERV;
     size_t cnt = sv ? (size_t)rt->scounts[r] : rt->scount;
     size_t at = sv ? (size_t)rt->sdispls[r] : rt->scount * (size_t)r;
-    return put(a->rbuf, a->rcount, a->rdt, elem(rt->src, rt->sdt, at), cnt, rt->sdt, a->kind,
+    return put(a->rbuf, a->rcount, a->rdt, elem(rt->src, rt->sdt, at), cnt, rt->sdt,
                a->root, r, err, errlen);
 }
 
@@ -446,7 +448,7 @@ static zm_status_t part_allgather(const zm_coll_view_t *v, int r, char *err, siz
         size_t cnt = agv ? (size_t)a->rcounts[q] : a->rcount;
         size_t at = agv ? (size_t)a->rdispls[q] : a->rcount * (size_t)q;
         zm_status_t x = put(elem(a->rbuf, a->rdt, at), cnt, a->rdt, s->src, s->src_count,
-                            s->src_dt, a->kind, q, r, err, errlen);
+                            s->src_dt, q, r, err, errlen);
         if (st == ZM_OK)
             st = x;
     }
@@ -478,7 +480,7 @@ static zm_status_t part_alltoall(const zm_coll_view_t *v, int r, char *err, size
             sp = (const char *)s->src + s->sdispls[r];
             dp = (char *)a->rbuf + a->rdispls[q];
         }
-        zm_status_t x = put(dp, dc, ddt, sp, sc, sdt, a->kind, q, r, err, errlen);
+        zm_status_t x = put(dp, dc, ddt, sp, sc, sdt, q, r, err, errlen);
         if (st == ZM_OK)
             st = x;
     }
@@ -642,7 +644,7 @@ zm_status_t zm_coll_part(const zm_coll_view_t *v, int r, char *err, size_t errle
         if (r == a->root)
             return ZM_OK;
         return put(a->rbuf, a->rcount, a->rdt, A(a->root)->src, A(a->root)->src_count,
-                   A(a->root)->src_dt, a->kind, a->root, r, err, errlen);
+                   A(a->root)->src_dt, a->root, r, err, errlen);
     case ZM_COLL_GATHER:
     case ZM_COLL_GATHERV:
         return part_gather(v, r, err, errlen);
