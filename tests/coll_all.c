@@ -143,8 +143,11 @@ static void t_allgather(ctx_t *x, int c, int inplace)
     for (int i = 0; i < rc[me]; i++)
         rv[dp[me] + i] = val(me, i);
     snprintf(x->what, sizeof x->what, "Allgatherv c=%d inplace=%d", c, inplace);
-    ZT_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : rv + dp[me], rc[me], MPI_INT, rv, rc, dp,
-                         MPI_INT, x->comm));
+    int *sv = ints((size_t)rc[me], 0);
+    memcpy(sv, rv + dp[me], sizeof(int) * (size_t)rc[me]);
+    ZT_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : sv, rc[me], MPI_INT, rv, rc, dp, MPI_INT,
+                         x->comm));
+    free(sv);
     for (int q = 0; q < n; q++) {
         CHECK_ARR(x, rv[dp[q] - 1], -7);
         for (int i = 0; i < rc[q]; i++)
