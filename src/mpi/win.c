@@ -175,10 +175,12 @@ static struct win_mem *win_mem_new(int n, const MPI_Aint *sizes, const int *unit
     struct win_mem *m = calloc(1, sizeof(*m) + sizeof(m->seg[0]) * (size_t)n);
     if (!m)
         return NULL;
-    size_t total = 0, align = noncontig ? 4096 : 16;
+    /* Contiguous (the default): each segment starts where the previous
+     * one ends, as the standard requires. */
+    size_t total = 0, align = noncontig ? 4096 : 1;
     for (int i = 0; i < n; i++)
         total += ((size_t)sizes[i] + align - 1) & ~(align - 1);
-    m->block = aligned_alloc(align > 64 ? align : 64, (total + 4095) & ~(size_t)4095);
+    m->block = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
     if (!m->block) {
         free(m);
         return NULL;
@@ -311,8 +313,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (rc != MPI_SUCCESS)
         return rc;
     atomic_thread_fence(memory_order_seq_cst);
-    /* Nothing to complete when no access epoch precedes or follows... but
-     * the barrier is what orders the ranks' loads and stores. */
+    /* The barrier orders one epoch's loads and stores before the next's;
+     * with no epoch on either side there is nothing to order. */
     if ((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED))
         return MPI_SUCCESS;
     zm_p2p_self()->wait_call = fn;
