@@ -161,6 +161,21 @@ static void coll_deadlock(int rank, int size)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Rank 0 never starts the non-blocking barrier the others wait for. */
+static void coll_ibarrier_missing(int rank, int size)
+{
+    MPI_Request q;
+    int v = 0;
+
+    (void)size;
+    if (rank == 0) {
+        MPI_Recv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return;
+    }
+    MPI_Ibarrier(MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
 typedef void (*mistake_fn)(int rank, int size);
 
 int main(int argc, char **argv)
@@ -177,6 +192,7 @@ int main(int argc, char **argv)
         { "coll_null_buffer", coll_null_buffer },
         { "coll_count_mismatch", coll_count_mismatch },
         { "coll_root_mismatch", coll_root_mismatch }, { "coll_deadlock", coll_deadlock },
+        { "coll_ibarrier_missing", coll_ibarrier_missing },
     };
     int rank, size;
 
