@@ -321,7 +321,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "zmpi %s: virtual ranks as user-level threads; point-to-point, "
-                     "communicators, groups, error handlers, basic collectives",
+                     "communicators, groups, error handlers, collectives, shared windows",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;
