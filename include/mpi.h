@@ -57,6 +57,10 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+
+/* ---- Collectives, operations, shared-memory windows (types) -------------- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef struct zmpi_win *MPI_Win;
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
 /* ---- Predefined objects (defined in libzmpi) ---------------------------- */
@@ -260,6 +264,36 @@ ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #define MPI_ERR_UNSUPPORTED_OPERATION 24
 #define MPI_ERR_LASTCODE 63
 
+/* ---- Shared-memory windows and info objects ----------------------------- */
+#define MPI_WIN_NULL ((MPI_Win)0)
+/* Attribute keys of MPI_Win_get_attr. */
+#define MPI_WIN_BASE 1
+#define MPI_WIN_SIZE 2
+#define MPI_WIN_DISP_UNIT 3
+#define MPI_WIN_CREATE_FLAVOR 4
+#define MPI_WIN_MODEL 5
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+/* Assertions for MPI_Win_fence and MPI_Win_lock_all. */
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_ERR_WIN 25
+#define MPI_ERR_INFO_KEY 26
+#define MPI_ERR_INFO_VALUE 27
+#define MPI_ERR_INFO_NOKEY 28
+#define MPI_ERR_SIZE 29
+#define MPI_ERR_DISP 30
+#define MPI_ERR_RMA_SYNC 31
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+
 /* ---- Functions ---------------------------------------------------------- */
 #define ZMPI_FN(ret, name, args) ZMPI_EXPORT ret MPI_##name args; ZMPI_EXPORT ret PMPI_##name args;
 
@@ -349,6 +383,55 @@ ZMPI_FN(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 ZMPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
 /* ---- Datatypes ---- */
+/* Collectives (node-aware collectives issue). */
+ZMPI_FN(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+ZMPI_FN(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+ZMPI_FN(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+ZMPI_FN(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+ZMPI_FN(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+ZMPI_FN(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+ZMPI_FN(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+ZMPI_FN(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+ZMPI_FN(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+ZMPI_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+ZMPI_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+ZMPI_FN(int, Op_free, (MPI_Op *op))
+ZMPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
+ZMPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+
+/* MPI-3 shared-memory windows and info objects (node-aware collectives issue). */
+ZMPI_FN(int, Info_create, (MPI_Info *info))
+ZMPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value))
+ZMPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+ZMPI_FN(int, Info_free, (MPI_Info *info))
+ZMPI_FN(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+ZMPI_FN(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
+ZMPI_FN(int, Win_sync, (MPI_Win win))
+ZMPI_FN(int, Win_fence, (int assert, MPI_Win win))
+ZMPI_FN(int, Win_lock_all, (int assert, MPI_Win win))
+ZMPI_FN(int, Win_unlock_all, (MPI_Win win))
+ZMPI_FN(int, Win_free, (MPI_Win *win))
+ZMPI_FN(int, Win_get_attr, (MPI_Win win, int keyval, void *attribute_val, int *flag))
+
 ZMPI_FN(int, Type_size, (MPI_Datatype datatype, int *size))
 ZMPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
 ZMPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))

@@ -52,6 +52,7 @@ struct zmpi_comm {
     struct zmpi_errhandler *eh;      /* current error handler */
     int predefined;                  /* WORLD or SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];  /* MPI_Comm_set_name */
+    struct zm_coll_shm *coll;        /* collectives' shared block, attached lazily */
 };
 
 /* Per-rank state of the API layer. */
@@ -170,6 +171,18 @@ static inline void zm_mpi_req_hold(zm_req_t *req, MPI_Datatype dt)
         zm_dt_retain(dt);
         req->hold = dt;
     }
+}
+
+/* ---- Collectives -------------------------------------------------------- */
+
+/* The communicator's shared collective block, attached on first use (NULL
+ * if out of memory).  ULT context, the rank owning `c`. */
+static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
+{
+    if (ZM_LIKELY(c->coll != NULL))
+        return c->coll;
+    c->coll = zm_coll_attach(&c->p);
+    return c->coll;
 }
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
