@@ -131,6 +131,26 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
     it->roff = 0;
 }
 
+/* Copy one run of n bytes.  Medium runs go through a loop of 64-byte
+ * moves rather than memcpy: glibc's memcpy switches to `rep movsb` from
+ * about 2 KiB, which runs at a tenth of the speed when the destination
+ * sits a few bytes past the source modulo 4 KiB (measured: 4 KiB blocks of
+ * a vector packed at 2.8 GB/s against 32 GB/s with this loop), and a pack
+ * hits that case for whole messages.  Huge runs keep memcpy, which
+ * streams them past the caches. */
+static inline void copy_run(char *d, const char *s, size_t n)
+{
+    if (n <= 64 || n >= 256 * 1024) {
+        memcpy(d, s, n);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        memcpy(d + i, s + i, 64);
+    if (i < n)
+        memcpy(d + n - 64, s + n - 64, 64); /* the last 64 bytes, overlapping */
+}
+
 /* Copy k runs of L bytes, strides ds and ss apart.  Small fixed lengths
  * become plain loads and stores. */
 #define STRIDED_CASE(N)                                              \
@@ -151,9 +171,12 @@ static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, siz
     STRIDED_CASE(16)
     STRIDED_CASE(24)
     STRIDED_CASE(32)
+    STRIDED_CASE(64)
+    STRIDED_CASE(128)
+    STRIDED_CASE(256)
     default:
         for (size_t j = 0; j < k; j++, d += ds, s += ss)
-            memcpy(d, s, L);
+            copy_run(d, s, L);
     }
 }
 
@@ -226,7 +249,7 @@ static void copy_iters(iter_t *d, iter_t *s, size_t n)
             continue;
         }
         m = min3(dl - d->roff, sl - s->roff, n);
-        memcpy(it_ptr(d), it_ptr(s), m);
+        copy_run(it_ptr(d), it_ptr(s), m);
         it_skip_bytes(d, m);
         it_skip_bytes(s, m);
         n -= m;
