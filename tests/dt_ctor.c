@@ -58,6 +58,17 @@ static void test_vectors(const int *a)
     expect_ints(h, 1, a + 20, w4, 9);
     ZT_OK(MPI_Type_free(&h));
     ZT_OK(MPI_Type_free(&t));
+    /* A loop over strided runs whose elements abut: count 2 continues the
+     * loop (ints 0,3 | 10,13 | 20,23, then the same 30 ints further). */
+    MPI_Datatype in, out;
+    ZT_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &in));
+    ZT_OK(MPI_Type_create_hvector(3, 1, 40, in, &out));
+    ZT_OK(MPI_Type_create_resized(out, 0, 120, &h));
+    int w5[] = { 0, 3, 10, 13, 20, 23, 30, 33, 40, 43, 50, 53 };
+    expect_ints(h, 2, a, w5, 12);
+    ZT_OK(MPI_Type_free(&h));
+    ZT_OK(MPI_Type_free(&out));
+    ZT_OK(MPI_Type_free(&in));
     /* Zero count and zero block length. */
     ZT_OK(MPI_Type_contiguous(0, MPI_INT, &t));
     expect_bounds(t, 0, 0, 0, 0);

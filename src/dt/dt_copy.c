@@ -114,6 +114,10 @@ static void it_init(iter_t *it, const void *buf, size_t count, const zm_dt_t *dt
             *t = (zm_dt_node_t){ .kind = ZM_DT_RUN, .count = r->count * count, .off = r->off,
                                  .stride = r->stride, .len = r->len,
                                  .total = r->total * count };
+        else if (r->kind == ZM_DT_LOOP && dt->extent == (ptrdiff_t)r->count * r->stride)
+            *t = (zm_dt_node_t){ .kind = ZM_DT_LOOP, .count = r->count * count, .off = r->off,
+                                 .stride = r->stride, .len = r->len,
+                                 .total = r->total * count, .child = r->child };
         else
             *t = (zm_dt_node_t){ .kind = ZM_DT_LOOP, .count = count, .stride = dt->extent,
                                  .len = r->total, .total = r->total * count, .child = r };
