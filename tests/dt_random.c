@@ -340,12 +340,18 @@ static void exchange(int me, int from, int to, const ref_t *s, int sc, const ref
         } else {
             rc = MPI_Recv(base, dc, d->t, from, 5, comm, &st);
         }
-        ZT_EQ(rc, sbytes > dbytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "receive return code");
+        int cls = rc;
+        MPI_Error_class(rc, &cls); /* other MPIs return codes, not classes */
+        ZT_EQ(cls, sbytes > dbytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "receive error class");
         if (rc == MPI_SUCCESS) {
             MPI_Count elems;
             ZT_OK(MPI_Get_elements_x(&st, MPI_INT, &elems));
             ZT_EQ(elems, sbytes / sizeof(int), "MPI_Get_elements_x");
         }
+#ifndef ZMPI
+        if (cls != MPI_SUCCESS)
+            continue; /* only zmpi promises the bytes that fit on truncation */
+#endif
         ZT_CHECK(memcmp(mem, mem2, len) == 0,
                  "received data differs from the model (mode %d, %zu bytes into %zu)", mode,
                  sbytes, dbytes);
@@ -376,6 +382,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ZT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     ZT_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    /* Some MPIs raise request errors on MPI_COMM_WORLD's handler. */
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     ref_t mixed[4] = { ref_basic(MPI_INT), ref_basic(MPI_DOUBLE), ref_basic(MPI_CHAR),
                        ref_basic(MPI_SHORT) };
     ref_t ints[1] = { ref_basic(MPI_INT) };
