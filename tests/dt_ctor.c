@@ -209,7 +209,9 @@ static void test_envelope(void)
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     ZT_OK(MPI_Type_get_name(v, name, &len));
+#ifndef OPEN_MPI /* Open MPI 4.1 names duplicates itself */
     ZT_EQ(len, 0, "an unnamed type has the empty name");
+#endif
     ZT_OK(MPI_Type_set_name(v, "halo"));
     ZT_OK(MPI_Type_get_name(v, name, &len));
     ZT_CHECK(strcmp(name, "halo") == 0 && len == 4, "name is %s", name);
@@ -263,7 +265,9 @@ static void test_external32(void)
     static const unsigned char want[12] = { 1, 2, 3, 4, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0 };
     ZT_CHECK(memcmp(out, want, 12) == 0, "external32 is big-endian IEEE");
     ZT_OK(MPI_Pack_external_size("external32", 3, MPI_LONG, &size));
+#ifndef OPEN_MPI /* Open MPI 4.1 uses 8 bytes, against the standard's table */
     ZT_EQ(size, 12, "external32 MPI_LONG is 4 bytes");
+#endif
 #ifdef ZMPI
     /* A derived type round trip, with a gap and mixed members (MPICH 4.0
      * dies on long double in external32, so only for zmpi). */
@@ -297,11 +301,19 @@ static MPI_Datatype abs_type(int *i, double *d)
     MPI_Aint ad[2];
     MPI_Datatype t, types[2] = { MPI_INT, MPI_DOUBLE };
     int bl[2] = { 1, 1 };
-    ZT_OK(MPI_Address(i, &ad[0]));
+#if defined(ZMPI) || defined(MPICH)
+    ZT_OK(MPI_Address(i, &ad[0])); /* deprecated, removed from Open MPI */
+#else
+    ZT_OK(MPI_Get_address(i, &ad[0]));
+#endif
     ZT_OK(MPI_Get_address(d, &ad[1]));
     ZT_CHECK(MPI_Aint_diff(ad[1], ad[0]) == (MPI_Aint)((char *)d - (char *)i), "MPI_Aint_diff");
     ZT_CHECK(MPI_Aint_add(ad[0], 4) == ad[0] + 4, "MPI_Aint_add");
+#if defined(ZMPI) || defined(MPICH)
     ZT_OK(MPI_Type_struct(2, bl, ad, types, &t));
+#else
+    ZT_OK(MPI_Type_create_struct(2, bl, ad, types, &t));
+#endif
     ZT_OK(MPI_Type_commit(&t));
     return t;
 }
@@ -312,7 +324,12 @@ static void test_bottom(int rank)
     double d = rank + 0.5, rd = -1;
     MPI_Datatype s = abs_type(&i, &d), r = abs_type(&ri, &rd);
     MPI_Aint ext;
+#if defined(ZMPI) || defined(MPICH)
     ZT_OK(MPI_Type_extent(MPI_DOUBLE, &ext));
+#else
+    MPI_Aint lb;
+    ZT_OK(MPI_Type_get_extent(MPI_DOUBLE, &lb, &ext));
+#endif
     ZT_EQ(ext, 8, "MPI_Type_extent");
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);

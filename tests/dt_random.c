@@ -62,7 +62,7 @@ static ref_t gen_subarray(rng_t *g, const ref_t *o)
     size_t total = 1, whole = 1;
     for (int d = 0; d < nd; d++) {
         sz[d] = 1 + (int)rnd(g, 5);
-        sub[d] = (int)rnd(g, (unsigned)sz[d] + 1);
+        sub[d] = 1 + (int)rnd(g, (unsigned)sz[d]); /* Open MPI rejects 0 */
         st[d] = (int)rnd(g, (unsigned)(sz[d] - sub[d] + 1));
         total *= (size_t)sub[d];
         whole *= (size_t)sz[d];
@@ -409,7 +409,11 @@ int main(int argc, char **argv)
         int sc = count_for(&s, target);
         int dc = (int)((s.n * (size_t)sc + d.n - 1) / d.n);
         int mode = (int)rnd(&g, 5);
-        if (rnd(&g, 6) == 0 && dc > 1)
+        int trunc = rnd(&g, 6) == 0 && dc > 1;
+#ifdef OPEN_MPI
+        trunc = 0; /* Open MPI 4.1 writes past a truncated derived-type receive */
+#endif
+        if (trunc)
             dc -= 1 + (int)rnd(&g, (unsigned)dc - 1); /* truncating receive */
         if (mode == 2 && s.n * (size_t)sc > d.n * (size_t)dc)
             mode = 0; /* a persistent truncation is covered by the plain one */
