@@ -7,6 +7,7 @@
 #include "dt_ref.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Pack count elements of t from base and compare with the ints at the
  * element indices `want` (n of them) of an int array. */
@@ -58,6 +59,17 @@ static void test_vectors(const int *a)
     expect_ints(h, 1, a + 20, w4, 9);
     ZT_OK(MPI_Type_free(&h));
     ZT_OK(MPI_Type_free(&t));
+    /* A loop over strided runs whose elements abut: count 2 continues the
+     * loop (ints 0,3 | 10,13 | 20,23, then the same 30 ints further). */
+    MPI_Datatype in, out;
+    ZT_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &in));
+    ZT_OK(MPI_Type_create_hvector(3, 1, 40, in, &out));
+    ZT_OK(MPI_Type_create_resized(out, 0, 120, &h));
+    int w5[] = { 0, 3, 10, 13, 20, 23, 30, 33, 40, 43, 50, 53 };
+    expect_ints(h, 2, a, w5, 12);
+    ZT_OK(MPI_Type_free(&h));
+    ZT_OK(MPI_Type_free(&out));
+    ZT_OK(MPI_Type_free(&in));
     /* Zero count and zero block length. */
     ZT_OK(MPI_Type_contiguous(0, MPI_INT, &t));
     expect_bounds(t, 0, 0, 0, 0);
@@ -197,7 +209,9 @@ static void test_envelope(void)
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     ZT_OK(MPI_Type_get_name(v, name, &len));
+#ifndef OPEN_MPI /* Open MPI 4.1 names duplicates itself */
     ZT_EQ(len, 0, "an unnamed type has the empty name");
+#endif
     ZT_OK(MPI_Type_set_name(v, "halo"));
     ZT_OK(MPI_Type_get_name(v, name, &len));
     ZT_CHECK(strcmp(name, "halo") == 0 && len == 4, "name is %s", name);
@@ -213,6 +227,7 @@ static void test_elements(void)
     int bl[2] = { 1, 2 };
     MPI_Aint d[2] = { 0, 8 };
     ZT_OK(MPI_Type_create_struct(2, bl, d, types, &t));
+    ZT_OK(MPI_Type_commit(&t));
     MPI_Status st;
     int n;
     MPI_Count nx;
@@ -220,8 +235,14 @@ static void test_elements(void)
         { 0, 0, 0 }, { 4, 1, MPI_UNDEFINED }, { 12, 2, MPI_UNDEFINED }, { 20, 3, 1 },
         { 6, MPI_UNDEFINED, MPI_UNDEFINED }, { 44, 7, MPI_UNDEFINED }, { 60, 9, 3 } };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        memset(&st, 0, sizeof st);
-        st.zmpi_bytes = cases[i].bytes;
+        char sb[64] = { 0 }, rb[64];
+        ZT_OK(MPI_Sendrecv(sb, (int)cases[i].bytes, MPI_BYTE, 0, 4, rb, 64, MPI_BYTE, 0, 4,
+                           MPI_COMM_SELF, &st));
+#ifndef ZMPI
+        /* The standard leaves partial elements of derived types open. */
+        if (cases[i].elems == MPI_UNDEFINED)
+            continue;
+#endif
         ZT_OK(MPI_Get_elements(&st, t, &n));
         ZT_EQ(n, cases[i].elems, "MPI_Get_elements");
         ZT_OK(MPI_Get_elements_x(&st, t, &nx));
@@ -244,8 +265,12 @@ static void test_external32(void)
     static const unsigned char want[12] = { 1, 2, 3, 4, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0 };
     ZT_CHECK(memcmp(out, want, 12) == 0, "external32 is big-endian IEEE");
     ZT_OK(MPI_Pack_external_size("external32", 3, MPI_LONG, &size));
+#ifndef OPEN_MPI /* Open MPI 4.1 uses 8 bytes, against the standard's table */
     ZT_EQ(size, 12, "external32 MPI_LONG is 4 bytes");
-    /* A derived type round trip, with a gap and mixed members. */
+#endif
+#ifdef ZMPI
+    /* A derived type round trip, with a gap and mixed members (MPICH 4.0
+     * dies on long double in external32, so only for zmpi). */
     struct si { short s; long l; long double q; } in[2] = { { -2, -70000, 1.25L }, { 7, 123, -3.5L } }, back[2];
     MPI_Datatype t, types[3] = { MPI_SHORT, MPI_LONG, MPI_LONG_DOUBLE };
     int bl[3] = { 1, 1, 1 };
@@ -267,6 +292,7 @@ static void test_external32(void)
         ZT_CHECK(back[i].s == in[i].s && back[i].l == in[i].l && back[i].q == in[i].q,
                  "external32 round trip of element %d", i);
     ZT_OK(MPI_Type_free(&t));
+#endif
 }
 
 /* MPI_BOTTOM with absolute addresses, built with the deprecated calls. */
@@ -275,11 +301,19 @@ static MPI_Datatype abs_type(int *i, double *d)
     MPI_Aint ad[2];
     MPI_Datatype t, types[2] = { MPI_INT, MPI_DOUBLE };
     int bl[2] = { 1, 1 };
-    ZT_OK(MPI_Address(i, &ad[0]));
+#if defined(ZMPI) || defined(MPICH)
+    ZT_OK(MPI_Address(i, &ad[0])); /* deprecated, removed from Open MPI */
+#else
+    ZT_OK(MPI_Get_address(i, &ad[0]));
+#endif
     ZT_OK(MPI_Get_address(d, &ad[1]));
     ZT_CHECK(MPI_Aint_diff(ad[1], ad[0]) == (MPI_Aint)((char *)d - (char *)i), "MPI_Aint_diff");
     ZT_CHECK(MPI_Aint_add(ad[0], 4) == ad[0] + 4, "MPI_Aint_add");
+#if defined(ZMPI) || defined(MPICH)
     ZT_OK(MPI_Type_struct(2, bl, ad, types, &t));
+#else
+    ZT_OK(MPI_Type_create_struct(2, bl, ad, types, &t));
+#endif
     ZT_OK(MPI_Type_commit(&t));
     return t;
 }
@@ -290,7 +324,12 @@ static void test_bottom(int rank)
     double d = rank + 0.5, rd = -1;
     MPI_Datatype s = abs_type(&i, &d), r = abs_type(&ri, &rd);
     MPI_Aint ext;
+#if defined(ZMPI) || defined(MPICH)
     ZT_OK(MPI_Type_extent(MPI_DOUBLE, &ext));
+#else
+    MPI_Aint lb;
+    ZT_OK(MPI_Type_get_extent(MPI_DOUBLE, &lb, &ext));
+#endif
     ZT_EQ(ext, 8, "MPI_Type_extent");
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -335,25 +374,44 @@ static void test_free_while_used(int rank)
     }
 }
 
+/* The error class of a call that must fail; other MPIs may pick a
+ * different class, so there only failure is checked. */
+static int err_class(int rc, int expected)
+{
+    int c = rc;
+    MPI_Error_class(rc, &c);
+#ifndef ZMPI
+    if (c != MPI_SUCCESS)
+        return expected;
+#else
+    (void)expected;
+#endif
+    return c;
+}
+
 static void test_errors(void)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL, n = MPI_INT;
     int v = 0;
     ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    ZT_EQ(MPI_Type_vector(-1, 1, 1, MPI_INT, &t), MPI_ERR_COUNT, "negative count");
-    ZT_EQ(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT, "negative block length");
-    ZT_EQ(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE, "null old type");
-    ZT_EQ(MPI_Type_free(&n), MPI_ERR_TYPE, "freeing a predefined type");
+    ZT_EQ(err_class(MPI_Type_vector(-1, 1, 1, MPI_INT, &t), MPI_ERR_COUNT), MPI_ERR_COUNT,
+          "negative count");
+    ZT_EQ(err_class(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT), MPI_ERR_COUNT,
+          "negative block length");
+    ZT_EQ(err_class(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE), MPI_ERR_TYPE,
+          "null old type");
+    ZT_EQ(err_class(MPI_Type_free(&n), MPI_ERR_TYPE), MPI_ERR_TYPE, "freeing a predefined type");
+#ifdef ZMPI /* MPICH 4.0 accepts this one */
     int sz[1] = { 4 }, sub[1] = { 5 }, st[1] = { 0 };
-    ZT_EQ(MPI_Type_create_subarray(1, sz, sub, st, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG,
-          "subsize larger than size");
+    ZT_EQ(err_class(MPI_Type_create_subarray(1, sz, sub, st, MPI_ORDER_C, MPI_INT, &t),
+                    MPI_ERR_ARG), MPI_ERR_ARG, "subsize larger than size");
+#endif
     ZT_OK(MPI_Type_contiguous(2, MPI_INT, &t));
-    ZT_EQ(MPI_Send(&v, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "uncommitted type");
-    MPI_Datatype keep = t;
+    ZT_EQ(err_class(MPI_Send(&v, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE), MPI_ERR_TYPE,
+          "uncommitted type");
     ZT_OK(MPI_Type_free(&t));
     ZT_CHECK(t == MPI_DATATYPE_NULL, "MPI_Type_free sets the handle to MPI_DATATYPE_NULL");
-    (void)keep;
-    ZT_EQ(MPI_Type_commit(&t), MPI_ERR_TYPE, "committing MPI_DATATYPE_NULL");
+    ZT_EQ(err_class(MPI_Type_commit(&t), MPI_ERR_TYPE), MPI_ERR_TYPE, "committing MPI_DATATYPE_NULL");
     ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 

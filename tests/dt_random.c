@@ -6,7 +6,8 @@
  *   - send/receive between rank pairs, with a different random layout on
  *     each side (same signature: all MPI_INT), at eager and rendezvous sizes,
  *     through blocking, non-blocking (type freed before the wait),
- *     persistent, buffered, probe-then-receive and truncating receives.
+ *     persistent, buffered, probe-then-receive and truncating receives;
+ *   - rebuilding each type from MPI_Type_get_contents.
  * Usage: dt_random [seed [iterations]].
  */
 #include "dt_ref.h"
@@ -53,12 +54,51 @@ static ref_t gen_blocks(rng_t *g, int depth, const ref_t *bases, int nbases, cha
     return r;
 }
 
+/* A random 1- to 3-dimensional subarray of o, C or Fortran order. */
+static ref_t gen_subarray(rng_t *g, const ref_t *o)
+{
+    int nd = 1 + (int)rnd(g, 3), sz[3], sub[3], st[3], pitch[3], idx[3] = { 0, 0, 0 };
+    int order = rnd(g, 2) ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    size_t total = 1, whole = 1;
+    for (int d = 0; d < nd; d++) {
+        sz[d] = 1 + (int)rnd(g, 5);
+        sub[d] = 1 + (int)rnd(g, (unsigned)sz[d]); /* Open MPI rejects 0 */
+        st[d] = (int)rnd(g, (unsigned)(sz[d] - sub[d] + 1));
+        total *= (size_t)sub[d];
+        whole *= (size_t)sz[d];
+    }
+    for (int k = 0, p = 1; k < nd; k++) {
+        int d = order == MPI_ORDER_C ? nd - 1 - k : k;
+        pitch[d] = p;
+        p *= sz[d];
+    }
+    MPI_Datatype t;
+    ZT_OK(MPI_Type_create_subarray(nd, sz, sub, st, order, o->t, &t));
+    long *off = zt_malloc(total * o->n * sizeof(long) + 1);
+    size_t k = 0;
+    for (size_t e = 0; e < total; e++) {
+        long at = 0;
+        for (int d = 0; d < nd; d++)
+            at += (long)(st[d] + idx[d]) * pitch[d];
+        ref_put(off, &k, o, at * o->extent);
+        for (int j = 0; j < nd; j++) { /* next index, fastest dimension first */
+            int d = order == MPI_ORDER_C ? nd - 1 - j : j;
+            if (++idx[d] < sub[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    ref_t r = ref_make(t, off, k);
+    ZT_CHECK(r.lb == 0 && r.extent == (MPI_Aint)whole * o->extent, "subarray bounds");
+    return r;
+}
+
 static ref_t gen(rng_t *g, int depth, const ref_t *bases, int nbases)
 {
     if (depth == 0 || rnd(g, 5) == 0)
         return ref_copy(&bases[rnd(g, (unsigned)nbases)]);
     ref_t r, sub;
-    unsigned k = rnd(g, 10);
+    unsigned k = rnd(g, 11);
     if (k >= 5 && k <= 8)
         return gen_blocks(g, depth, bases, nbases, "shibk"[k - 4]);
     if (k == 4)
@@ -76,6 +116,9 @@ static ref_t gen(rng_t *g, int depth, const ref_t *bases, int nbases)
         break;
     case 3:
         r = ref_resized(&sub, (MPI_Aint)rnd(g, 17) - 8, sub.extent + (MPI_Aint)rnd(g, 9));
+        break;
+    case 10:
+        r = gen_subarray(g, &sub);
         break;
     default: {
         MPI_Datatype d;
@@ -146,6 +189,81 @@ out:
     free(mem);
     free(got);
     free(want);
+}
+
+/* Rebuild t from MPI_Type_get_envelope/get_contents with the constructor
+ * they name; the caller compares the two. */
+static MPI_Datatype rebuild(MPI_Datatype t)
+{
+    int ni, na, nd, c;
+    ZT_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &c));
+    if (c == MPI_COMBINER_NAMED)
+        return t;
+    int *I = zt_malloc((size_t)ni * sizeof(int) + 1);
+    MPI_Aint *A = zt_malloc((size_t)na * sizeof(MPI_Aint) + 1);
+    MPI_Datatype *D = zt_malloc((size_t)nd * sizeof(MPI_Datatype) + 1), r;
+    ZT_OK(MPI_Type_get_contents(t, ni, na, nd, I, A, D));
+    int n = ni > 0 ? I[0] : 0;
+    switch (c) {
+    case MPI_COMBINER_DUP: ZT_OK(MPI_Type_dup(D[0], &r)); break;
+    case MPI_COMBINER_CONTIGUOUS: ZT_OK(MPI_Type_contiguous(n, D[0], &r)); break;
+    case MPI_COMBINER_VECTOR: ZT_OK(MPI_Type_vector(n, I[1], I[2], D[0], &r)); break;
+    case MPI_COMBINER_HVECTOR: ZT_OK(MPI_Type_create_hvector(n, I[1], A[0], D[0], &r)); break;
+    case MPI_COMBINER_INDEXED: ZT_OK(MPI_Type_indexed(n, I + 1, I + 1 + n, D[0], &r)); break;
+    case MPI_COMBINER_HINDEXED: ZT_OK(MPI_Type_create_hindexed(n, I + 1, A, D[0], &r)); break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        ZT_OK(MPI_Type_create_indexed_block(n, I[1], I + 2, D[0], &r));
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        ZT_OK(MPI_Type_create_hindexed_block(n, I[1], A, D[0], &r));
+        break;
+    case MPI_COMBINER_STRUCT: ZT_OK(MPI_Type_create_struct(n, I + 1, A, D, &r)); break;
+    case MPI_COMBINER_RESIZED: ZT_OK(MPI_Type_create_resized(D[0], A[0], A[1], &r)); break;
+    case MPI_COMBINER_SUBARRAY:
+        ZT_OK(MPI_Type_create_subarray(n, I + 1, I + 1 + n, I + 1 + 2 * n, I[1 + 3 * n], D[0],
+                                       &r));
+        break;
+    default: ZT_CHECK(0, "unexpected combiner %d", c); r = MPI_DATATYPE_NULL;
+    }
+    for (int i = 0; i < nd; i++) {
+        int a, b, e, cc;
+        ZT_OK(MPI_Type_get_envelope(D[i], &a, &b, &e, &cc));
+        if (cc != MPI_COMBINER_NAMED)
+            ZT_OK(MPI_Type_free(&D[i]));
+    }
+    free(I);
+    free(A);
+    free(D);
+    return r;
+}
+
+/* The rebuilt type has the same size, bounds and packed bytes. */
+static void check_contents(const ref_t *p)
+{
+    MPI_Datatype r = rebuild(p->t);
+    if (r == p->t)
+        return;
+    ZT_OK(MPI_Type_commit(&r));
+    int s1, s2;
+    MPI_Aint lb, ext;
+    ZT_OK(MPI_Type_size(r, &s1));
+    ZT_OK(MPI_Type_size(p->t, &s2));
+    ZT_EQ(s1, s2, "size of the type rebuilt from its contents");
+    ZT_OK(MPI_Type_get_extent(r, &lb, &ext));
+    ZT_CHECK(lb == p->lb && ext == p->extent, "bounds of the rebuilt type");
+    unsigned char *mem, *a = zt_malloc(p->n * 2 + 1), *b = zt_malloc(p->n * 2 + 1);
+    size_t len;
+    long lo;
+    unsigned char *base = ref_buffer(p, 2, &mem, &len, &lo);
+    fill(mem, len, 9);
+    int pa = 0, pb = 0;
+    ZT_OK(MPI_Pack(base, 2, r, a, (int)p->n * 2, &pa, MPI_COMM_WORLD));
+    ZT_OK(MPI_Pack(base, 2, p->t, b, (int)p->n * 2, &pb, MPI_COMM_WORLD));
+    ZT_CHECK(pa == pb && memcmp(a, b, (size_t)pa) == 0, "rebuilt type packs differently");
+    ZT_OK(MPI_Type_free(&r));
+    free(mem);
+    free(a);
+    free(b);
 }
 
 /* One message from rank `from` to rank `to` with layouts s and d; mode
@@ -222,12 +340,18 @@ static void exchange(int me, int from, int to, const ref_t *s, int sc, const ref
         } else {
             rc = MPI_Recv(base, dc, d->t, from, 5, comm, &st);
         }
-        ZT_EQ(rc, sbytes > dbytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "receive return code");
+        int cls = rc;
+        MPI_Error_class(rc, &cls); /* other MPIs return codes, not classes */
+        ZT_EQ(cls, sbytes > dbytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "receive error class");
         if (rc == MPI_SUCCESS) {
             MPI_Count elems;
             ZT_OK(MPI_Get_elements_x(&st, MPI_INT, &elems));
             ZT_EQ(elems, sbytes / sizeof(int), "MPI_Get_elements_x");
         }
+#ifndef ZMPI
+        if (cls != MPI_SUCCESS)
+            continue; /* only zmpi promises the bytes that fit on truncation */
+#endif
         ZT_CHECK(memcmp(mem, mem2, len) == 0,
                  "received data differs from the model (mode %d, %zu bytes into %zu)", mode,
                  sbytes, dbytes);
@@ -258,6 +382,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ZT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     ZT_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    /* Some MPIs raise request errors on MPI_COMM_WORLD's handler. */
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     ref_t mixed[4] = { ref_basic(MPI_INT), ref_basic(MPI_DOUBLE), ref_basic(MPI_CHAR),
                        ref_basic(MPI_SHORT) };
     ref_t ints[1] = { ref_basic(MPI_INT) };
@@ -267,6 +393,7 @@ int main(int argc, char **argv)
         ref_t p = gen(&g, 4, mixed, 4);
         ZT_OK(MPI_Type_commit(&p.t));
         check_pack(&p, 1 + (int)rnd(&g, 5));
+        check_contents(&p);
         ref_free(&p);
         /* Both ranks of a pair build the same two int layouts. */
         ref_t s = gen(&g, 4, ints, 1), d;
@@ -282,7 +409,11 @@ int main(int argc, char **argv)
         int sc = count_for(&s, target);
         int dc = (int)((s.n * (size_t)sc + d.n - 1) / d.n);
         int mode = (int)rnd(&g, 5);
-        if (rnd(&g, 6) == 0 && dc > 1)
+        int trunc = rnd(&g, 6) == 0 && dc > 1;
+#ifdef OPEN_MPI
+        trunc = 0; /* Open MPI 4.1 writes past a truncated derived-type receive */
+#endif
+        if (trunc)
             dc -= 1 + (int)rnd(&g, (unsigned)dc - 1); /* truncating receive */
         if (mode == 2 && s.n * (size_t)sc > d.n * (size_t)dc)
             mode = 0; /* a persistent truncation is covered by the plain one */

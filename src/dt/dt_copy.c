@@ -114,6 +114,10 @@ static void it_init(iter_t *it, const void *buf, size_t count, const zm_dt_t *dt
             *t = (zm_dt_node_t){ .kind = ZM_DT_RUN, .count = r->count * count, .off = r->off,
                                  .stride = r->stride, .len = r->len,
                                  .total = r->total * count };
+        else if (r->kind == ZM_DT_LOOP && dt->extent == (ptrdiff_t)r->count * r->stride)
+            *t = (zm_dt_node_t){ .kind = ZM_DT_LOOP, .count = r->count * count, .off = r->off,
+                                 .stride = r->stride, .len = r->len,
+                                 .total = r->total * count, .child = r->child };
         else
             *t = (zm_dt_node_t){ .kind = ZM_DT_LOOP, .count = count, .stride = dt->extent,
                                  .len = r->total, .total = r->total * count, .child = r };
@@ -129,6 +133,27 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
     it->f[0] = (frame_t){ &it->line, (char *)buf, 0 };
     it->sp = 0;
     it->roff = 0;
+}
+
+/* Copy one run of n bytes.  Runs from 2 KiB on go through a loop of
+ * 64-byte moves rather than memcpy: glibc's memcpy switches to `rep movsb`
+ * around there, which runs at a tenth of the speed when the destination
+ * sits a few bytes past the source modulo 4 KiB (measured: 4 KiB blocks of
+ * a vector packed at 2.8 GB/s against 28 GB/s with this loop), and a pack
+ * hits that case for whole messages.  Shorter runs keep memcpy (its wide
+ * vector moves beat the loop), and so do huge ones, which it streams past
+ * the caches. */
+static inline void copy_run(char *d, const char *s, size_t n)
+{
+    if (n < 2048 || n >= 256 * 1024) {
+        memcpy(d, s, n);
+        return;
+    }
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        memcpy(d + i, s + i, 64);
+    if (i < n)
+        memcpy(d + n - 64, s + n - 64, 64); /* the last 64 bytes, overlapping */
 }
 
 /* Copy k runs of L bytes, strides ds and ss apart.  Small fixed lengths
@@ -153,7 +178,7 @@ static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, siz
     STRIDED_CASE(32)
     default:
         for (size_t j = 0; j < k; j++, d += ds, s += ss)
-            memcpy(d, s, L);
+            copy_run(d, s, L);
     }
 }
 
@@ -226,7 +251,7 @@ static void copy_iters(iter_t *d, iter_t *s, size_t n)
             continue;
         }
         m = min3(dl - d->roff, sl - s->roff, n);
-        memcpy(it_ptr(d), it_ptr(s), m);
+        copy_run(it_ptr(d), it_ptr(s), m);
         it_skip_bytes(d, m);
         it_skip_bytes(s, m);
         n -= m;
