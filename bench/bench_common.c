@@ -17,9 +17,7 @@
 /* Buffers are aligned to (and sized in multiples of) this many bytes. */
 #define BENCH_PAGE ((size_t)4096)
 
-/* Parses a size such as 4096, 64K, 1M or 2G into *out; returns 0 on
- * success and -1 on a malformed or out-of-range value. */
-static int parse_size(const char *text, size_t *out)
+int bench_parse_size(const char *text, size_t *out)
 {
     char *end = NULL;
     errno = 0;
@@ -61,9 +59,9 @@ static int apply_option(char opt, const char *value, struct bench_opts *opts)
     char *end = NULL;
     switch (opt) {
     case 'm':
-        return parse_size(value, &opts->max_bytes);
+        return bench_parse_size(value, &opts->max_bytes);
     case 'M':
-        return parse_size(value, &opts->min_bytes);
+        return bench_parse_size(value, &opts->min_bytes);
     case 'x':
         errno = 0;
         opts->iter_factor = strtod(value, &end);

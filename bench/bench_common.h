@@ -43,6 +43,13 @@ struct bench_policy {
 };
 
 /*
+ * Parses a size such as 4096, 64K, 1M or 2G (K, M, G are powers of 1024)
+ * into *out.  Returns 0 on success and -1 on a malformed value or one above
+ * INT_MAX (an MPI count of bytes is an int).
+ */
+int bench_parse_size(const char *text, size_t *out);
+
+/*
  * Parses -m, -M, -x and -h into *opts; sizes accept K, M and G suffixes
  * (powers of 1024).  Returns 0 to go on, 1 if help was printed and the
  * program should end successfully, -1 on a usage error (already reported on

@@ -214,9 +214,10 @@ def parse_output(text):
     return data
 
 
-def run_once(cmd, env_extra, timeout):
+def run_once(cmd, env_extra, timeout, parse=None):
     """Runs one benchmark in its own process group and returns a record with
-    status ok, failed or timeout, the parsed data and the elapsed time."""
+    status ok, failed or timeout, the data parsed from its output by parse
+    (default parse_output) and the elapsed time."""
     env = dict(os.environ)
     env.update(env_extra)
     start = time.monotonic()
@@ -237,7 +238,7 @@ def run_once(cmd, env_extra, timeout):
         status = "timeout"
     record = {"status": status, "returncode": proc.returncode,
               "seconds": round(time.monotonic() - start, 3),
-              "data": parse_output(out or "")}
+              "data": (parse or parse_output)(out or "")}
     if status != "ok":
         record["stderr"] = (err or "")[-2000:]
     return record

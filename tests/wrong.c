@@ -109,6 +109,130 @@ static void abort_7(int rank, int size)
     MPI_Recv(&v, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* ---- Derived datatypes (issue 3) ---- */
+
+/* Sends with a derived type that was never committed. */
+static void dt_uncommitted(int rank, int size)
+{
+    int v[4] = { 0 };
+    MPI_Datatype t;
+
+    MPI_Type_contiguous(4, MPI_INT, &t);
+    if (rank == 0)
+        MPI_Send(v, 1, t, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Sends with a type handle kept after MPI_Type_free; a dup holds the
+ * object alive so the use is detected, not a read of freed memory. */
+static void dt_freed(int rank, int size)
+{
+    int v[4] = { 0 };
+    MPI_Datatype t, keep, copy;
+
+    MPI_Type_contiguous(4, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_vector(1, 1, 1, t, &keep);
+    copy = t;
+    MPI_Type_free(&t);
+    if (rank == 0)
+        MPI_Send(v, 1, copy, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Type_free(&keep);
+}
+
+/* A vector receive that holds fewer bytes than arrive. */
+static void dt_truncate(int rank, int size)
+{
+    int v[64] = { 0 };
+    MPI_Datatype t;
+
+    MPI_Type_vector(4, 2, 4, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    if (rank == 0)
+        MPI_Send(v, 20, MPI_INT, size - 1, 0, MPI_COMM_WORLD);
+    else if (rank == size - 1)
+        MPI_Recv(v, 2, t, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void dt_bad_vector(int rank, int size)
+{
+    MPI_Datatype t;
+
+    (void)size;
+    if (rank == 0)
+        MPI_Type_vector(-3, 1, 2, MPI_INT, &t);
+}
+/* ---- end of derived datatypes ---- */
+/* ---- Collectives (node-aware collectives issue) ------------------------ */
+
+static void coll_bad_root(int rank, int size)
+{
+    int v = rank;
+
+    MPI_Bcast(&v, 1, MPI_INT, size, MPI_COMM_WORLD);
+}
+
+/* MPI_BAND is not defined on floating point. */
+static void coll_bad_op(int rank, int size)
+{
+    double v = rank, r;
+
+    (void)size;
+    MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD);
+}
+
+static void coll_null_buffer(int rank, int size)
+{
+    int r[4];
+
+    (void)size;
+    MPI_Allreduce(rank == 0 ? NULL : r, r, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/* The root broadcasts 10 ints, the others expect 5. */
+static void coll_count_mismatch(int rank, int size)
+{
+    int v[10] = { 0 };
+
+    (void)size;
+    MPI_Bcast(v, rank == 0 ? 10 : 5, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+static void coll_root_mismatch(int rank, int size)
+{
+    int v = rank, r = 0;
+
+    MPI_Reduce(&v, &r, 1, MPI_INT, MPI_SUM, rank == 0 ? 0 : size - 1, MPI_COMM_WORLD);
+}
+
+/* The last rank waits for a message instead of joining the barrier. */
+static void coll_deadlock(int rank, int size)
+{
+    int v = 0;
+
+    if (rank == size - 1)
+        MPI_Recv(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0 never starts the non-blocking barrier the others wait for. */
+static void coll_ibarrier_missing(int rank, int size)
+{
+    MPI_Request q;
+    int v = 0;
+
+    (void)size;
+    if (rank == 0) {
+        MPI_Recv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return;
+    }
+    MPI_Ibarrier(MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
 typedef void (*mistake_fn)(int rank, int size);
 
 int main(int argc, char **argv)
@@ -120,6 +244,14 @@ int main(int argc, char **argv)
         { "deadlock_recv_first", deadlock_recv_first },
         { "recv_from_finalized", recv_from_finalized },
         { "stack_overflow", stack_overflow }, { "abort_7", abort_7 },
+        { "dt_uncommitted", dt_uncommitted }, { "dt_freed", dt_freed },
+        { "dt_truncate", dt_truncate }, { "dt_bad_vector", dt_bad_vector },
+        /* Collectives. */
+        { "coll_bad_root", coll_bad_root }, { "coll_bad_op", coll_bad_op },
+        { "coll_null_buffer", coll_null_buffer },
+        { "coll_count_mismatch", coll_count_mismatch },
+        { "coll_root_mismatch", coll_root_mismatch }, { "coll_deadlock", coll_deadlock },
+        { "coll_ibarrier_missing", coll_ibarrier_missing },
     };
     int rank, size;
 

@@ -1,143 +1,89 @@
 /*
- * coll.c: simple, correct collectives over point-to-point: dissemination
- * barrier, binomial-tree broadcast and reduction.  Deterministic: for a
- * given communicator size the reduction order never changes, and Allreduce
- * broadcasts one result, so every rank gets the same bits.
+ * coll.c: blocking collectives on the shared control block.
+ *
+ * A rank publishes its arguments in its slot and arrives; the last rank to
+ * arrive checks everyone's arguments once and decides how the collective
+ * ends.  Then every rank does its own part of the work in parallel (its
+ * copies, or its slice of a reduction) and the ranks finish: with nothing
+ * more when no rank reads another's buffer any longer (small data copied
+ * inline), with the root waiting for every part (rooted collectives), or
+ * with a second phase.
  */
-#include "coll/coll.h"
+#include "coll/coll_impl.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-enum { TAG_BARRIER = 1, TAG_BCAST, TAG_REDUCE, TAG_GATHER };
+extern zm_dt_t zmpi_dt_MPI_INT;
 
-extern zm_dt_t zmpi_dt_MPI_BYTE, zmpi_dt_MPI_INT;
-
-static zm_status_t wait_one(zm_req_t *r)
+/* First-phase hook: judge the arguments once for all ranks. */
+static void arrive_hook(zm_coll_shm_t *s, void *arg)
 {
-    zm_p2p_wait(&r, 1, 1);
-    return r->st_error;
+    const zm_coll_view_t *v = arg;
+    s->msg[0] = '\0';
+    s->verdict = zm_coll_check(v, s->msg, sizeof(s->msg));
+    s->mode = s->verdict == ZM_OK ? zm_coll_sync(v) : ZM_SYNC_ALL;
 }
 
-static zm_status_t csend(const zm_p2p_comm_t *c, const void *buf, size_t count,
-                         const zm_dt_t *dt, int dest, int tag)
+/* The root waits until every rank's part is done; the others only count
+ * themselves out, and the last one releases the root. */
+static void root_wait(zm_coll_shm_t *s, int me, int root)
 {
-    zm_req_t r;
-    memset(&r, 0, sizeof(r));
-    zm_status_t rc = zm_p2p_isend(c, buf, count, dt, dest, tag, ZM_SEND_STD, &r);
-    return rc != ZM_OK ? rc : wait_one(&r);
-}
-
-static zm_status_t crecv(const zm_p2p_comm_t *c, void *buf, size_t count,
-                         const zm_dt_t *dt, int src, int tag)
-{
-    zm_req_t r;
-    memset(&r, 0, sizeof(r));
-    zm_p2p_irecv(c, buf, count, dt, src, tag, &r);
-    return wait_one(&r);
-}
-
-zm_status_t zm_coll_barrier(const zm_p2p_comm_t *comm)
-{
-    zm_p2p_comm_t c = zm_coll_comm(comm);
-    for (int k = 1; k < c.size; k <<= 1) {
-        zm_req_t s;
-        memset(&s, 0, sizeof(s));
-        zm_status_t rc = zm_p2p_isend(&c, NULL, 0, &zmpi_dt_MPI_BYTE,
-                                      (c.rank + k) % c.size, TAG_BARRIER, ZM_SEND_STD, &s);
-        if (rc != ZM_OK)
-            return rc;
-        crecv(&c, NULL, 0, &zmpi_dt_MPI_BYTE, (c.rank - k + c.size) % c.size, TAG_BARRIER);
-        wait_one(&s);
+    coll_slot_t *rs = &s->slots[root];
+    if (atomic_fetch_sub_explicit(&rs->pending, 1, memory_order_acq_rel) == 1) {
+        if (me != root)
+            zm_coll_flag_release(&rs->dgo, rs->ult);
+    } else if (me == root) {
+        zm_coll_flag_wait(&rs->dgo);
     }
-    return ZM_OK;
 }
 
-zm_status_t zm_coll_bcast(const zm_p2p_comm_t *comm, void *buf, size_t count,
+zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
+                        size_t errlen)
+{
+    coll_slot_t *sl = &s->slots[me];
+    zm_coll_args_t *pa = &sl->pub[sl->seq++ & 1];
+    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
+                         s->size, 0 };
+    memcpy(pa, a, offsetof(zm_coll_args_t, src));
+    pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
+    atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
+    zm_coll_phase(s, me, arrive_hook, &v);
+    zm_status_t st = s->verdict;
+    int mode = s->mode;
+    if (st != ZM_OK) {
+        if (err)
+            snprintf(err, errlen, "%s", s->msg);
+    } else {
+        st = zm_coll_part(&v, me, err, errlen);
+    }
+    if (mode == ZM_SYNC_ALL)
+        zm_coll_phase(s, me, NULL, NULL);
+    else if (mode == ZM_SYNC_ROOT)
+        root_wait(s, me, zm_coll_arg(&v, 0)->root);
+    zm_coll_finish(&v, me);
+    return st;
+}
+
+zm_status_t zm_coll_barrier(zm_coll_shm_t *s, int me)
+{
+    zm_coll_args_t a = { .kind = ZM_COLL_BARRIER };
+    return zm_coll_run(s, me, &a, NULL, 0);
+}
+
+zm_status_t zm_coll_bcast(zm_coll_shm_t *s, int me, void *buf, size_t count,
                           const zm_dt_t *dt, int root)
 {
-    zm_p2p_comm_t c = zm_coll_comm(comm);
-    int size = c.size, vr = (c.rank - root + size) % size, mask = 1;
-    zm_req_t reqs[32];
-    zm_req_t *rp[32];
-    int n = 0;
-    while (mask < size) {
-        if (vr & mask) {
-            crecv(&c, buf, count, dt, (vr - mask + root) % size, TAG_BCAST);
-            break;
-        }
-        mask <<= 1;
-    }
-    /* Start every child's send before waiting, so children copy from this
-     * rank's buffer in parallel when their workers differ. */
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < size) {
-            memset(&reqs[n], 0, sizeof(reqs[n]));
-            zm_status_t rc = zm_p2p_isend(&c, buf, count, dt, (vr + mask + root) % size,
-                                          TAG_BCAST, ZM_SEND_STD, &reqs[n]);
-            if (rc != ZM_OK)
-                return rc;
-            rp[n] = &reqs[n];
-            n++;
-        }
-    }
-    zm_p2p_wait(rp, n, 1);
-    return ZM_OK;
+    zm_coll_args_t a = { .kind = ZM_COLL_BCAST, .root = root, .rbuf = buf, .rcount = count,
+                         .rdt = dt };
+    return zm_coll_run(s, me, &a, NULL, 0);
 }
 
-zm_status_t zm_coll_reduce(const zm_p2p_comm_t *comm, const void *sbuf, void *rbuf,
-                           size_t count, const zm_dt_t *dt, const zm_op_t *op, int root)
+zm_status_t zm_coll_allgather_int(zm_coll_shm_t *s, int me, const int *in, int n, int *out)
 {
-    zm_p2p_comm_t c = zm_coll_comm(comm);
-    int size = c.size, vr = (c.rank - root + size) % size;
-    size_t bytes = count * (size_t)dt->extent;
-    zm_status_t rc = ZM_OK;
-    char *acc = malloc(bytes ? 2 * bytes : 1), *tmp = acc + bytes;
-    if (!acc)
-        return ZM_ERR_NOMEM;
-    memcpy(acc, sbuf, bytes);
-    for (int mask = 1; mask < size; mask <<= 1) {
-        if (vr & mask) {
-            rc = csend(&c, acc, count, dt, (vr - mask + root) % size, TAG_REDUCE);
-            break;
-        }
-        if ((vr | mask) < size) {
-            rc = crecv(&c, tmp, count, dt, ((vr | mask) + root) % size, TAG_REDUCE);
-            if (rc != ZM_OK)
-                break;
-            /* All predefined operations are commutative, so the operand
-             * order of zm_op_apply (child's partial result first) is
-             * harmless; user operations will need it swapped. */
-            zm_op_apply(op, tmp, acc, count, dt);
-        }
-    }
-    if (vr == 0 && rc == ZM_OK)
-        memcpy(rbuf, acc, bytes);
-    free(acc);
-    return rc;
-}
-
-zm_status_t zm_coll_allreduce(const zm_p2p_comm_t *c, const void *sbuf, void *rbuf,
-                              size_t count, const zm_dt_t *dt, const zm_op_t *op)
-{
-    zm_status_t rc = zm_coll_reduce(c, sbuf, rbuf, count, dt, op, 0);
-    if (rc != ZM_OK)
-        return rc;
-    return zm_coll_bcast(c, rbuf, count, dt, 0);
-}
-
-zm_status_t zm_coll_allgather_int(const zm_p2p_comm_t *comm, const int *in, int n, int *out)
-{
-    zm_p2p_comm_t c = zm_coll_comm(comm);
-    zm_status_t rc = ZM_OK;
-    if (c.rank == 0) {
-        memcpy(out, in, sizeof(int) * (size_t)n);
-        for (int r = 1; r < c.size && rc == ZM_OK; r++)
-            rc = crecv(&c, out + (size_t)r * n, (size_t)n, &zmpi_dt_MPI_INT, r, TAG_GATHER);
-    } else {
-        rc = csend(&c, in, (size_t)n, &zmpi_dt_MPI_INT, 0, TAG_GATHER);
-    }
-    if (rc != ZM_OK)
-        return rc;
-    return zm_coll_bcast(comm, out, (size_t)n * (size_t)c.size, &zmpi_dt_MPI_INT, 0);
+    zm_coll_args_t a = { .kind = ZM_COLL_ALLGATHER, .sbuf = in, .scount = (size_t)n,
+                         .sdt = &zmpi_dt_MPI_INT, .rbuf = out, .rcount = (size_t)n,
+                         .rdt = &zmpi_dt_MPI_INT };
+    return zm_coll_run(s, me, &a, NULL, 0);
 }

@@ -1,17 +1,41 @@
 /*
- * coll: reduction operations and the collectives of the foundation
- * (Barrier, Bcast, Reduce, Allreduce, and an internal allgather of ints for
- * communicator construction).  They run over p2p on the communicator's
- * collective context, so they never match user point-to-point traffic.
- * The node-aware collectives issue replaces the algorithms behind these
- * calls.
+ * coll: reduction operations and the collectives.
+ *
+ * All ranks of a communicator live in one address space, so a collective
+ * moves data with direct copies between the ranks' own buffers and needs no
+ * message protocol.  Each communicator has one shared control block
+ * (zm_coll_shm_t, shm.c): per rank a slot where the rank publishes its
+ * arguments (buffer pointers, counts, types, root, op), and a counter with
+ * per-rank release flags that make the phases of a collective.  A waiting
+ * rank polls its flag while it is alone on its worker and otherwise parks;
+ * the last rank to arrive releases (and wakes) the others, so a rank whose
+ * peers never arrive stays parked and the deadlock detector reports it.
+ *
+ * Blocking collectives run on the slots (coll.c); non-blocking ones are
+ * matched in call order in per-operation instances and executed by the last
+ * rank to start them (nbc.c), so they complete while the other ranks
+ * compute.  Both share the algorithms (algo.c), written as "the part of the
+ * work that belongs to rank r", so that a blocking collective runs every
+ * part in parallel on its own rank.
+ *
+ * Seam for a multi-process layer: a communicator spanning processes would
+ * get one block per process for its local ranks, and the rank that
+ * finishes the local part (the leader) would exchange the per-process
+ * result with the other processes' leaders before releasing the local
+ * ranks.  Nothing here assumes more than one process yet.
  */
 #ifndef ZM_COLL_H
 #define ZM_COLL_H
 
 #include "p2p/p2p.h"
 
+/* ---- Reduction operations ---------------------------------------------- */
+
 #define ZM_OP_MAGIC 0x7a6d6f70u
+
+/* A user reduction function: the MPI_User_function signature, with the
+ * datatype handle spelled as what MPI_Datatype is. */
+typedef void zm_op_user_fn(void *in, void *inout, int *len, struct zmpi_datatype **dt);
 
 /* A reduction operation (also MPI_Op). */
 typedef struct zmpi_op {
@@ -19,45 +43,131 @@ typedef struct zmpi_op {
     int id;              /* ZM_OP_* */
     int commutative;     /* 1 for all predefined operations */
     const char *name;    /* MPI name */
+    zm_op_user_fn *fn;   /* ZM_OP_USER: the user's function */
+    int predefined;      /* never freed */
+    _Atomic int refs;    /* user ops: handle plus operations in flight */
 } zm_op_t;
 
 enum {
     ZM_OP_MAX, ZM_OP_MIN, ZM_OP_SUM, ZM_OP_PROD, ZM_OP_LAND, ZM_OP_BAND,
     ZM_OP_LOR, ZM_OP_BOR, ZM_OP_LXOR, ZM_OP_BXOR, ZM_OP_MINLOC, ZM_OP_MAXLOC,
-    ZM_OP_REPLACE, ZM_OP_NO_OP
+    ZM_OP_REPLACE, ZM_OP_NO_OP, ZM_OP_USER
 };
 
 /* Nonzero if `op` is a valid operation object. */
 int zm_op_valid(const zm_op_t *op);
 
-/* Nonzero if `op` is defined on `dt` (MPI-4 section 6.9.2). */
+/* Nonzero if `op` is defined on the predefined type `dt` (MPI-4 section
+ * 6.9.2).  User operations are defined on every type. */
 int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt);
 
-/* inout[i] = in[i] op inout[i] for `count` elements of `dt`.  The caller
- * has checked zm_op_defined.  Any thread. */
+/* inout[i] = in[i] op inout[i] for `count` elements of `dt` (the predefined
+ * basic type for predefined ops, the user's type for user ops).  The
+ * caller has checked zm_op_defined.  Any thread. */
 void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
                  const zm_dt_t *dt);
 
-/* Collective context of a communicator: its p2p context plus one. */
-static inline zm_p2p_comm_t zm_coll_comm(const zm_p2p_comm_t *c)
-{
-    zm_p2p_comm_t cc = *c;
-    cc.ctx = c->ctx + 1;
-    return cc;
-}
+/* Make a user operation (refs = 1), or NULL if out of memory. */
+zm_op_t *zm_op_create(zm_op_user_fn *fn, int commutative);
 
-/* The collectives.  All ranks of `c` must call them in the same order with
- * matching arguments.  ULT context.  They return ZM_OK or ZM_ERR_NOMEM. */
-zm_status_t zm_coll_barrier(const zm_p2p_comm_t *c);
-zm_status_t zm_coll_bcast(const zm_p2p_comm_t *c, void *buf, size_t count,
+/* Take / drop a reference to a user operation (no-ops for predefined
+ * ones); the last drop frees it.  Any ULT. */
+void zm_op_retain(const zm_op_t *op);
+void zm_op_release(const zm_op_t *op);
+
+/* ---- Collectives -------------------------------------------------------- */
+
+/* Same value as MPI_IN_PLACE. */
+#define ZM_IN_PLACE ((void *)-1)
+
+/* Which collective a rank called. */
+enum {
+    ZM_COLL_BARRIER, ZM_COLL_BCAST, ZM_COLL_GATHER, ZM_COLL_GATHERV,
+    ZM_COLL_SCATTER, ZM_COLL_SCATTERV, ZM_COLL_ALLGATHER, ZM_COLL_ALLGATHERV,
+    ZM_COLL_ALLTOALL, ZM_COLL_ALLTOALLV, ZM_COLL_ALLTOALLW, ZM_COLL_REDUCE,
+    ZM_COLL_ALLREDUCE, ZM_COLL_REDUCE_SCATTER, ZM_COLL_REDUCE_SCATTER_BLOCK,
+    ZM_COLL_SCAN, ZM_COLL_EXSCAN, ZM_COLL_NKINDS
+};
+
+/* Statuses of collectives besides core's: argument mismatches between the
+ * ranks, found after every rank has published its arguments.  All ranks
+ * find the same mismatch and return it, so none hangs. */
+enum {
+    ZM_COLL_ERR_KIND = -32,   /* ranks called different collectives */
+    ZM_COLL_ERR_ROOT = -33,   /* ranks passed different roots */
+    ZM_COLL_ERR_OP = -34,     /* ranks passed different operations */
+    ZM_COLL_ERR_COUNT = -35   /* amounts of data do not match */
+};
+
+/* Bytes of data a rank copies into its slot instead of publishing a
+ * pointer to its buffer: then no rank reads its buffer after the first
+ * phase and the collective needs one phase only. */
+#define ZM_COLL_INLINE 128
+
+/* The arguments of one rank's call.  The API layer fills the public part
+ * (kind to op); coll fills the rest.  Pointers and arrays belong to the
+ * caller and must stay valid until the collective completes. */
+typedef struct zm_coll_args {
+    int kind;                       /* ZM_COLL_* */
+    int root;                       /* rooted collectives */
+    const void *sbuf;               /* send buffer or ZM_IN_PLACE */
+    size_t scount;                  /* send count */
+    const zm_dt_t *sdt;             /* send type */
+    void *rbuf;                     /* receive buffer */
+    size_t rcount;                  /* receive count (per rank) */
+    const zm_dt_t *rdt;             /* receive type */
+    const int *scounts, *sdispls;   /* v/w variants: per-rank send counts */
+    const int *rcounts, *rdispls;   /* v/w variants, Reduce_scatter counts */
+    const zm_dt_t *const *sdts;     /* Alltoallw: per-rank send types */
+    const zm_dt_t *const *rdts;     /* Alltoallw: per-rank receive types */
+    const zm_op_t *op;              /* reductions */
+    /* Filled by coll. */
+    const void *src;                /* where this rank's data is read */
+    size_t src_count;               /* in units of src_dt */
+    const zm_dt_t *src_dt;
+    const void *rin;                /* reductions: input in element view */
+    void *rout;                     /* reductions: output in element view */
+    size_t rm;                      /* reductions: elements in the view */
+    const zm_dt_t *edt;             /* reductions: element type */
+    void *tmp;                      /* malloc'd by this rank, freed at end */
+    int inl;                        /* data copied into inl_data */
+    zm_status_t failed;             /* preparing failed (out of memory) */
+    unsigned char inl_data[ZM_COLL_INLINE] __attribute__((aligned(16)));
+} zm_coll_args_t;
+
+/* A communicator's shared control block. */
+typedef struct zm_coll_shm zm_coll_shm_t;
+
+/* Find or create the block of communicator `c` (the same for all its
+ * ranks) and take a reference.  Returns NULL if out of memory.  ULT
+ * context; each rank calls it once per communicator object. */
+zm_coll_shm_t *zm_coll_attach(const zm_p2p_comm_t *c);
+
+/* Drop the caller's reference; the last one frees the block.  Any ULT. */
+void zm_coll_detach(zm_coll_shm_t *s);
+
+/* Run a blocking collective as rank `me` of block `s`.  On a mismatch
+ * between the ranks' arguments, or a copy that does not fit, writes a
+ * message (naming the rank and the argument) to err and returns the
+ * status; every rank returns, none hangs.  ULT context. */
+zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
+                        size_t errlen);
+
+/* Start a non-blocking collective; `req` completes when it is done (the
+ * last rank to start it does the work).  Non-blocking collectives of a
+ * communicator are matched in the order each rank starts them.  Returns
+ * ZM_ERR_NOMEM if out of memory.  ULT context. */
+zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req);
+
+/* Convenience wrappers used to build communicators. */
+zm_status_t zm_coll_barrier(zm_coll_shm_t *s, int me);
+zm_status_t zm_coll_bcast(zm_coll_shm_t *s, int me, void *buf, size_t count,
                           const zm_dt_t *dt, int root);
-zm_status_t zm_coll_reduce(const zm_p2p_comm_t *c, const void *sbuf, void *rbuf,
-                           size_t count, const zm_dt_t *dt, const zm_op_t *op, int root);
-zm_status_t zm_coll_allreduce(const zm_p2p_comm_t *c, const void *sbuf, void *rbuf,
-                              size_t count, const zm_dt_t *dt, const zm_op_t *op);
-
 /* Every rank contributes `n` ints; out (size*n ints) receives all of them
- * in rank order.  ULT context. */
-zm_status_t zm_coll_allgather_int(const zm_p2p_comm_t *c, const int *in, int n, int *out);
+ * in rank order. */
+zm_status_t zm_coll_allgather_int(zm_coll_shm_t *s, int me, const int *in, int n, int *out);
+
+/* Name of a collective's MPI call, for messages. */
+const char *zm_coll_name(int kind);
 
 #endif /* ZM_COLL_H */

@@ -114,7 +114,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (c->p.rank == 0)
         ctx = (int)atomic_fetch_add(&next_ctx, 2);
     zm_p2p_self()->wait_call = fn;
-    zm_status_t st = zm_coll_bcast(&c->p, &ctx, 1, MPI_INT, 0);
+    struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
+    zm_status_t st = cs ? zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) : ZM_ERR_NOMEM;
     struct zmpi_group *g = st == ZM_OK ? comm_group(me, c) : NULL;
     struct zmpi_comm *n = g ? comm_new(c, g, (uint32_t)ctx, me->world_rank) : NULL;
     if (!n)
@@ -174,7 +175,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!all)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     zm_p2p_self()->wait_call = fn;
-    zm_status_t st = zm_coll_allgather_int(&c->p, mine, 3, all);
+    struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
+    zm_status_t st = cs ? zm_coll_allgather_int(cs, c->p.rank, mine, 3, all) : ZM_ERR_NOMEM;
     if (st != ZM_OK || color == MPI_UNDEFINED) {
         free(all);
         *newcomm = MPI_COMM_NULL;
@@ -230,7 +232,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (c->p.rank == 0)
         ctx = (int)atomic_fetch_add(&next_ctx, 2);
     zm_p2p_self()->wait_call = fn;
-    zm_coll_bcast(&c->p, &ctx, 1, MPI_INT, 0);
+    struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
+    if (!cs || zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) != ZM_OK)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     if (!member) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -280,6 +284,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rc;
     if (c->predefined)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
+    if (c->coll)
+        zm_coll_detach(c->coll);
     zm_mpi_group_unref(c->group);
     zm_mpi_eh_unref(c->eh);
     comm_release(c);

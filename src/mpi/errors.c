@@ -40,6 +40,14 @@ static const char *const class_names[] = {
     [MPI_ERR_ERRHANDLER] = "MPI_ERR_ERRHANDLER: invalid error handler",
     [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: arguments differ between ranks",
     [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+    /* Shared-memory windows and info objects. */
+    [MPI_ERR_WIN] = "MPI_ERR_WIN: invalid window",
+    [MPI_ERR_INFO_KEY] = "MPI_ERR_INFO_KEY: invalid info key",
+    [MPI_ERR_INFO_VALUE] = "MPI_ERR_INFO_VALUE: invalid info value",
+    [MPI_ERR_INFO_NOKEY] = "MPI_ERR_INFO_NOKEY: no such info key",
+    [MPI_ERR_SIZE] = "MPI_ERR_SIZE: invalid size",
+    [MPI_ERR_DISP] = "MPI_ERR_DISP: invalid displacement unit",
+    [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong window synchronisation",
 };
 
 int zm_mpi_class_of(zm_status_t st)
@@ -51,6 +59,10 @@ int zm_mpi_class_of(zm_status_t st)
     case ZM_ERR_BUFFER: return MPI_ERR_BUFFER;
     case ZM_ERR_ARG: return MPI_ERR_ARG;
     case ZM_ERR_PENDING: return MPI_ERR_PENDING;
+    case ZM_COLL_ERR_KIND: return MPI_ERR_NOT_SAME;
+    case ZM_COLL_ERR_ROOT: return MPI_ERR_ROOT;
+    case ZM_COLL_ERR_OP: return MPI_ERR_OP;
+    case ZM_COLL_ERR_COUNT: return MPI_ERR_TRUNCATE;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -122,6 +134,13 @@ int zm_mpi_check_buf_fail(struct zmpi_comm *c, const char *fn, const void *buf, 
     if (!zm_dt_valid(dt))
         return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): invalid datatype",
                             dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "(not a datatype)");
+    if (dt->freed)
+        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): the datatype was freed "
+                            "(MPI_Type_free)", dt->name);
+    if (!dt->committed)
+        return zm_mpi_error(c, MPI_ERR_TYPE, fn, "(datatype=%s): the datatype is not "
+                            "committed; call MPI_Type_commit before using it to communicate",
+                            dt->name);
     return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "(buf=NULL): invalid buffer for count %d of %s",
                         count, dt->name);
 }

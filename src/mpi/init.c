@@ -250,7 +250,8 @@ int PMPI_Finalize(void)
     zm_p2p_self()->wait_call = "MPI_Finalize";
     /* Finalize is collective over the job: no rank leaves while another can
      * still need it. */
-    zm_status_t rc = zm_coll_barrier(&me->world.p);
+    struct zm_coll_shm *cs = zm_mpi_coll_shm(&me->world);
+    zm_status_t rc = cs ? zm_coll_barrier(cs, me->world.p.rank) : ZM_ERR_NOMEM;
     me->finalized = 1;
     fflush(stdout);
     return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");
@@ -320,7 +321,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "zmpi %s: virtual ranks as user-level threads; point-to-point, "
-                     "communicators, groups, error handlers, basic collectives",
+                     "communicators, groups, error handlers, derived datatypes, collectives, "
+                     "shared windows",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -52,6 +52,7 @@ struct zmpi_comm {
     struct zmpi_errhandler *eh;      /* current error handler */
     int predefined;                  /* WORLD or SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];  /* MPI_Comm_set_name */
+    struct zm_coll_shm *coll;        /* collectives' shared block, attached lazily */
 };
 
 /* Per-rank state of the API layer. */
@@ -133,7 +134,9 @@ static inline int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *f
 static inline int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf,
                                    int count, MPI_Datatype dt)
 {
-    if (ZM_LIKELY(count >= 0 && zm_dt_valid(dt) && (buf || count == 0 || dt->size == 0)))
+    /* A NULL buffer is MPI_BOTTOM, which derived types with absolute
+     * addresses use. */
+    if (ZM_LIKELY(count >= 0 && zm_dt_usable(dt) && (buf || count == 0 || dt->size == 0 || dt->d)))
         return MPI_SUCCESS;
     return zm_mpi_check_buf_fail(c, fn, buf, count, dt);
 }
@@ -152,6 +155,34 @@ static inline int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag,
     if (ZM_LIKELY(tag >= 0 || (allow_any && tag == MPI_ANY_TAG)))
         return MPI_SUCCESS;
     return zm_mpi_check_tag_fail(c, fn, tag, allow_any);
+}
+
+/* ---- Datatypes (type.c, type_query.c) ---- */
+
+/* Check a datatype argument that a constructor or query reads (it need
+ * not be committed).  Returns MPI_SUCCESS or the raised error. */
+int zm_mpi_check_type(const char *fn, const char *what, MPI_Datatype dt);
+
+/* Make request `req` hold datatype dt until the request is freed, so the
+ * user may free the type while the operation runs. */
+static inline void zm_mpi_req_hold(zm_req_t *req, MPI_Datatype dt)
+{
+    if (dt->d) {
+        zm_dt_retain(dt);
+        req->hold = dt;
+    }
+}
+
+/* ---- Collectives -------------------------------------------------------- */
+
+/* The communicator's shared collective block, attached on first use (NULL
+ * if out of memory).  ULT context, the rank owning `c`. */
+static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
+{
+    if (ZM_LIKELY(c->coll != NULL))
+        return c->coll;
+    c->coll = zm_coll_attach(&c->p);
+    return c->coll;
 }
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */

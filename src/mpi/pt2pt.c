@@ -132,6 +132,7 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
     if (dest != MPI_PROC_NULL) {
         req->comm = comm;
+        zm_mpi_req_hold(req, dt);
         zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
         if (ZM_UNLIKELY(st != ZM_OK)) {
             atomic_store(&req->cstate, ZM_REQ_DONE);
@@ -212,6 +213,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
     if (source != MPI_PROC_NULL) {
         req->comm = comm;
+        zm_mpi_req_hold(req, dt);
         zm_p2p_irecv(&c->p, buf, (size_t)count, dt, source, tag, req);
     }
     *request = req;
@@ -401,8 +403,10 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
     zm_req_t *req = *message == MPI_MESSAGE_NO_PROC ? req_null(NULL) : zm_p2p_req_alloc();
     if (!req)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for a request");
-    if (*message != MPI_MESSAGE_NO_PROC)
+    if (*message != MPI_MESSAGE_NO_PROC) {
+        zm_mpi_req_hold(req, dt);
         zm_p2p_mrecv(*message, buf, (size_t)count, dt, req);
+    }
     *message = MPI_MESSAGE_NULL;
     *request = req;
     return MPI_SUCCESS;
@@ -435,22 +439,3 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return MPI_SUCCESS;
 }
 ZM_WEAK(Buffer_detach)
-
-int PMPI_Type_size(MPI_Datatype dt, int *size)
-{
-    if (!zm_dt_valid(dt))
-        return zm_mpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_size", "invalid datatype");
-    *size = (int)dt->size;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Type_size)
-
-int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
-{
-    if (!zm_dt_valid(dt))
-        return zm_mpi_error(NULL, MPI_ERR_TYPE, "MPI_Type_get_extent", "invalid datatype");
-    *lb = dt->lb;
-    *extent = dt->extent;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Type_get_extent)

@@ -363,13 +363,13 @@ static int count_common(const char *fn, const MPI_Status *status, MPI_Datatype d
         *count = bytes == 0 ? 0 : MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    MPI_Count whole = bytes / (MPI_Count)dt->size, rest = bytes % (MPI_Count)dt->size;
-    if (elements && dt->kind == ZM_DT_PAIR) {
-        /* Pairs hold two basic elements; a partial pair holds its value. */
-        *count = (int)(whole * 2 + (rest >= (MPI_Count)dt->val_size ? 1 : 0));
+    if (elements) {
+        int64_t n = zm_dt_elements(dt, (size_t)bytes);
+        *count = n < 0 || n > INT32_MAX ? MPI_UNDEFINED : (int)n;
         return MPI_SUCCESS;
     }
-    *count = rest ? MPI_UNDEFINED : (int)whole;
+    MPI_Count whole = bytes / (MPI_Count)dt->size, rest = bytes % (MPI_Count)dt->size;
+    *count = rest || whole > INT32_MAX ? MPI_UNDEFINED : (int)whole;
     return MPI_SUCCESS;
 }
 
@@ -410,6 +410,7 @@ static int init_common(const char *fn, void *buf, int count, MPI_Datatype dt, in
     r->buf = buf;
     r->count = (size_t)count;
     r->dt = dt;
+    zm_mpi_req_hold(r, dt);
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;

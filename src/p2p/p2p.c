@@ -42,6 +42,16 @@ static inline uintptr_t complete_locked(zm_req_t *rr)
     return old;
 }
 
+/* Give a request back to the pool, dropping the datatype it holds (the
+ * API layer makes non-blocking requests hold derived types, which the user
+ * may free while they run). */
+static void req_free(zm_req_t *req)
+{
+    if (req->hold)
+        zm_dt_release(req->hold);
+    zm_pool_free(p2p.req_pool, req);
+}
+
 static inline void wake_waiter(uintptr_t old)
 {
     if (old > ZM_REQ_ORPHAN) {
@@ -51,10 +61,12 @@ static inline void wake_waiter(uintptr_t old)
     }
 }
 
-/* Copies of at least COOP_MIN contiguous bytes are split into COOP_CHUNK
- * pieces that the completer and the waiter take in turn: on two cores the
- * copy runs at the bandwidth of both.  Smaller copies are not worth the
- * extra cache-line traffic on the counters. */
+/* Copies of at least COOP_MIN bytes are split into COOP_CHUNK pieces that
+ * the completer and the waiter take in turn: on two cores the copy runs at
+ * the bandwidth of both.  Smaller copies are not worth the extra
+ * cache-line traffic on the counters.  Non-contiguous layouts are split
+ * the same way, by byte offset of the data stream: the copy engine finds
+ * a chunk's start in one step per layout level. */
 #define COOP_MIN (96 * 1024)
 #define COOP_CHUNK (32 * 1024)
 
@@ -62,6 +74,20 @@ static inline void wake_waiter(uintptr_t old)
  * (zm_arch_copy_stream): source and destination together no longer fit
  * in a typical last-level cache. */
 #define COOP_STREAM_MIN (16 * 1024 * 1024)
+
+/* Copy chunk [off, off + len) of `req`'s cooperative copy. */
+static void coop_chunk(zm_req_t *req, size_t off, size_t len)
+{
+    if (req->coop.ddt->contig && req->coop.sdt->contig) {
+        if (req->coop.bytes >= COOP_STREAM_MIN)
+            zm_arch_copy_stream(req->coop.dst + off, req->coop.src + off, len);
+        else
+            memcpy(req->coop.dst + off, req->coop.src + off, len);
+        return;
+    }
+    zm_dt_copy_range(req->coop.dst, req->coop.dcount, req->coop.ddt, req->coop.src,
+                     req->coop.scount, req->coop.sdt, off, len);
+}
 
 /* Take and copy chunks of `req`'s cooperative copy until none is left.
  * Either side may call it; the caller holds a reference to req. */
@@ -74,10 +100,7 @@ static void coop_take(zm_req_t *req)
         if (off >= bytes)
             return;
         size_t len = bytes - off < COOP_CHUNK ? bytes - off : COOP_CHUNK;
-        if (bytes >= COOP_STREAM_MIN)
-            zm_arch_copy_stream(req->coop.dst + off, req->coop.src + off, len);
-        else
-            memcpy(req->coop.dst + off, req->coop.src + off, len);
+        coop_chunk(req, off, len);
         atomic_fetch_add_explicit(&req->coop.done, len, memory_order_release);
     }
 }
@@ -88,14 +111,21 @@ void zm_p2p_coop_help(zm_req_t *req)
         coop_take(req);
 }
 
-/* Copy `n` bytes into the buffer of `req` (or out of it) before completing
- * it, letting req's waiter help.  The waiter owns req and only touches its
- * coop fields, which outlive the copy, so no lifetime race exists; the
- * completer waits for every taken chunk before it completes req. */
-static void coop_copy(zm_req_t *req, void *dst, const void *src, size_t n)
+/* Copy the first n data bytes of (src, scount, sdt) into (dst, dcount,
+ * ddt) before completing `req`, letting req's waiter help.  The waiter
+ * owns req and only touches its coop fields, which outlive the copy, so no
+ * lifetime race exists; the completer waits for every taken chunk before
+ * it completes req.  The datatypes stay alive: the sender's request and
+ * the receive request hold them until they complete. */
+static void coop_copy(zm_req_t *req, void *dst, size_t dcount, const zm_dt_t *ddt,
+                      const void *src, size_t scount, const zm_dt_t *sdt, size_t n)
 {
     req->coop.dst = dst;
     req->coop.src = src;
+    req->coop.ddt = ddt;
+    req->coop.sdt = sdt;
+    req->coop.dcount = dcount;
+    req->coop.scount = scount;
     req->coop.bytes = n;
     atomic_store_explicit(&req->coop.next, 0, memory_order_relaxed);
     atomic_store_explicit(&req->coop.done, 0, memory_order_relaxed);
@@ -111,8 +141,8 @@ static void coop_copy(zm_req_t *req, void *dst, const void *src, size_t n)
 static inline void copy_for(zm_req_t *req, void *dbuf, size_t dcount, const zm_dt_t *ddt,
                             const void *sbuf, size_t scount, const zm_dt_t *sdt, size_t n)
 {
-    if (n >= COOP_MIN && ddt->contig && sdt->contig)
-        coop_copy(req, dbuf, sbuf, n);
+    if (n >= COOP_MIN)
+        coop_copy(req, dbuf, dcount, ddt, sbuf, scount, sdt, n);
     else
         zm_dt_copy(dbuf, dcount, ddt, sbuf, scount, sdt, n);
 }
@@ -167,7 +197,7 @@ void zm_p2p_req_release(zm_req_t *req)
     if (l)
         zm_spin_unlock(l);
     if (!orphaned)
-        zm_pool_free(p2p.req_pool, req);
+        req_free(req);
 }
 
 void zm_p2p_req_complete(zm_req_t *req)
@@ -175,7 +205,7 @@ void zm_p2p_req_complete(zm_req_t *req)
     uintptr_t old = atomic_exchange_explicit(&req->cstate, ZM_REQ_DONE, memory_order_acq_rel);
     /* From here on the owner may reuse or free req: touch only `old`. */
     if (old == ZM_REQ_ORPHAN)
-        zm_pool_free(p2p.req_pool, req);
+        req_free(req);
     else
         wake_waiter(old);
 }
@@ -577,7 +607,7 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
         uintptr_t waiter = complete_locked(rr);
         zm_spin_unlock(&r->lock);
         if (waiter == ZM_REQ_ORPHAN)
-            zm_pool_free(p2p.req_pool, rr);
+            req_free(rr);
         else
             wake_waiter(waiter);
     } else {

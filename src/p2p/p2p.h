@@ -96,14 +96,18 @@ typedef struct zmpi_request {
     int owner;                     /* world rank whose queue it is in */
     void *comm;                    /* API-layer communicator handle */
     const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */
+    const zm_dt_t *hold;           /* derived type released when the request is freed */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
     /* Own line: a large copy that completes this request, split in chunks
      * so that the waiter, if it is polling on another worker, copies half
      * of it (p2p.c, coop_copy).  Written once per copy by the completer. */
     struct {
         _Atomic int active;        /* chunks may still be taken */
-        char *dst;                 /* destination, contiguous */
-        const char *src;           /* source, contiguous */
+        char *dst;                 /* destination buffer */
+        const char *src;           /* source buffer */
+        const zm_dt_t *ddt;        /* destination layout (dcount elements) */
+        const zm_dt_t *sdt;        /* source layout (scount elements) */
+        size_t dcount, scount;     /* element counts of both sides */
         size_t bytes;              /* total */
         _Atomic size_t next;       /* next chunk index to take */
         _Atomic size_t done;       /* bytes copied so far */

@@ -1,0 +1,246 @@
+/*
+ * dt_pack.c: MPI_Pack and MPI_Unpack bandwidth of a vector against memcpy
+ * of the same number of bytes.
+ *
+ * The vector holds total bytes in blocks of block bytes (doubles), two
+ * blocks apart: MPI_Type_vector(total / block, block / 8, block / 4,
+ * MPI_DOUBLE).  For each total and block size rank 0 measures, in
+ * alternation within each of TRIALS trials so that drifts of a shared
+ * machine hit all three alike:
+ *
+ *   memcpy  memcpy of total contiguous bytes,
+ *   pack    MPI_Pack of one vector into a contiguous buffer,
+ *   unpack  MPI_Unpack of that buffer into one vector,
+ *
+ * and prints the best of the trials in GB/s (1 GB = 1e9 bytes) of payload.
+ * The issue's goal is pack and unpack at >= 80 % of memcpy for blocks of
+ * 256 B and more.  Once per size the packed bytes and the unpacked layout
+ * (including the gaps, which must stay untouched) are checked against a
+ * reference layout described without MPI (dt_common.h).  Other ranks only
+ * wait; run it with one rank.
+ */
+#include "dt_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#define TRIALS 5
+#define DEFAULT_MIN ((size_t)64 << 10)
+#define DEFAULT_MAX ((size_t)16 << 20)
+#define MIN_BLOCK ((size_t)8)
+#define MAX_BLOCK ((size_t)64 << 10)
+
+/* Bytes each operation moves per trial (times -x), at least one call. */
+#define TRIAL_BYTES (32.0 * 1024 * 1024)
+
+/* The buffers of one total size. */
+struct pack_bufs {
+    unsigned char *vec;    /* The vector's source, 2 * total bytes. */
+    unsigned char *packed; /* The packed bytes, pack_size bytes. */
+    unsigned char *out;    /* The unpacked vector, 2 * total bytes. */
+    unsigned char *src;    /* memcpy source, total bytes. */
+    unsigned char *dst;    /* memcpy destination, total bytes. */
+    int pack_size;
+};
+
+/* One measured size: the vector type and its reference layout. */
+struct pack_case {
+    size_t total, block;
+    long reps;
+    MPI_Datatype type;
+    struct dt_layout layout;
+};
+
+/* Best seconds per call of each operation. */
+struct pack_times {
+    double copy, pack, unpack;
+};
+
+/* Returns the seconds of reps calls of memcpy.  The call goes through a
+ * volatile pointer so that the compiler cannot drop repeated copies. */
+static double time_memcpy(const struct pack_case *pc, struct pack_bufs *b)
+{
+    void *(*volatile copy)(void *, const void *, size_t) = memcpy;
+    double start = MPI_Wtime();
+    for (long i = 0; i < pc->reps; i++)
+        copy(b->dst, b->src, pc->total);
+    return MPI_Wtime() - start;
+}
+
+/* Returns the seconds of reps calls of MPI_Pack. */
+static double time_pack(const struct pack_case *pc, struct pack_bufs *b)
+{
+    double start = MPI_Wtime();
+    for (long i = 0; i < pc->reps; i++) {
+        int pos = 0;
+        MPI_Pack(b->vec, 1, pc->type, b->packed, b->pack_size, &pos,
+                 MPI_COMM_SELF);
+    }
+    return MPI_Wtime() - start;
+}
+
+/* Returns the seconds of reps calls of MPI_Unpack. */
+static double time_unpack(const struct pack_case *pc, struct pack_bufs *b)
+{
+    double start = MPI_Wtime();
+    for (long i = 0; i < pc->reps; i++) {
+        int pos = 0;
+        MPI_Unpack(b->packed, b->pack_size, &pos, b->out, 1, pc->type,
+                   MPI_COMM_SELF);
+    }
+    return MPI_Wtime() - start;
+}
+
+/* Packs and unpacks once and checks both results byte by byte, and that
+ * MPI agrees on the packed size; calls MPI_Abort on any difference. */
+static void check_case(const struct pack_case *pc, struct pack_bufs *b,
+                       unsigned seed)
+{
+    char what[96];
+    snprintf(what, sizeof(what), "dt_pack total %zu block %zu", pc->total,
+             pc->block);
+    struct dt_layout flat = dt_layout_block(0, pc->total);
+    int pos = 0, size = 0;
+    MPI_Pack_size(1, pc->type, MPI_COMM_SELF, &size);
+    memset(b->packed, DT_FILL, (size_t)b->pack_size);
+    /* The timed unpacks of the previous size wrote another layout here. */
+    memset(b->out, DT_FILL, 2 * pc->total);
+    MPI_Pack(b->vec, 1, pc->type, b->packed, b->pack_size, &pos,
+             MPI_COMM_SELF);
+    if ((size_t)pos != pc->total || size < pos) {
+        fprintf(stderr, "%s: MPI_Pack wrote %d bytes, MPI_Pack_size says "
+                "%d\n", what, pos, size);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    dt_check(b->packed, &flat, &pc->layout, seed, 0, what);
+    pos = 0;
+    MPI_Unpack(b->packed, b->pack_size, &pos, b->out, 1, pc->type,
+               MPI_COMM_SELF);
+    dt_check(b->out, &pc->layout, &pc->layout, seed, 1, what);
+    dt_check_untouched(b->out, 2 * pc->total, what);
+}
+
+/* Measures one total and block size and prints its line. */
+static void run_case(size_t total, size_t block, struct pack_bufs *b,
+                     double factor, int index)
+{
+    struct pack_case pc;
+    pc.total = total;
+    pc.block = block;
+    double reps = TRIAL_BYTES * factor / (double)total;
+    pc.reps = reps < 1.0 ? 1 : (long)reps;
+    pc.layout = dt_layout_block(0, block);
+    dt_layout_loop(&pc.layout, total / block, 2 * block);
+    int doubles = (int)(block / sizeof(double));
+    MPI_Type_vector((int)(total / block), doubles, 2 * doubles, MPI_DOUBLE,
+                    &pc.type);
+    MPI_Type_commit(&pc.type);
+
+    unsigned seed = dt_seed(0, index);
+    dt_fill(b->vec, &pc.layout, seed);
+    check_case(&pc, b, seed);
+    struct pack_times best = {1e30, 1e30, 1e30};
+    for (int t = 0; t < TRIALS; t++) {
+        double c = time_memcpy(&pc, b), p = time_pack(&pc, b);
+        double u = time_unpack(&pc, b);
+        best.copy = c < best.copy ? c : best.copy;
+        best.pack = p < best.pack ? p : best.pack;
+        best.unpack = u < best.unpack ? u : best.unpack;
+    }
+    double bytes = (double)total * (double)pc.reps / 1e9;
+    printf("pack %10zu %8zu %10.3f %10.3f %10.3f\n", total, block,
+           bytes / best.copy, bytes / best.pack, bytes / best.unpack);
+    fflush(stdout);
+    MPI_Type_free(&pc.type);
+}
+
+/* Allocates the buffers for totals up to max_total; the packed buffer is
+ * sized by MPI_Pack_size of the largest vector. */
+static void alloc_bufs(struct pack_bufs *b, size_t max_total)
+{
+    MPI_Datatype t;
+    MPI_Type_vector((int)(max_total / MIN_BLOCK), 1, 2, MPI_DOUBLE, &t);
+    MPI_Type_commit(&t);
+    MPI_Pack_size(1, t, MPI_COMM_SELF, &b->pack_size);
+    MPI_Type_free(&t);
+    b->vec = bench_alloc(2 * max_total, 0xa5);
+    b->packed = bench_alloc((size_t)b->pack_size, DT_FILL);
+    b->out = bench_alloc(2 * max_total, DT_FILL);
+    b->src = bench_alloc(max_total, 0xa5);
+    b->dst = bench_alloc(max_total, 0x5a);
+}
+
+static void free_bufs(struct pack_bufs *b)
+{
+    free(b->vec);
+    free(b->packed);
+    free(b->out);
+    free(b->src);
+    free(b->dst);
+}
+
+/* Runs every total (powers of 16 from -M, at least 1 KiB) and block size
+ * (powers of two from 8 B to 64 KiB, or -b) on rank 0. */
+static void run_all(const struct dt_opts *o)
+{
+    struct pack_bufs b;
+    size_t max = o->common.max_bytes;
+    alloc_bufs(&b, max);
+    int index = 0;
+    size_t total = bench_first_size(&o->common);
+    if (total < 1024)
+        total = 1024;
+    for (; total <= max; total *= 16) {
+        for (size_t block = MIN_BLOCK; block <= MAX_BLOCK && block <= total;
+             block *= 2) {
+            if (o->block != 0 && block != o->block)
+                continue;
+            run_case(total, block, &b, o->common.iter_factor, index++);
+        }
+    }
+    free_bufs(&b);
+}
+
+static const char extra_usage[] =
+    "  -b BLOCK     only this block size (a power of two, 8 to 64K)\n"
+    "  Sizes are the vector's data bytes (totals step by 16); here -M\n"
+    "  defaults to 64K and -m to 16M.  Only rank 0 measures.\n";
+
+int main(int argc, char **argv)
+{
+    int rank;
+    struct dt_opts o;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int status = dt_parse_args(argc, argv, "Pack/unpack bandwidth",
+                               DEFAULT_MIN, DEFAULT_MAX, extra_usage, &o,
+                               rank);
+    if (status == 0 && o.block != 0 &&
+        (o.block < MIN_BLOCK || o.block > MAX_BLOCK ||
+         (o.block & (o.block - 1)) != 0)) {
+        if (rank == 0)
+            fprintf(stderr, "dt_pack: -b must be a power of two from 8 to "
+                    "64K\n");
+        status = -1;
+    }
+    if (status != 0) {
+        MPI_Finalize();
+        return status < 0 ? 1 : 0;
+    }
+    if (rank == 0) {
+        printf("# zmpi bench: MPI_Pack/MPI_Unpack of a vector (stride 2 "
+               "blocks) against memcpy, best of %d trials\n"
+               "# totals from %zu to %zu bytes, iteration factor %g\n"
+               "# %-3s %10s %8s %10s %10s %10s\n", TRIALS,
+               bench_first_size(&o.common), o.common.max_bytes,
+               o.common.iter_factor, "op", "total", "block", "memcpy_GBs",
+               "pack_GBs", "unpack_GBs");
+        fflush(stdout);
+        run_all(&o);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * coll_impl.h: internals shared by the files of the coll layer: the shared
+ * control block, phases and flags (shm.c), and the algorithms (algo.c) that
+ * the blocking (coll.c) and non-blocking (nbc.c) drivers run.
+ */
+#ifndef ZM_COLL_IMPL_H
+#define ZM_COLL_IMPL_H
+
+#include "coll/coll.h"
+
+/* A release flag: 0 while its owner waits, 1 once released, 2 while the
+ * owner is parked on it (so the releaser must wake it). */
+typedef _Atomic uint32_t zm_coll_flag_t;
+
+/* Wait until `f` is released: poll while alone on the worker, else park
+ * until the releaser wakes us.  The owner reset it to 0 before the event
+ * that releases it could happen.  ULT context (owner only). */
+void zm_coll_flag_wait(zm_coll_flag_t *f);
+
+/* Release `f` and wake `owner` if it parked on it.  Any ULT. */
+static inline void zm_coll_flag_release(zm_coll_flag_t *f, zm_ult_t *owner)
+{
+    if (atomic_exchange_explicit(f, 1, memory_order_acq_rel) == 2)
+        zm_ult_wake(owner);
+}
+
+/* A non-blocking collective being matched: the arguments of the ranks that
+ * started it so far.  Lives in its block's list until the last rank starts
+ * it; that rank runs it and frees it. */
+typedef struct coll_nbc {
+    struct coll_nbc *next;          /* in the block's list, oldest first */
+    unsigned seq;                   /* which non-blocking collective */
+    int arrived;                    /* ranks that started it */
+    zm_req_t **reqs;                /* each rank's request */
+    zm_coll_args_t *args;           /* each rank's arguments */
+} coll_nbc_t;
+
+/* One rank's slot.  Arguments are published in the half of `pub` given by
+ * the parity of the rank's collective count: a rank that is one collective
+ * ahead never overwrites what a slower rank may still read. */
+typedef struct coll_slot {
+    zm_coll_flag_t go;              /* phase release, written by the last arriver */
+    zm_coll_flag_t dgo;             /* root: released when every part is done */
+    _Atomic int pending;            /* root: parts not yet done */
+    zm_ult_t *ult;                  /* the rank's ULT, to wake it */
+    unsigned seq;                   /* blocking collectives run (owner only) */
+    unsigned nbc_seq;               /* non-blocking ones started (owner only) */
+    zm_coll_args_t pub[2];          /* published arguments */
+} __attribute__((aligned(ZM_CACHE_LINE))) coll_slot_t;
+
+struct zm_coll_shm {
+    zm_coll_shm_t *hnext;           /* chain in the process-wide table */
+    uint32_t ctx;                   /* communicator context */
+    int world0;                     /* world rank of its rank 0 */
+    int size;                       /* ranks */
+    int refs;                       /* attached ranks + pending requests (table lock) */
+    zm_spinlock_t nbc_lock;         /* guards nbc_head */
+    coll_nbc_t *nbc_head;           /* non-blocking collectives being matched */
+    /* Verdict on the current blocking collective, written by the last rank
+     * to arrive in its first phase: every rank reads it after that phase,
+     * before anyone can arrive in the next collective's first phase. */
+    zm_status_t verdict;            /* ZM_OK or the mismatch found */
+    int mode;                       /* ZM_SYNC_* */
+    char msg[256];                  /* message of a mismatch */
+    _Alignas(ZM_CACHE_LINE) _Atomic int arrived; /* ranks in the current phase */
+    coll_slot_t slots[];            /* one per rank */
+};
+
+/* One phase: arrive, and wait until every rank of the block has arrived.
+ * If `hook` is not NULL the last rank to arrive calls hook(s, arg) before
+ * it releases the others.  ULT context. */
+void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg);
+
+/* Take one more reference to an attached block (a pending request). */
+void zm_coll_shm_retain(zm_coll_shm_t *s);
+
+/* How the ranks finish a collective after their parts: nothing more, the
+ * root waits until every part is done, or a full phase. */
+enum { ZM_SYNC_NONE, ZM_SYNC_ROOT, ZM_SYNC_ALL };
+
+/* The arguments of all ranks of one collective: rank q's are at
+ * base + q * stride (slots for blocking, an array for non-blocking). */
+typedef struct zm_coll_view {
+    char *base;
+    size_t stride;
+    int n;                          /* ranks */
+    int nbc;                        /* non-blocking: no inline data */
+} zm_coll_view_t;
+
+static inline zm_coll_args_t *zm_coll_arg(const zm_coll_view_t *v, int q)
+{
+    return (zm_coll_args_t *)(v->base + (size_t)q * v->stride);
+}
+
+/* Algorithms (algo.c).  prepare resolves MPI_IN_PLACE, makes temporary
+ * copies and inline data for rank me's own arguments before they are
+ * published.  check compares all ranks' published arguments (every rank
+ * reaches the same verdict).  sync says how the ranks finish.  part does
+ * rank r's share of the work; finish copies results out of temporaries and
+ * frees them. */
+zm_status_t zm_coll_prepare(zm_coll_args_t *a, int me, int n, int nbc);
+zm_status_t zm_coll_check(const zm_coll_view_t *v, char *err, size_t errlen);
+int zm_coll_sync(const zm_coll_view_t *v);
+zm_status_t zm_coll_part(const zm_coll_view_t *v, int r, char *err, size_t errlen);
+void zm_coll_finish(const zm_coll_view_t *v, int r);
+
+#endif /* ZM_COLL_IMPL_H */

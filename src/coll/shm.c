@@ -1,0 +1,142 @@
+/*
+ * shm.c: the shared control block of each communicator, its phases and the
+ * release flags.
+ *
+ * The ranks of a communicator find their common block in a process-wide
+ * table keyed by (context, world rank of rank 0): the context alone is not
+ * enough, because every rank's MPI_COMM_SELF has the same one.  The first
+ * rank to look creates the block; each rank caches it in its communicator
+ * object, so the table lock is taken once per rank and communicator.
+ *
+ * A phase is a counter and one flag per rank (a sense-reversing barrier
+ * whose "sense" is each waiter's own flag): each rank resets its flag,
+ * counts itself in, and waits on its flag; the last one resets the counter
+ * and releases every flag, waking ranks that parked.  Per-rank flags let a
+ * waiter park and be woken individually, which a single shared sense word
+ * would not.
+ */
+#include "coll/coll_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_SIZE 256
+
+static struct {
+    zm_spinlock_t lock;             /* guards the table and refs */
+    zm_coll_shm_t *table[TABLE_SIZE];
+} shm_table;
+
+static unsigned table_hash(uint32_t ctx, int world0)
+{
+    return (ctx * 2654435761u ^ (unsigned)world0 * 40503u) % TABLE_SIZE;
+}
+
+static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
+{
+    size_t bytes = sizeof(zm_coll_shm_t) + sizeof(coll_slot_t) * (size_t)c->size;
+    zm_coll_shm_t *s = aligned_alloc(ZM_CACHE_LINE, (bytes + ZM_CACHE_LINE - 1) &
+                                     ~(size_t)(ZM_CACHE_LINE - 1));
+    if (!s)
+        return NULL;
+    memset(s, 0, bytes);
+    s->ctx = c->ctx;
+    s->world0 = world0;
+    s->size = c->size;
+    return s;
+}
+
+zm_coll_shm_t *zm_coll_attach(const zm_p2p_comm_t *c)
+{
+    int world0 = c->world ? c->world[0] : 0;
+    if (c->size == 1)
+        world0 = zm_ult_self()->id; /* every MPI_COMM_SELF shares one context */
+    unsigned h = table_hash(c->ctx, world0);
+    zm_coll_shm_t *s;
+    zm_spin_lock(&shm_table.lock);
+    for (s = shm_table.table[h]; s; s = s->hnext)
+        if (s->ctx == c->ctx && s->world0 == world0 && s->size == c->size)
+            break;
+    if (!s && (s = shm_new(c, world0)) != NULL) {
+        s->hnext = shm_table.table[h];
+        shm_table.table[h] = s;
+    }
+    if (s) {
+        s->refs++;
+        s->slots[c->rank].ult = zm_ult_self();
+    }
+    zm_spin_unlock(&shm_table.lock);
+    return s;
+}
+
+void zm_coll_shm_retain(zm_coll_shm_t *s)
+{
+    zm_spin_lock(&shm_table.lock);
+    s->refs++;
+    zm_spin_unlock(&shm_table.lock);
+}
+
+void zm_coll_detach(zm_coll_shm_t *s)
+{
+    int last;
+    zm_spin_lock(&shm_table.lock);
+    last = --s->refs == 0;
+    if (last) {
+        zm_coll_shm_t **pp = &shm_table.table[table_hash(s->ctx, s->world0)];
+        while (*pp != s)
+            pp = &(*pp)->hnext;
+        *pp = s->hnext;
+    }
+    zm_spin_unlock(&shm_table.lock);
+    if (last)
+        free(s);
+}
+
+/* Park commit: stay parked unless the flag was released meanwhile. */
+static int flag_commit(void *arg)
+{
+    zm_coll_flag_t *f = arg;
+    uint32_t expect = 0;
+    return !atomic_compare_exchange_strong_explicit(f, &expect, 2, memory_order_acq_rel,
+                                                    memory_order_acquire);
+}
+
+void zm_coll_flag_wait(zm_coll_flag_t *f)
+{
+    for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
+        if (atomic_load_explicit(f, memory_order_acquire) == 1)
+            return;
+        if (i > 256)
+            zm_arch_cpu_relax();
+    }
+    if (atomic_load_explicit(f, memory_order_acquire) == 1)
+        return;
+    /* A stale request would make a deadlock report describe an old wait. */
+    zm_p2p_self()->wait_req = NULL;
+    zm_ult_park(flag_commit, (void *)f);
+}
+
+void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg)
+{
+    coll_slot_t *sl = &s->slots[me];
+    int n = s->size;
+    atomic_store_explicit(&sl->go, 0, memory_order_relaxed);
+    /* acq_rel: the last arriver sees every rank's published arguments and
+     * flag reset; its counter reset is ordered before its releases. */
+    if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) != n - 1) {
+        zm_coll_flag_wait(&sl->go);
+        return;
+    }
+    atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
+    if (hook)
+        hook(s, arg);
+    /* Release the ranks of other workers first: they run in parallel with
+     * the wake-ups of this worker's ranks, which only queue them. */
+    zm_worker_t *mine = zm_ult_self()->worker;
+    for (int pass = 0; pass < 2; pass++)
+        for (int r = 0; r < n; r++) {
+            zm_ult_t *u = s->slots[r].ult;
+            if (r != me && (u->worker != mine) == (pass == 0))
+                zm_coll_flag_release(&s->slots[r].go, u);
+        }
+}
