@@ -339,12 +339,18 @@ zm_status_t zm_coll_check(const zm_coll_view_t *v, char *err, size_t errlen)
                 a->root, a0->root);
             return ZM_COLL_ERR_ROOT;
         }
-        /* Each rank creates its own user operation object: the same
-         * function makes the same operation. */
+        /* Each rank creates its own user operation object, and with
+         * privatized globals each rank's copy of the program has its own
+         * copy of the function at another address (docs/privatization.md),
+         * so two user operations cannot be told apart by their function;
+         * they must at least agree on commutativity. */
         if (is_reduction(a->kind) && a->op != a0->op &&
-            (a->op->id != ZM_OP_USER || a0->op->id != ZM_OP_USER || a->op->fn != a0->op->fn)) {
-            ERR("rank %d passed op=%s but rank 0 passed op=%s", q,
-                a->op->name, a0->op->name);
+            (a->op->id != a0->op->id ||
+             (a->op->id == ZM_OP_USER && a->op->commutative != a0->op->commutative))) {
+            ERR("rank %d passed op=%s%s but rank 0 passed op=%s%s", q, a->op->name,
+                a->op->id == ZM_OP_USER && !a->op->commutative ? " (non-commutative)" : "",
+                a0->op->name,
+                a0->op->id == ZM_OP_USER && !a0->op->commutative ? " (non-commutative)" : "");
             return ZM_COLL_ERR_OP;
         }
     }
