@@ -71,13 +71,15 @@ static void check_allgather(zmpi_hy_comm *hy, int n, int it)
 static void check_bcast(zmpi_hy_comm *hy, int n, int it)
 {
     zmpi_hy_region reg;
-    zmpi_hy_alloc(hy, (size_t)n * sizeof(int), &reg);
+    /* The data sits behind an offset of n ints in the slice. */
+    zmpi_hy_alloc(hy, (size_t)n * 2 * sizeof(int), &reg);
     for (int root = 0; root < hy->size; root++) {
         if (hy->rank == root)
             for (int i = 0; i < n; i++)
-                ((int *)reg.slice)[i] = value_of(root, i, it);
+                ((int *)reg.slice)[n + i] = value_of(root, i, it);
         void *data = NULL;
-        zmpi_hy_bcast(hy, &reg, (size_t)n * sizeof(int), root, &data);
+        zmpi_hy_bcast(hy, &reg, (size_t)n * sizeof(int), (size_t)n * sizeof(int),
+                      root, &data);
         for (int i = 0; i < n; i++)
             if (((int *)data)[i] != value_of(root, i, it))
                 fail(hy->rank, "bcast", i, ((int *)data)[i],

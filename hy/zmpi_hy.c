@@ -412,15 +412,17 @@ static int root_signal(zmpi_hy_comm *hy, zmpi_hy_region *reg, int root)
     return MPI_SUCCESS;
 }
 
-int zmpi_hy_bcast(zmpi_hy_comm *hy, zmpi_hy_region *reg, size_t bytes,
-                  int root, void **data)
+int zmpi_hy_bcast(zmpi_hy_comm *hy, zmpi_hy_region *reg, size_t offset,
+                  size_t bytes, int root, void **data)
 {
     if (root < 0 || root >= hy->size)
         return bad_arg("zmpi_hy_bcast", "root out of range");
-    if (bytes > reg->slice_bytes || bytes > (size_t)INT32_MAX)
-        return bad_arg("zmpi_hy_bcast", "bytes exceed the slice");
+    if (offset > reg->slice_bytes || bytes > reg->slice_bytes - offset ||
+        bytes > (size_t)INT32_MAX)
+        return bad_arg("zmpi_hy_bcast", "offset + bytes exceed the slice");
     int root_node = node_of(hy, root);
-    unsigned char *root_slice = reg->base + (size_t)root * reg->slice_bytes;
+    unsigned char *root_slice =
+        reg->base + (size_t)root * reg->slice_bytes + offset;
     int here = root_node == hy->node_index;
     int rc;
     if (hy->nnodes == 1) {

@@ -150,17 +150,20 @@ int zmpi_hy_node_sync(zmpi_hy_comm *hy);
 int zmpi_hy_allgather(zmpi_hy_comm *hy, zmpi_hy_region *reg);
 
 /*
- * One-copy broadcast of bytes bytes (at most reg->slice_bytes) from rank
- * root of hy->comm, which has written them at the start of its slice
- * before the call.  On return *data points to the node's copy: on the
- * root's node the root's slice itself (no copy at all), on the other nodes
- * the region's result area, received by the leader over the bridge.  The
- * copy stays valid until a rank of the node calls the next hy collective on
- * reg; the root must not change its slice before every reader of its node
- * is done with it.  Collective over hy->comm.
+ * One-copy broadcast of bytes bytes from rank root of hy->comm, which has
+ * written them at offset in its slice before the call (offset + bytes at
+ * most reg->slice_bytes).  On return *data points to the node's copy: on
+ * the root's node into the root's slice itself (no copy at all), on the
+ * other nodes to the start of the region's result area, received by the
+ * leader over the bridge.  The copy stays valid until a rank of the node
+ * calls the next hy collective on reg; the root must not change that part
+ * of its slice before every reader of its node is done with it (data that
+ * never changes, like the matrix blocks of SUMMA, needs no care at all).
+ * Inside one node only the root's arrival is awaited.  Collective over
+ * hy->comm.
  */
-int zmpi_hy_bcast(zmpi_hy_comm *hy, zmpi_hy_region *reg, size_t bytes,
-                  int root, void **data);
+int zmpi_hy_bcast(zmpi_hy_comm *hy, zmpi_hy_region *reg, size_t offset,
+                  size_t bytes, int root, void **data);
 
 /*
  * One-copy allreduce of count elements of type with op.  Each rank has
