@@ -43,6 +43,11 @@ static int parse_size(const char *text, size_t *out)
     return 0;
 }
 
+int bench_parse_size(const char *text, size_t *out)
+{
+    return parse_size(text, out);
+}
+
 /* Prints the usage text of a benchmark. */
 static void print_usage(const char *prog, const char *what)
 {

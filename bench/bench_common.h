@@ -52,6 +52,10 @@ struct bench_policy {
 int bench_parse_args(int argc, char **argv, const char *what,
                      size_t default_min, struct bench_opts *opts, int rank);
 
+/* Parses a size such as 4096, 64K, 1M or 2G (powers of 1024) into *out;
+ * returns 0, or -1 for a malformed value or one above INT_MAX. */
+int bench_parse_size(const char *text, size_t *out);
+
 /* Returns the first size to run: 0 or a power of two >= opts->min_bytes. */
 size_t bench_first_size(const struct bench_opts *opts);
 
