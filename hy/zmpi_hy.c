@@ -297,6 +297,19 @@ int zmpi_hy_comm_free(zmpi_hy_comm *hy)
     return rc;
 }
 
+/* Reads one byte of every page of [base, base + bytes), so that the
+ * page table of this process maps the whole region now rather than on
+ * first use inside a collective (each process of a node faults on its own
+ * mapping of the shared pages). */
+static void map_pages(const unsigned char *base, size_t bytes)
+{
+    const volatile unsigned char *p = base;
+    unsigned char sink = 0;
+    for (size_t off = 0; off < bytes; off += 4096)
+        sink ^= p[off];
+    (void)sink;
+}
+
 int zmpi_hy_alloc(zmpi_hy_comm *hy, size_t slice_bytes, zmpi_hy_region *reg)
 {
     memset(reg, 0, sizeof(*reg));
@@ -315,11 +328,14 @@ int zmpi_hy_alloc(zmpi_hy_comm *hy, size_t slice_bytes, zmpi_hy_region *reg)
     reg->base = base;
     reg->slice = reg->base + (size_t)hy->rank * slice_bytes;
     reg->result = reg->base + (size_t)hy->size * slice_bytes;
-    /* The leader touches every page once, so the region is never
-     * faulted in inside a timed collective. */
+    /* The leader writes every page once, so that no page is allocated
+     * inside a timed collective. */
     if (hy->node_rank == 0)
         memset(base, 0, total);
-    return zmpi_hy_node_sync(hy);
+    rc = zmpi_hy_node_sync(hy);
+    if (rc == MPI_SUCCESS && hy->node_rank != 0)
+        map_pages(reg->base, total);
+    return rc;
 }
 
 int zmpi_hy_free(zmpi_hy_comm *hy, zmpi_hy_region *reg)
