@@ -212,8 +212,12 @@ static size_t last_size(const struct coll_bench *b, const struct coll_opts *o,
 static void header(const struct coll_bench *b, const struct coll_opts *o,
                    int nranks, size_t first, size_t last)
 {
-    printf("# zmpi bench: MPI_%s latency (max over ranks of the average)\n",
-           b->name);
+    if (b->title != NULL)
+        printf("# zmpi bench: %s latency (max over ranks of the average)\n",
+               b->title);
+    else
+        printf("# zmpi bench: MPI_%s latency (max over ranks of the "
+               "average)\n", b->name);
     printf("# ranks: %d\n", nranks);
     if (b->unit != 0)
         printf("# sizes: %zu to %zu bytes (asked up to %zu, buffer cap %zu)"
@@ -252,7 +256,11 @@ int coll_main(int argc, char **argv, const struct coll_bench *b)
         header(b, &o, c.nranks, first, last);
     for (size_t size = first; size <= last; size *= 2, c.index++) {
         c.size = size;
+        if (b->begin != NULL)
+            b->begin(&c);
         measure(b, &c, &o);
+        if (b->end != NULL)
+            b->end(&c);
         if (size == 0)
             break;
     }

@@ -30,6 +30,7 @@ struct coll_ctx {
     unsigned char *rbuf; /* Receive buffer (size * recv_blocks bytes). */
     size_t size;         /* Bytes per rank (per pair for alltoall). */
     int index;           /* Number of the size, for data patterns. */
+    void *state;         /* Owned by the benchmark's begin/end hooks. */
 };
 
 /* Calls the collective iters times. */
@@ -38,6 +39,8 @@ typedef void (*coll_run_fn)(const struct coll_ctx *c, long iters);
 typedef void (*coll_fill_fn)(const struct coll_ctx *c);
 /* Returns the number of wrong bytes or elements after the checked call. */
 typedef long (*coll_check_fn)(const struct coll_ctx *c);
+/* Prepares or releases per-size state (c->state) around one size. */
+typedef void (*coll_hook_fn)(struct coll_ctx *c);
 
 /* One benchmark. */
 struct coll_bench {
@@ -49,6 +52,9 @@ struct coll_bench {
     coll_run_fn run;
     coll_fill_fn fill;
     coll_check_fn check;
+    coll_hook_fn begin; /* Optional: called before each size. */
+    coll_hook_fn end;   /* Optional: called after each size. */
+    const char *title;  /* Optional: what is measured, if not MPI_<name>. */
 };
 
 /* The byte that rank src puts at position i for size number index (for
