@@ -78,6 +78,9 @@ def parse_args(argv):
                    "quick 60)")
     p.add_argument("--out", default=os.path.join(HERE, "results"),
                    help="output directory (default bench/results)")
+    p.add_argument("--name", default="coll",
+                   help="base name of the outputs (default coll: coll.md, "
+                   "coll.json, coll.png)")
     p.add_argument("--build-dir", help="keep binaries here")
     p.add_argument("--plot-from", metavar="JSON", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -435,8 +438,8 @@ def markdown(meta, best, statuses, args):
     return "\n".join(out)
 
 
-def plot(results, out_dir):
-    """Draws coll.png (one panel per collective and rank count); returns
+def plot(results, out_dir, name="coll"):
+    """Draws <name>.png (one panel per collective and rank count); returns
     False when matplotlib is missing."""
     try:
         import matplotlib
@@ -474,19 +477,20 @@ def plot(results, out_dir):
                     ax.plot([], [], color=COLORS[fam], label=fam)
                 ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, "coll.png"), dpi=90)
+    fig.savefig(os.path.join(out_dir, name + ".png"), dpi=90)
     plt.close(fig)
     return True
 
 
-def plot_elsewhere(json_path, out_dir):
+def plot_elsewhere(json_path, out_dir, name):
     """Plots with another python when this one has no matplotlib."""
     for python in ("/usr/bin/python3", "/usr/local/bin/python3"):
         if not os.path.exists(python) or \
                 os.path.realpath(python) == os.path.realpath(sys.executable):
             continue
         res = subprocess.run([python, os.path.abspath(__file__),
-                              "--plot-from", json_path, "--out", out_dir])
+                              "--plot-from", json_path, "--out", out_dir,
+                              "--name", name])
         if res.returncode == 0:
             return True
     return False
@@ -496,7 +500,7 @@ def main(argv):
     args = parse_args(argv)
     if args.plot_from:
         with open(args.plot_from) as f:
-            return 0 if plot(json.load(f), args.out) else 1
+            return 0 if plot(json.load(f), args.out, args.name) else 1
     tools, reasons = p2p.family_tools(args)
     tools = {f: t for f, t in tools.items() if f in args.families}
     for fam in args.families:
@@ -528,14 +532,14 @@ def main(argv):
     results = {"meta": meta, "best": best, "statuses": statuses,
                "runs": records}
     os.makedirs(args.out, exist_ok=True)
-    json_path = os.path.join(args.out, "coll.json")
+    json_path = os.path.join(args.out, args.name + ".json")
     with open(json_path, "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
     report = markdown(meta, best, statuses, args)
-    with open(os.path.join(args.out, "coll.md"), "w") as f:
+    with open(os.path.join(args.out, args.name + ".md"), "w") as f:
         f.write(report)
-    if not plot(json.loads(json.dumps(results)), args.out) and \
-            not plot_elsewhere(json_path, args.out):
+    if not plot(json.loads(json.dumps(results)), args.out, args.name) and \
+            not plot_elsewhere(json_path, args.out, args.name):
         print("warning: matplotlib not found, no plot written",
               file=sys.stderr)
     print("\nwritten to %s" % args.out)
