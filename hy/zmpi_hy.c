@@ -27,10 +27,11 @@
 #define FLAG_LINE 64
 /* unsigned values per cache line. */
 #define FLAG_STRIDE (FLAG_LINE / sizeof(unsigned))
-/* Polls of a flag before each poll also yields the processor.  Spinning
- * alone is fastest when every rank has a core; when ranks outnumber cores
- * the rank we wait for may need our core. */
-#define SPIN_BEFORE_YIELD 2000
+/* Polls of a flag before every further poll also lets other ranks run.
+ * Spinning alone is fastest when every rank has a core of its own; when
+ * ranks outnumber cores (or share a worker thread, as in zmpi) the rank
+ * we wait for may need our core. */
+#define SPIN_BEFORE_YIELD 64
 /* Below this many bytes the leader reduces the whole vector alone (one
  * synchronisation step); above it the node ranks reduce pieces in
  * parallel (two steps).  The paper found the cut near 2 KiB with 16
@@ -51,9 +52,22 @@ static int reached(unsigned value, unsigned want)
     return (int)(value - want) >= 0;
 }
 
+/* Lets the other ranks run while this one waits: an unsuccessful
+ * MPI_Iprobe is where an MPI whose ranks share threads (zmpi's user-level
+ * threads) switches to another rank, and where the others drive progress;
+ * sched_yield gives the core to another process when ranks are processes
+ * that outnumber the cores.  No message is ever sent on the node
+ * communicator, so the probe never matches anything. */
+static void let_others_run(zmpi_hy_comm *hy)
+{
+    int found = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, hy->node, &found,
+               MPI_STATUS_IGNORE);
+    sched_yield();
+}
+
 /* Spins until *flag reaches want.  MPI_Win_sync on the flag window is the
- * memory barrier MPI prescribes for polling shared memory, and the place
- * where an MPI library whose ranks share a thread can switch ranks. */
+ * memory barrier MPI prescribes for polling shared memory. */
 static void wait_flag(zmpi_hy_comm *hy, volatile unsigned *flag,
                       unsigned want)
 {
@@ -61,7 +75,7 @@ static void wait_flag(zmpi_hy_comm *hy, volatile unsigned *flag,
     while (!reached(*flag, want)) {
         MPI_Win_sync(hy->flag_win);
         if (++spins >= SPIN_BEFORE_YIELD)
-            sched_yield();
+            let_others_run(hy);
     }
     MPI_Win_sync(hy->flag_win);
 }

@@ -33,9 +33,12 @@
  * Synchronisation inside a node uses spin flags in a small shared window,
  * as in the paper: a rank announces its arrival by bumping its own flag,
  * the leader waits for the flags it needs, and releases the node by
- * bumping one release flag.  Waiting loops call MPI_Win_sync (a memory
- * barrier, and the point where an MPI library may progress or yield) and,
- * after a while, sched_yield() so that oversubscribed nodes make progress.
+ * bumping one release flag.  Waiting loops call MPI_Win_sync (the memory
+ * barrier MPI prescribes for polling shared memory) and, after a few
+ * polls, an unsuccessful MPI_Iprobe on the node communicator (where an MPI
+ * whose ranks are threads or user-level threads, like zmpi, runs the other
+ * ranks of the thread) and sched_yield() (for processes that outnumber the
+ * cores).
  * Setting ZMPI_HY_SYNC=barrier in the environment replaces every flag
  * synchronisation by MPI_Barrier on the node communicator (for comparison).
  * Setting ZMPI_HY_NODE_SIZE=k splits the ranks into "nodes" of k
