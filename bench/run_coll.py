@@ -242,10 +242,14 @@ def plan(args, exes):
     return runs
 
 
-def run_rounds(args, tools, exes):
-    """Runs every round and returns the run records."""
+def run_rounds(args, tools, exes, after_round):
+    """Runs every round and returns the run records; after_round(records)
+    is called after each round, so that an interrupted comparison still
+    leaves the rounds it finished."""
     records = []
     for rnd in range(1, args.rounds + 1):
+        if rnd > 1:
+            after_round(records)
         for kind, prog, variant, extra, n, fam in plan(args, exes):
             exe = exes[(fam, prog if kind == "example" else "coll_" + prog)]
             pre, env = launch(fam, tools[fam][1], n, args.workers)
@@ -387,7 +391,7 @@ def markdown(meta, best, statuses, args):
                ", ".join(map(str, args.ranks)), args.workers,
                " ".join(p2p.OPENMPI_MCA)),
            "- rounds: %d, runs alternated between the MPIs; best value "
-           "across rounds" % args.rounds,
+           "across rounds" % meta["rounds"],
            "- script: `%s`" % meta["script_command"], ""]
     for fam, why in meta["missing"].items():
         out.append("- %s: %s" % (fam, why))
@@ -496,24 +500,8 @@ def plot_elsewhere(json_path, out_dir, name):
     return False
 
 
-def main(argv):
-    args = parse_args(argv)
-    if args.plot_from:
-        with open(args.plot_from) as f:
-            return 0 if plot(json.load(f), args.out, args.name) else 1
-    tools, reasons = p2p.family_tools(args)
-    tools = {f: t for f, t in tools.items() if f in args.families}
-    for fam in args.families:
-        if tools.get(fam) is None:
-            print("note: %s missing (%s)" % (fam, reasons[fam]),
-                  file=sys.stderr)
-    build_dir = args.build_dir or tempfile.mkdtemp(prefix="zmpi-coll-")
-    try:
-        exes, build_cmds, failed = build_all(args, tools, build_dir)
-        records = run_rounds(args, tools, exes)
-    finally:
-        if not args.build_dir:
-            shutil.rmtree(build_dir, ignore_errors=True)
+def write_outputs(args, argv, tools, reasons, failed, build_cmds, records):
+    """Writes <name>.json, <name>.md and <name>.png from the runs so far."""
     missing = {}
     for fam in args.families:
         if tools.get(fam) is None:
@@ -521,7 +509,8 @@ def main(argv):
         elif failed.get(fam):
             missing[fam] = "did not build: " + ", ".join(failed[fam])
     best, statuses = best_values(records)
-    meta = {"machine": p2p.machine_info(tools), "rounds": args.rounds,
+    rounds = max([r["round"] for r in records] or [0])
+    meta = {"machine": p2p.machine_info(tools), "rounds": rounds,
             "ranks": args.ranks, "colls": args.only,
             "workers": args.workers, "missing": missing,
             "build_commands": build_cmds,
@@ -542,6 +531,30 @@ def main(argv):
             not plot_elsewhere(json_path, args.out, args.name):
         print("warning: matplotlib not found, no plot written",
               file=sys.stderr)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.plot_from:
+        with open(args.plot_from) as f:
+            return 0 if plot(json.load(f), args.out, args.name) else 1
+    tools, reasons = p2p.family_tools(args)
+    tools = {f: t for f, t in tools.items() if f in args.families}
+    for fam in args.families:
+        if tools.get(fam) is None:
+            print("note: %s missing (%s)" % (fam, reasons[fam]),
+                  file=sys.stderr)
+    build_dir = args.build_dir or tempfile.mkdtemp(prefix="zmpi-coll-")
+    try:
+        exes, build_cmds, failed = build_all(args, tools, build_dir)
+        records = run_rounds(
+            args, tools, exes,
+            lambda recs: write_outputs(args, argv, tools, reasons, failed,
+                                       build_cmds, recs))
+    finally:
+        if not args.build_dir:
+            shutil.rmtree(build_dir, ignore_errors=True)
+    write_outputs(args, argv, tools, reasons, failed, build_cmds, records)
     print("\nwritten to %s" % args.out)
     return 0
 
