@@ -118,8 +118,22 @@ static size_t recv_span(const zm_coll_args_t *a, int n)
 
 /* In-place Alltoall*: the data to send is the receive buffer, which this
  * rank overwrites while others read it, so they read a copy. */
-static zm_status_t prepare_alltoall(zm_coll_args_t *a, int n)
+static zm_status_t prepare_alltoall(zm_coll_args_t *a, int n, int nbc)
 {
+    if (a->kind == ZM_COLL_ALLTOALL && !nbc) {
+        /* Small: all blocks go inline (which also takes care of in place). */
+        int ip = a->sbuf == ZM_IN_PLACE;
+        size_t cnt = (ip ? a->rcount : a->scount) * (size_t)n;
+        const zm_dt_t *dt = ip ? a->rdt : a->sdt;
+        if (zm_dt_bytes(dt, cnt) <= ZM_COLL_INLINE) {
+            if (ip) {
+                a->scount = a->rcount;
+                a->sdt = a->rdt;
+            }
+            set_src(a, ip ? a->rbuf : a->sbuf, cnt, dt, 0);
+            return ZM_OK;
+        }
+    }
     if (a->sbuf != ZM_IN_PLACE) {
         a->src = a->sbuf;
         return ZM_OK;
@@ -240,7 +254,7 @@ zm_status_t zm_coll_prepare(zm_coll_args_t *a, int me, int n, int nbc)
     case ZM_COLL_ALLTOALL:
     case ZM_COLL_ALLTOALLV:
     case ZM_COLL_ALLTOALLW:
-        return prepare_alltoall(a, n);
+        return prepare_alltoall(a, n, nbc);
     default:
         return is_reduction(a->kind) ? prepare_reduction(a, me, n, nbc) : ZM_OK;
     }
@@ -379,6 +393,7 @@ int zm_coll_sync(const zm_coll_view_t *v)
         return ZM_SYNC_ROOT;
     case ZM_COLL_ALLGATHER:
     case ZM_COLL_ALLGATHERV:
+    case ZM_COLL_ALLTOALL:
         for (int q = 0; q < v->n; q++)
             if (!A(q)->inl)
                 return ZM_SYNC_ALL;
@@ -472,7 +487,12 @@ static zm_status_t part_alltoall(const zm_coll_view_t *v, int r, char *err, size
         void *dp;
         size_t sc, dc;
         const zm_dt_t *sdt = s->sdt, *ddt = a->rdt;
-        if (a->kind == ZM_COLL_ALLTOALL) {
+        if (a->kind == ZM_COLL_ALLTOALL && s->inl) {
+            sc = zm_dt_bytes(s->sdt, s->scount), dc = a->rcount;
+            sdt = s->src_dt;
+            sp = (const char *)s->src + sc * (size_t)r;
+            dp = elem(a->rbuf, ddt, dc * (size_t)q);
+        } else if (a->kind == ZM_COLL_ALLTOALL) {
             sc = s->scount, dc = a->rcount;
             sp = elem(s->src, sdt, sc * (size_t)r);
             dp = elem(a->rbuf, ddt, dc * (size_t)q);

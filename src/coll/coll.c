@@ -38,10 +38,37 @@ static void root_wait(zm_coll_shm_t *s, int me, int root)
     }
 }
 
+/* A rank may leave the only phase of a collective without waiting when
+ * its part needs nobody else's data and nobody reads its buffers after the
+ * phase: the root of a small Bcast and the senders of a small Reduce.  It
+ * waits at the start of its next collective instead (its slot's other half
+ * must not be rewritten before everyone has finished reading it), so a
+ * loop of these pipelines instead of paying a round trip each. */
+static int may_defer(const zm_coll_args_t *a, int me)
+{
+    if (!a->inl || a->failed)
+        return 0;
+    return (a->kind == ZM_COLL_BCAST && a->root == me) ||
+           (a->kind == ZM_COLL_REDUCE && a->root != me);
+}
+
+void zm_coll_settle(zm_coll_shm_t *s, int me)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (!sl->deferred)
+        return;
+    sl->deferred = 0;
+    zm_coll_flag_wait(&sl->go);
+    /* The others found a mismatch and run a second phase: join it. */
+    if (s->mode == ZM_SYNC_ALL)
+        zm_coll_phase(s, me, NULL, NULL, 0);
+}
+
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
+    zm_coll_settle(s, me);
     zm_coll_args_t *pa = &sl->pub[sl->seq++ & 1];
     zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
                          s->size, 0 };
@@ -49,7 +76,11 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     pa->failed = zm_coll_prepare(pa, me, s->size, 0);
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
-    zm_coll_phase(s, me, arrive_hook, &v);
+    if (zm_coll_phase(s, me, arrive_hook, &v, may_defer(pa, me))) {
+        sl->deferred = 1;
+        zm_coll_finish(&v, me);
+        return ZM_OK;
+    }
     zm_status_t st = s->verdict;
     int mode = s->mode;
     if (st != ZM_OK) {
@@ -59,7 +90,7 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
         st = zm_coll_part(&v, me, err, errlen);
     }
     if (mode == ZM_SYNC_ALL)
-        zm_coll_phase(s, me, NULL, NULL);
+        zm_coll_phase(s, me, NULL, NULL, 0);
     else if (mode == ZM_SYNC_ROOT)
         root_wait(s, me, zm_coll_arg(&v, 0)->root);
     zm_coll_finish(&v, me);

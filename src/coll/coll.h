@@ -146,6 +146,11 @@ zm_coll_shm_t *zm_coll_attach(const zm_p2p_comm_t *c);
 /* Drop the caller's reference; the last one frees the block.  Any ULT. */
 void zm_coll_detach(zm_coll_shm_t *s);
 
+/* Finish the wait rank `me` deferred from its last collective on `s`
+ * (see coll.c); the API calls it before the rank frees the communicator.
+ * ULT context. */
+void zm_coll_settle(zm_coll_shm_t *s, int me);
+
 /* Run a blocking collective as rank `me` of block `s`.  On a mismatch
  * between the ranks' arguments, or a copy that does not fit, writes a
  * message (naming the rank and the argument) to err and returns the

@@ -45,6 +45,7 @@ typedef struct coll_slot {
     zm_ult_t *ult;                  /* the rank's ULT, to wake it */
     unsigned seq;                   /* blocking collectives run (owner only) */
     unsigned nbc_seq;               /* non-blocking ones started (owner only) */
+    int deferred;                   /* left its last phase without waiting (owner only) */
     zm_coll_args_t pub[2];          /* published arguments */
 } __attribute__((aligned(ZM_CACHE_LINE))) coll_slot_t;
 
@@ -68,8 +69,11 @@ struct zm_coll_shm {
 
 /* One phase: arrive, and wait until every rank of the block has arrived.
  * If `hook` is not NULL the last rank to arrive calls hook(s, arg) before
- * it releases the others.  ULT context. */
-void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg);
+ * it releases the others.  With `defer` set the caller does not wait: it
+ * returns 1 if it still has to (zm_coll_settle does it later), else 0.
+ * ULT context. */
+int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg,
+                  int defer);
 
 /* Take one more reference to an attached block (a pending request). */
 void zm_coll_shm_retain(zm_coll_shm_t *s);

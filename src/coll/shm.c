@@ -116,7 +116,8 @@ void zm_coll_flag_wait(zm_coll_flag_t *f)
     zm_ult_park(flag_commit, (void *)f);
 }
 
-void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg)
+int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg,
+                  int defer)
 {
     coll_slot_t *sl = &s->slots[me];
     int n = s->size;
@@ -124,8 +125,10 @@ void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void 
     /* acq_rel: the last arriver sees every rank's published arguments and
      * flag reset; its counter reset is ordered before its releases. */
     if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) != n - 1) {
+        if (defer)
+            return 1;
         zm_coll_flag_wait(&sl->go);
-        return;
+        return 0;
     }
     atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
     if (hook)
@@ -139,4 +142,5 @@ void zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void 
             if (r != me && (u->worker != mine) == (pass == 0))
                 zm_coll_flag_release(&s->slots[r].go, u);
         }
+    return 0;
 }

@@ -284,8 +284,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rc;
     if (c->predefined)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
-    if (c->coll)
+    if (c->coll) {
+        zm_coll_settle(c->coll, c->p.rank);
         zm_coll_detach(c->coll);
+    }
     zm_mpi_group_unref(c->group);
     zm_mpi_eh_unref(c->eh);
     comm_release(c);
