@@ -291,9 +291,13 @@ static void switch_away(int action)
     zm_ult_t *u = w->current, *next;
     w->prev = u;
     w->action = action;
+    /* ULTs woken from other workers join the FIFO before we pick the next
+     * one.  Draining only when the FIFO is empty starved them: two ranks
+     * polling MPI_Iprobe on one worker kept the FIFO non-empty forever, so
+     * a rank woken from the other worker never ran (HPL and the zmpi_hy
+     * examples live-locked on 2 workers).  The check is one relaxed load. */
+    inbox_drain(w);
     next = rq_pop(w);
-    if (!next && inbox_drain(w))
-        next = rq_pop(w);
     if (next) {
         w->current = next;
         zm_arch_ctx_switch(&u->ctx, &next->ctx);
