@@ -2,9 +2,12 @@
 # Build zmpi and run the whole test suite (ctest).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/deps.sh" gcc-aarch64-linux-gnu qemu-user
+# MPICH and Open MPI check that the MPI+MPI examples and the zmpi_hy
+# primitives verify with process-based MPIs too (hy/test_hy.sh).
+"$top/scripts/deps.sh" gcc-aarch64-linux-gnu qemu-user mpich libmpich-dev openmpi-bin libopenmpi-dev
 cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$top/build" -j "$(nproc)"
 "$top/scripts/check_layers.sh"
 (cd "$top/build" && ctest --output-on-failure -j "$(nproc)" --timeout 300)
+"$top/hy/test_hy.sh" mpich openmpi
 "$top/scripts/test_aarch64.sh"

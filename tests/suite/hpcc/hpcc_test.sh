@@ -207,7 +207,10 @@ build() {
 run_one() {
     label=$1 np=$2 dir=$3
     shift 3
-    mkdir -p "$dir" && cp "$testdir/hpccinf_$np.txt" "$dir/hpccinf.txt" || return 1
+    if ! mkdir -p "$dir" || ! cp "$testdir/hpccinf_$np.txt" "$dir/hpccinf.txt"; then
+        fail "$label: no input file hpccinf_$np.txt"
+        return 1
+    fi
     start=$(date +%s.%N)
     (cd "$dir" && MPIEXEC_TIMEOUT=$run_timeout "$@" > run.log 2>&1)
     rc=$?
