@@ -62,6 +62,10 @@ void zm_coll_settle(zm_coll_shm_t *s, int me)
     /* The others found a mismatch and run a second phase: join it. */
     if (s->mode == ZM_SYNC_ALL)
         zm_coll_phase(s, me, NULL, NULL, 0);
+    if (sl->deferred_op) {
+        zm_op_release(sl->deferred_op);
+        sl->deferred_op = NULL;
+    }
 }
 
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
@@ -76,11 +80,20 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     pa->failed = zm_coll_prepare(pa, me, s->size, 0);
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
-    if (zm_coll_phase(s, me, arrive_hook, &v, may_defer(pa, me))) {
+    /* A rank that leaves before the others have read its arguments may
+     * free its operation at once (MPI allows it), while the last arriver
+     * still checks it: the deferred collective holds a reference. */
+    int defer = may_defer(pa, me);
+    if (defer && pa->op)
+        zm_op_retain(pa->op);
+    if (zm_coll_phase(s, me, arrive_hook, &v, defer)) {
         sl->deferred = 1;
+        sl->deferred_op = pa->op;
         zm_coll_finish(&v, me);
         return ZM_OK;
     }
+    if (defer && pa->op)
+        zm_op_release(pa->op);
     zm_status_t st = s->verdict;
     int mode = s->mode;
     if (st != ZM_OK) {

@@ -46,6 +46,7 @@ typedef struct coll_slot {
     unsigned seq;                   /* blocking collectives run (owner only) */
     unsigned nbc_seq;               /* non-blocking ones started (owner only) */
     int deferred;                   /* left its last phase without waiting (owner only) */
+    const zm_op_t *deferred_op;     /* the op that deferred collective holds (owner only) */
     zm_coll_args_t pub[2];          /* published arguments */
 } __attribute__((aligned(ZM_CACHE_LINE))) coll_slot_t;
 
