@@ -10,6 +10,8 @@
  * exit() called by a rank ends only that rank, as with libzmpi_main.a.
  */
 
+#define _DEFAULT_SOURCE /* random_r and friends */
+#include <stdint.h>
 #include <stdlib.h>
 
 int zmpi_launch_privatized(int argc, char **argv, char **envp);
@@ -28,8 +30,59 @@ void zmpi_priv_entry(long *sp)
     __real_exit(zmpi_launch_privatized(argc, argv, envp));
 }
 
+void __wrap_srandom(unsigned seed);
+long __wrap_random(void);
+void __wrap_srand(unsigned seed);
+int __wrap_rand(void);
+
 void __wrap_exit(int status)
 {
     zmpi_rank_exit(status);
     __real_exit(status);
+}
+
+/*
+ * Per-rank random numbers.  rand() and random() keep their state inside
+ * libc, which all ranks of the process share: two ranks that seed and draw
+ * at the same time on different workers would interleave one sequence
+ * (HPCC's DGEMM check regenerates a matrix from its seed and got another
+ * one).  This file is linked into the program, so the state below is
+ * privatized with the program's other globals: each rank draws the exact
+ * sequence glibc would give a process, from the same default seed (1).
+ * Only the calls in the user's own objects are redirected (--wrap); a
+ * system library's calls still use libc's shared state.
+ */
+static struct random_data rand_data;
+static char rand_state[128]; /* glibc's default TYPE_3 state */
+static int rand_ready;
+
+static struct random_data *rank_random(void)
+{
+    if (!rand_ready) {
+        initstate_r(1, rand_state, sizeof rand_state, &rand_data);
+        rand_ready = 1;
+    }
+    return &rand_data;
+}
+
+void __wrap_srandom(unsigned seed)
+{
+    srandom_r(seed, rank_random());
+}
+
+long __wrap_random(void)
+{
+    int32_t r;
+    random_r(rank_random(), &r);
+    return r;
+}
+
+void __wrap_srand(unsigned seed)
+{
+    __wrap_srandom(seed);
+}
+
+int __wrap_rand(void)
+{
+    return (int)__wrap_random();
 }
