@@ -21,11 +21,9 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -165,31 +163,6 @@ def launch(fam, launcher, nranks, workers):
             p2p.OPENMPI_MCA, dict(p2p.OPENMPI_ENV))
 
 
-def run_once(cmd, env_extra, timeout):
-    """Runs one program in its own process group; returns status (ok,
-    failed or timeout), stdout, a tail of stderr and the elapsed time."""
-    env = dict(os.environ)
-    env.update(env_extra)
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        status = "ok" if proc.returncode == 0 else "failed"
-    except subprocess.TimeoutExpired:
-        # The launcher and its ranks share the new process group.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-        status = "timeout"
-    return {"status": status, "returncode": proc.returncode,
-            "seconds": round(time.monotonic() - start, 3),
-            "stdout": out or "", "stderr": (err or "")[-1500:]}
-
-
 def parse_coll(text):
     """Returns {size: max-over-ranks latency in us} from a coll_* output."""
     data = {}
@@ -254,24 +227,21 @@ def run_rounds(args, tools, exes, after_round):
             exe = exes[(fam, prog if kind == "example" else "coll_" + prog)]
             pre, env = launch(fam, tools[fam][1], n, args.workers)
             cmd = pre + [exe] + extra
-            rec = run_once(cmd, env, args.timeout)
+            parse = parse_coll if kind == "coll" else parse_example
+            rec = p2p.run_once(cmd, env, args.timeout, parse)
             rec.update({"round": rnd, "kind": kind, "prog": prog,
                         "variant": variant, "ranks": n, "family": fam,
                         "command": p2p.env_prefix(env) + shlex.join(cmd)})
-            if kind == "coll":
-                rec["data"] = parse_coll(rec["stdout"])
-            else:
-                rec["data"] = parse_example(rec["stdout"])
-                if rec["status"] == "ok" and rec["data"].get("check") != "OK":
-                    rec["status"] = "failed"
+            if (kind == "example" and rec["status"] == "ok" and
+                    rec["data"].get("check") != "OK"):
+                rec["status"] = "failed"
             label = prog + ("-" + variant if variant else "")
             print("round %d %3d ranks %-13s %-7s %-7s %6.1fs" % (
                 rnd, n, label, fam, rec["status"], rec["seconds"]),
                 flush=True)
-            if rec["status"] != "ok" and rec["stderr"].strip():
+            if rec["status"] != "ok" and rec.get("stderr", "").strip():
                 print("  " + rec["stderr"].strip()[-400:].replace(
                     "\n", "\n  "), file=sys.stderr)
-            del rec["stdout"]
             records.append(rec)
     return records
 
