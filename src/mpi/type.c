@@ -221,13 +221,35 @@ static int *pack_ints(int count, const int *a, int na, const int *b, int nb, int
 
 /* The four indexed constructors.  bl NULL: one block length bl0.  Either
  * idispl (element units) or adispl (bytes). */
+/* The array and block-length arguments of the four indexed constructors:
+ * the *_block ones take one blocklength, the others an array of them. */
+static int indexed_args(const char *fn, int combiner, int count, const int *bl, int bl0,
+                        const void *displs)
+{
+    int block = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    if (!block) {
+        if (count > 0 && (!bl || !displs))
+            return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "array argument is NULL");
+        return MPI_SUCCESS;
+    }
+    if (bl0 < 0)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(blocklength=%d): must be >= 0", bl0);
+    if (count > 0 && !displs)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "array_of_displacements is NULL");
+    return MPI_SUCCESS;
+}
+
 static int indexed_common(const char *fn, int combiner, int count, const int *bl, int bl0,
                           const int *idispl, const MPI_Aint *adispl, MPI_Datatype old,
                           MPI_Datatype *newtype)
 {
     zm_dt_t *t = NULL;
     zm_status_t st = ZM_OK;
-    int rc = check_count(fn, "count", count);
+    int rc = indexed_args(fn, combiner, count, bl, bl0,
+                          idispl ? (const void *)idispl : (const void *)adispl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = check_count(fn, "count", count);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_type(fn, "oldtype", old);
     if (rc != MPI_SUCCESS)
@@ -256,8 +278,6 @@ static int indexed_common(const char *fn, int combiner, int count, const int *bl
 int PMPI_Type_indexed(int count, const int bl[], const int displs[], MPI_Datatype old,
                       MPI_Datatype *newtype)
 {
-    if (count > 0 && (!bl || !displs))
-        return zm_mpi_error(NULL, MPI_ERR_ARG, "MPI_Type_indexed", "array argument is NULL");
     return indexed_common("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, bl, 0, displs, NULL,
                           old, newtype);
 }
@@ -266,9 +286,6 @@ ZM_WEAK(Type_indexed)
 int PMPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint displs[],
                               MPI_Datatype old, MPI_Datatype *newtype)
 {
-    if (count > 0 && (!bl || !displs))
-        return zm_mpi_error(NULL, MPI_ERR_ARG, "MPI_Type_create_hindexed",
-                            "array argument is NULL");
     return indexed_common("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, bl, 0, NULL,
                           displs, old, newtype);
 }
@@ -278,10 +295,6 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int displs[
                                    MPI_Datatype old, MPI_Datatype *newtype)
 {
     const char *fn = "MPI_Type_create_indexed_block";
-    if (blocklength < 0)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(blocklength=%d): must be >= 0", blocklength);
-    if (count > 0 && !displs)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "array_of_displacements is NULL");
     return indexed_common(fn, MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, displs, NULL,
                           old, newtype);
 }
@@ -291,10 +304,6 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint d
                                     MPI_Datatype old, MPI_Datatype *newtype)
 {
     const char *fn = "MPI_Type_create_hindexed_block";
-    if (blocklength < 0)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(blocklength=%d): must be >= 0", blocklength);
-    if (count > 0 && !displs)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "array_of_displacements is NULL");
     return indexed_common(fn, MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
                           displs, old, newtype);
 }
