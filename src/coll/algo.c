@@ -67,6 +67,16 @@ static inline char *elem(const void *buf, const zm_dt_t *dt, size_t i)
     return (char *)buf + (ptrdiff_t)i * dt->extent;
 }
 
+/* Count of rank q's block in a buffer of per-rank blocks, and its first
+ * element in *at: `count` each in rank order, or counts[q] at displs[q]
+ * for the v collectives (v nonzero). */
+static inline size_t block_of(int v, const int *counts, const int *displs, size_t count, int q,
+                              size_t *at)
+{
+    *at = v ? (size_t)displs[q] : count * (size_t)q;
+    return v ? (size_t)counts[q] : count;
+}
+
 /* Copy `bytes` of data between two layouts, or nothing for zero bytes
  * (buffers may then be NULL). */
 static inline void copy(void *d, size_t dc, const zm_dt_t *ddt, const void *s, size_t sc,
@@ -246,8 +256,7 @@ zm_status_t zm_coll_prepare(zm_coll_args_t *a, int me, int n, int nbc)
             set_src(a, a->sbuf, a->scount, a->sdt, nbc);
         } else {
             int v = a->kind == ZM_COLL_ALLGATHERV;
-            size_t cnt = v ? (size_t)a->rcounts[me] : a->rcount;
-            size_t at = v ? (size_t)a->rdispls[me] : a->rcount * (size_t)me;
+            size_t at, cnt = block_of(v, a->rcounts, a->rdispls, a->rcount, me, &at);
             set_src(a, elem(a->rbuf, a->rdt, at), cnt, a->rdt, nbc);
         }
         return ZM_OK;
@@ -433,8 +442,7 @@ static zm_status_t part_gather(const zm_coll_view_t *v, int r, char *err, size_t
         int by_me = q == r ? r == root || !a->inl : r == root && a->inl;
         if (!by_me || !a->src)
             continue;
-        size_t cnt = gv ? (size_t)rt->rcounts[q] : rt->rcount;
-        size_t at = gv ? (size_t)rt->rdispls[q] : rt->rcount * (size_t)q;
+        size_t at, cnt = block_of(gv, rt->rcounts, rt->rdispls, rt->rcount, q, &at);
         zm_status_t s = put(elem(rt->rbuf, rt->rdt, at), cnt, rt->rdt, a->src, a->src_count,
                             a->src_dt, q, root, err, errlen);
         if (st == ZM_OK)
@@ -449,8 +457,7 @@ static zm_status_t part_scatter(const zm_coll_view_t *v, int r, char *err, size_
     if (r == a->root && a->rbuf == ZM_IN_PLACE)
         return ZM_OK;
     int sv = rt->kind == ZM_COLL_SCATTERV;
-    size_t cnt = sv ? (size_t)rt->scounts[r] : rt->scount;
-    size_t at = sv ? (size_t)rt->sdispls[r] : rt->scount * (size_t)r;
+    size_t at, cnt = block_of(sv, rt->scounts, rt->sdispls, rt->scount, r, &at);
     return put(a->rbuf, a->rcount, a->rdt, elem(rt->src, rt->sdt, at), cnt, rt->sdt,
                a->root, r, err, errlen);
 }
@@ -466,8 +473,7 @@ static zm_status_t part_allgather(const zm_coll_view_t *v, int r, char *err, siz
         const zm_coll_args_t *s = A(q);
         if (q == r && a->sbuf == ZM_IN_PLACE)
             continue;
-        size_t cnt = agv ? (size_t)a->rcounts[q] : a->rcount;
-        size_t at = agv ? (size_t)a->rdispls[q] : a->rcount * (size_t)q;
+        size_t at, cnt = block_of(agv, a->rcounts, a->rdispls, a->rcount, q, &at);
         zm_status_t x = put(elem(a->rbuf, a->rdt, at), cnt, a->rdt, s->src, s->src_count,
                             s->src_dt, q, r, err, errlen);
         if (st == ZM_OK)
