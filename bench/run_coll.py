@@ -82,14 +82,8 @@ def parse_args(argv):
     p.add_argument("--build-dir", help="keep binaries here")
     p.add_argument("--plot-from", metavar="JSON", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
-    a.only = [c for c in a.only.split(",") if c]
-    a.families = [f for f in a.families.split(",") if f]
-    for c in a.only:
-        if c not in COLLS:
-            p.error("unknown collective %r" % c)
-    for f in a.families:
-        if f not in FAMILIES:
-            p.error("unknown MPI %r" % f)
+    a.only = p2p.choice_list(p, a.only, COLLS, "collective")
+    a.families = p2p.choice_list(p, a.families, FAMILIES, "MPI")
     if a.quick:
         a.rounds = 1 if "--rounds" not in " ".join(argv) else a.rounds
         a.ranks = a.ranks if "--ranks" in " ".join(argv) else "2,16"

@@ -85,19 +85,11 @@ def parse_args(argv):
                    "running anything (--note replaces its remark)")
     p.add_argument("--plot-from", metavar="JSON", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.only = [x for x in args.only.split(",") if x]
-    args.configs = [c for c in args.configs.split(",") if c]
-    for name in args.only:
-        if name not in ITEMS:
-            p.error("unknown kernel %r" % name)
-    for name in args.configs:
-        if name not in CONFIGS:
-            p.error("unknown configuration %r" % name)
+    args.only = p2p.choice_list(p, args.only, ITEMS, "kernel")
+    args.configs = p2p.choice_list(p, args.configs, CONFIGS, "configuration")
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
-    if args.quick:
-        args.max = args.max or "1M"
-        args.factor = args.factor if args.factor is not None else 0.1
+    p2p.quick_defaults(args)
     return args
 
 

@@ -59,6 +59,26 @@ OPENMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1",
                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
+def choice_list(parser, text, allowed, what):
+    """Splits a comma-separated option into a list, rejecting through
+    parser.error (which exits) any item not in allowed; what names the kind
+    of item in the message."""
+    items = [x for x in text.split(",") if x]
+    for name in items:
+        if name not in allowed:
+            parser.error("unknown %s %r (choose from %s)"
+                         % (what, name, ",".join(allowed)))
+    return items
+
+
+def quick_defaults(args):
+    """Applies the --quick defaults shared by the benchmark scripts:
+    largest size 1M and iteration factor 0.1, unless given."""
+    if args.quick:
+        args.max = args.max or "1M"
+        args.factor = args.factor if args.factor is not None else 0.1
+
+
 def parse_args(argv):
     """Returns the parsed command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,19 +107,11 @@ def parse_args(argv):
                    "temporary directory, removed at the end)")
     p.add_argument("--plot-from", metavar="JSON", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    args.only = [b for b in args.only.split(",") if b]
-    args.configs = [c for c in args.configs.split(",") if c]
-    for name in args.only:
-        if name not in BENCHES:
-            p.error("unknown benchmark %r" % name)
-    for name in args.configs:
-        if name not in CONFIGS:
-            p.error("unknown configuration %r" % name)
+    args.only = choice_list(p, args.only, BENCHES, "benchmark")
+    args.configs = choice_list(p, args.configs, CONFIGS, "configuration")
     if args.rounds < 1:
         p.error("--rounds must be at least 1")
-    if args.quick:
-        args.max = args.max or "1M"
-        args.factor = args.factor if args.factor is not None else 0.1
+    quick_defaults(args)
     return args
 
 
