@@ -156,30 +156,87 @@ static inline void copy_run(char *d, const char *s, size_t n)
         memcpy(d + n - 64, s + n - 64, 64); /* the last 64 bytes, overlapping */
 }
 
-/* Copy k runs of L bytes, strides ds and ss apart.  Small fixed lengths
- * become plain loads and stores. */
-#define STRIDED_CASE(N)                                              \
+/* Copy k runs of L bytes, strides ds and ss apart.  A memcpy call per run
+ * costs more than the copy itself for runs up to a few hundred bytes, so
+ * these lengths get loops of fixed-size moves (constant-size memcpy, which
+ * the compiler turns into plain vector loads and stores), one loop per
+ * length class, with the branch outside the loop.  A run whose length is
+ * not a multiple of the move width ends with one move that overlaps the
+ * previous one: it rewrites a few bytes with the same values, which is
+ * harmless because source and destination never overlap.  Longer runs go
+ * through copy_run. */
+#define STRIDED_LOOP(BODY)                                           \
+    do {                                                             \
+        for (size_t j = 0; j < k; j++, d += ds, s += ss) {           \
+            BODY;                                                    \
+        }                                                            \
+    } while (0)
+
+/* Two moves of W bytes covering a run of L bytes, W <= L <= 2W. */
+#define MOVE_PAIR(W)                                                 \
+    STRIDED_LOOP(memcpy(d, s, W); memcpy(d + L - (W), s + L - (W), W))
+
+/* Runs shorter than this are copied with fixed-size moves; from here on
+ * memcpy's wider (AVX) moves win over the call (measured: 256- and 512-byte
+ * runs 5-18 % faster through memcpy, 144-byte runs 15-50 % slower). */
+#define SMALL_RUN_MAX 256
+
+/* Runs of 64 < L < SMALL_RUN_MAX bytes: 64-byte moves, then 16-byte
+ * ones, then one overlapping 16-byte move for the rest. */
+static void copy_strided_mid(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t L,
+                             size_t k)
+{
+    size_t n64 = L & ~(size_t)63, n16 = L & ~(size_t)15;
+    STRIDED_LOOP(
+        size_t i = 0;
+        for (; i < n64; i += 64)
+            memcpy(d + i, s + i, 64);
+        for (; i < n16; i += 16)
+            memcpy(d + i, s + i, 16);
+        if (i < L)
+            memcpy(d + L - 16, s + L - 16, 16));
+}
+
+#define CASE_FIXED(N)                                                \
     case N:                                                          \
-        for (size_t j = 0; j < k; j++, d += ds, s += ss)            \
-            memcpy(d, s, N);                                         \
+        STRIDED_LOOP(memcpy(d, s, N));                               \
         return;
 
 static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t L,
                          size_t k)
 {
+    /* Lengths of whole doubles (and a few smaller ones) are exact moves;
+     * two overlapping moves measured slower for them. */
     switch (L) {
-    STRIDED_CASE(1)
-    STRIDED_CASE(2)
-    STRIDED_CASE(4)
-    STRIDED_CASE(8)
-    STRIDED_CASE(12)
-    STRIDED_CASE(16)
-    STRIDED_CASE(24)
-    STRIDED_CASE(32)
+    CASE_FIXED(1)
+    CASE_FIXED(2)
+    CASE_FIXED(4)
+    CASE_FIXED(8)
+    CASE_FIXED(12)
+    CASE_FIXED(16)
+    CASE_FIXED(24)
+    CASE_FIXED(32)
+    CASE_FIXED(40)
+    CASE_FIXED(48)
+    CASE_FIXED(56)
+    CASE_FIXED(64)
     default:
-        for (size_t j = 0; j < k; j++, d += ds, s += ss)
-            copy_run(d, s, L);
+        break;
     }
+    if (L < 4)
+        MOVE_PAIR(2); /* 3 bytes */
+    else if (L < 8)
+        MOVE_PAIR(4);
+    else if (L < 16)
+        MOVE_PAIR(8);
+    else if (L < 32)
+        MOVE_PAIR(16);
+    else if (L < 64)
+        MOVE_PAIR(32);
+    else if (L < SMALL_RUN_MAX)
+        copy_strided_mid(d, ds, s, ss, L, k);
+    else
+        STRIDED_LOOP(copy_run(d, s, L));
 }
 
 static inline char *it_ptr(const iter_t *it)
