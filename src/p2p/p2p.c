@@ -651,7 +651,8 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
  * take the two-copy eager path. */
 static inline void handoff(const zm_p2p_rank_t *r, size_t bytes)
 {
-    if (bytes > p2p.eager_max && r->ult->worker == zm_p2p_self()->ult->worker)
+    const zm_p2p_rank_t *me = zm_p2p_self();
+    if (bytes > p2p.eager_max && r != me && r->ult->worker == me->ult->worker)
         zm_ult_yield();
 }
 
