@@ -4,9 +4,10 @@
  *
  * The engine copies strided runs with loops specialised by run length
  * (exact moves for 1-64 bytes in steps of 8, two overlapping moves for
- * other lengths below 64, 64/16-byte moves up to 256, one memcpy per run
- * above, memcpy calls of 2 KiB from 2 KiB on).  This test runs every length from 1 to 300 bytes and some
- * longer ones, at several buffer misalignments and gaps, through:
+ * other lengths below 64, 128-byte moves and overlapping tails up to 256,
+ * one memcpy per run above, memcpy calls of 2 KiB from 2 KiB on).  This
+ * test runs every length from 1 to 300 bytes and some longer ones, at
+ * several buffer misalignments and gaps, through:
  *   - MPI_Pack and MPI_Unpack of an hvector of MPI_BYTE runs (and that the
  *     gaps of the unpacked buffer stay untouched);
  *   - send/receive between ranks 0 and 1 with the same run length on both
