@@ -61,14 +61,36 @@ static inline void wake_waiter(uintptr_t old)
     }
 }
 
-/* Copies of at least COOP_MIN bytes are split into COOP_CHUNK pieces that
- * the completer and the waiter take in turn: on two cores the copy runs at
+/* Copies of at least COOP_MIN bytes are split into pieces that the
+ * completer and the waiter take in turn: on two cores the copy runs at
  * the bandwidth of both.  Smaller copies are not worth the extra
  * cache-line traffic on the counters.  Non-contiguous layouts are split
  * the same way, by byte offset of the data stream: the copy engine finds
- * a chunk's start in one step per layout level. */
+ * a chunk's start in one step per layout level.  They copy at a third to
+ * a half of memcpy's speed, so their split pays from COOP_NC_MIN on, in
+ * chunks of a quarter of the message between COOP_NC_CHUNK_MIN and
+ * COOP_CHUNK so that both sides get work (measured, 2 workers: a 32 KiB
+ * vector of 144-byte blocks 4.3 -> 1.5-1.8 us, the 72 KiB MILC face 5.8 ->
+ * 2.7-3.3 us; 1 MiB messages gain nothing from other chunk sizes). */
 #define COOP_MIN (96 * 1024)
 #define COOP_CHUNK (32 * 1024)
+#define COOP_NC_MIN (16 * 1024)
+#define COOP_NC_CHUNK_MIN (8 * 1024)
+
+/* Whether a copy of n bytes between layouts of these contiguity is split. */
+static inline int coop_worth(size_t n, int contig)
+{
+    return n >= (contig ? COOP_MIN : COOP_NC_MIN);
+}
+
+/* Chunk size of req's cooperative copy; both sides compute the same. */
+static inline size_t coop_chunk_size(const zm_req_t *req)
+{
+    if (req->coop.ddt->contig && req->coop.sdt->contig)
+        return COOP_CHUNK;
+    size_t c = req->coop.bytes / 4;
+    return c < COOP_NC_CHUNK_MIN ? COOP_NC_CHUNK_MIN : c > COOP_CHUNK ? COOP_CHUNK : c;
+}
 
 /* From this size on the cooperative copy streams past the caches
  * (zm_arch_copy_stream): source and destination together no longer fit
@@ -93,13 +115,13 @@ static void coop_chunk(zm_req_t *req, size_t off, size_t len)
  * Either side may call it; the caller holds a reference to req. */
 static void coop_take(zm_req_t *req)
 {
-    size_t bytes = req->coop.bytes;
+    size_t bytes = req->coop.bytes, chunk = coop_chunk_size(req);
     for (;;) {
         size_t c = atomic_fetch_add_explicit(&req->coop.next, 1, memory_order_relaxed);
-        size_t off = c * COOP_CHUNK;
+        size_t off = c * chunk;
         if (off >= bytes)
             return;
-        size_t len = bytes - off < COOP_CHUNK ? bytes - off : COOP_CHUNK;
+        size_t len = bytes - off < chunk ? bytes - off : chunk;
         coop_chunk(req, off, len);
         atomic_fetch_add_explicit(&req->coop.done, len, memory_order_release);
     }
@@ -141,7 +163,7 @@ static void coop_copy(zm_req_t *req, void *dst, size_t dcount, const zm_dt_t *dd
 static inline void copy_for(zm_req_t *req, void *dbuf, size_t dcount, const zm_dt_t *ddt,
                             const void *sbuf, size_t scount, const zm_dt_t *sdt, size_t n)
 {
-    if (n >= COOP_MIN)
+    if (coop_worth(n, ddt->contig && sdt->contig))
         coop_copy(req, dbuf, dcount, ddt, sbuf, scount, sdt, n);
     else
         zm_dt_copy(dbuf, dcount, ddt, sbuf, scount, sdt, n);
@@ -414,7 +436,7 @@ static int slot_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
         return 0;
     if (!match(r->slot_ctx, r->slot_src, r->slot_tag, c->ctx, c->rank, tag))
         return 0;
-    if (bytes > r->slot_bytes || bytes >= COOP_MIN) {
+    if (bytes > r->slot_bytes || coop_worth(bytes, dt->contig)) {
         atomic_store_explicit(&r->slot_state, ZM_SLOT_NUDGED, memory_order_relaxed);
         return 0;
     }
@@ -617,6 +639,23 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
     }
 }
 
+/* After a rendezvous-sized message was copied straight into a posted
+ * receive of a rank on the sender's own worker, let that rank run first.
+ * Without this the receiver, woken into our run queue, waits until the
+ * sender blocks, however long the sender computes meanwhile: a 2-rank
+ * ping-pong on one worker charged the sender's work after its last send
+ * (checking 8 MB of buffers) to the receiver's last round trip, several
+ * milliseconds.  Process-based MPIs give each rank its own core, so the
+ * receiver would have gone on at once there.  Eager-sized messages do not
+ * hand off: the receiver's reply would then find no posted receive and
+ * take the two-copy eager path. */
+static inline void handoff(const zm_p2p_rank_t *r, size_t bytes)
+{
+    const zm_p2p_rank_t *me = zm_p2p_self();
+    if (bytes > p2p.eager_max && r != me && r->ult->worker == me->ult->worker)
+        zm_ult_yield();
+}
+
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
 {
@@ -650,6 +689,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         send_expected(r, rr, c, buf, count, dt, bytes, tag);
         wake_probes(probes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        handoff(r, bytes);
         return ZM_OK;
     }
     if (!probes && mail_offer(r, c, buf, count, dt, bytes, tag, mode)) {
