@@ -93,10 +93,10 @@ static void set_src(zm_coll_args_t *a, const void *buf, size_t count, const zm_d
                     int nbc)
 {
     size_t bytes = zm_dt_bytes(dt, count);
-    if (!nbc && bytes <= ZM_COLL_INLINE) {
-        copy(a->inl_data, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
+    if (!nbc && bytes <= a->inl_cap) {
+        copy(a->inl_buf, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
         a->inl = 1;
-        a->src = a->inl_data;
+        a->src = a->inl_buf;
         a->src_count = bytes;
         a->src_dt = &zmpi_dt_MPI_BYTE;
         return;
@@ -135,7 +135,7 @@ static zm_status_t prepare_alltoall(zm_coll_args_t *a, int n, int nbc)
         int ip = a->sbuf == ZM_IN_PLACE;
         size_t cnt = (ip ? a->rcount : a->scount) * (size_t)n;
         const zm_dt_t *dt = ip ? a->rdt : a->sdt;
-        if (zm_dt_bytes(dt, cnt) <= ZM_COLL_INLINE) {
+        if (zm_dt_bytes(dt, cnt) <= a->inl_cap) {
             if (ip) {
                 a->scount = a->rcount;
                 a->sdt = a->rdt;
@@ -222,9 +222,9 @@ static zm_status_t prepare_reduction(zm_coll_args_t *a, int me, int n, int nbc)
             a->rout = elem(a->tmp, edt, first * f);
         }
     }
-    if (!nbc && vbytes <= ZM_COLL_INLINE) {
-        memcpy(a->inl_data, a->rin, vbytes);
-        a->rin = a->inl_data;
+    if (!nbc && vbytes <= a->inl_cap) {
+        memcpy(a->inl_buf, a->rin, vbytes);
+        a->rin = a->inl_buf;
         a->inl = 1;
     }
     return ZM_OK;
@@ -494,7 +494,8 @@ static zm_status_t part_alltoall(const zm_coll_view_t *v, int r, char *err, size
         size_t sc, dc;
         const zm_dt_t *sdt = s->sdt, *ddt = a->rdt;
         if (a->kind == ZM_COLL_ALLTOALL && s->inl) {
-            sc = zm_dt_bytes(s->sdt, s->scount), dc = a->rcount;
+            /* Only the bytes: the sender may have freed its type. */
+            sc = s->src_count / (size_t)v->n, dc = a->rcount;
             sdt = s->src_dt;
             sp = (const char *)s->src + sc * (size_t)r;
             dp = elem(a->rbuf, ddt, dc * (size_t)q);

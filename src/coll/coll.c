@@ -68,16 +68,62 @@ void zm_coll_settle(zm_coll_shm_t *s, int me)
     }
 }
 
+void zm_coll_quiesce(zm_coll_shm_t *s, int me)
+{
+    zm_coll_settle(s, me);
+    /* A rank that left a fast collective early (a Bcast root) may be the
+     * only one attached so far; the others attach when they start it, so
+     * once all have started our last collective the block stays alive
+     * until they are done with it. */
+    zm_coll_wait_all(s, me, s->slots[me].seq);
+}
+
+/* Ring entry of rank me for its collective number k, pointed at its
+ * inline area. */
+static zm_coll_args_t *ring_entry(zm_coll_shm_t *s, int me, unsigned k)
+{
+    zm_coll_args_t *pa = &s->slots[me].pub[k % ZM_COLL_RING];
+    pa->inl_buf = (unsigned char *)zm_coll_fhdr(s, me, k) + ZM_COLL_HDR;
+    pa->inl_cap = s->inl_cap;
+    return pa;
+}
+
+void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (zm_coll_reached(sl->seen, want))
+        return;
+    /* Remember the least value seen, so that the next calls usually need
+     * no look at all. */
+    uint32_t ahead = 0x7fffffffu;
+    for (int q = 0; q < s->size; q++) {
+        if (q == me)
+            continue;
+        zm_coll_wait_seq(s, me, &s->slots[q].pseq, want);
+        uint32_t d = atomic_load_explicit(&s->slots[q].pseq, memory_order_acquire) - want;
+        if (d < ahead)
+            ahead = d;
+    }
+    sl->seen = want + (s->size > 1 ? ahead : 0);
+}
+
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
     zm_coll_settle(s, me);
-    zm_coll_args_t *pa = &sl->pub[sl->seq++ & 1];
-    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
-                         s->size, 0 };
+    unsigned k = sl->seq++;
+    /* Our ring entry for k was last used by collective k - RING: every
+     * rank must have started k - RING + 1, so none still reads it. */
+    zm_coll_wait_all(s, me, k - ZM_COLL_RING + 2);
+    zm_coll_args_t *pa = ring_entry(s, me, k);
+    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
     memcpy(pa, a, offsetof(zm_coll_args_t, src));
     pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    if (zm_coll_fast_sig(s, pa, h))
+        return zm_coll_fast_run(s, me, pa, k, err, errlen);
+    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
+                         s->size, 0 };
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
     /* A rank that leaves before the others have read its arguments may
@@ -86,12 +132,16 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     int defer = may_defer(pa, me);
     if (defer && pa->op)
         zm_op_retain(pa->op);
+    zm_coll_publish(s, me, h, k + 1);
     if (zm_coll_phase(s, me, arrive_hook, &v, defer)) {
         sl->deferred = 1;
         sl->deferred_op = pa->op;
         zm_coll_finish(&v, me);
         return ZM_OK;
     }
+    /* Everyone has arrived, so everyone has started collective k. */
+    if (!zm_coll_reached(sl->seen, k + 1))
+        sl->seen = k + 1;
     if (defer && pa->op)
         zm_op_release(pa->op);
     zm_status_t st = s->verdict;

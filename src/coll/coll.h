@@ -99,11 +99,6 @@ enum {
     ZM_COLL_ERR_COUNT = -35   /* amounts of data do not match */
 };
 
-/* Bytes of data a rank copies into its slot instead of publishing a
- * pointer to its buffer: then no rank reads its buffer after the first
- * phase and the collective needs one phase only. */
-#define ZM_COLL_INLINE 128
-
 /* The arguments of one rank's call.  The API layer fills the public part
  * (kind to op); coll fills the rest.  Pointers and arrays belong to the
  * caller and must stay valid until the collective completes. */
@@ -130,9 +125,10 @@ typedef struct zm_coll_args {
     size_t rm;                      /* reductions: elements in the view */
     const zm_dt_t *edt;             /* reductions: element type */
     void *tmp;                      /* malloc'd by this rank, freed at end */
-    int inl;                        /* data copied into inl_data */
+    unsigned char *inl_buf;         /* where small data is copied (shared block) */
+    size_t inl_cap;                 /* its size; 0: never copy (non-blocking) */
+    int inl;                        /* data copied into inl_buf */
     zm_status_t failed;             /* preparing failed (out of memory) */
-    unsigned char inl_data[ZM_COLL_INLINE] __attribute__((aligned(16)));
 } zm_coll_args_t;
 
 /* A communicator's shared control block. */
@@ -150,6 +146,11 @@ void zm_coll_detach(zm_coll_shm_t *s);
  * (see coll.c); the API calls it before the rank frees the communicator.
  * ULT context. */
 void zm_coll_settle(zm_coll_shm_t *s, int me);
+
+/* Before rank `me` frees its communicator: settle, and wait until every
+ * other rank has started (so attached to `s` for) the last blocking
+ * collective `me` ran, whose data it may still read.  ULT context. */
+void zm_coll_quiesce(zm_coll_shm_t *s, int me);
 
 /* Run a blocking collective as rank `me` of block `s`.  On a mismatch
  * between the ranks' arguments, or a copy that does not fit, writes a

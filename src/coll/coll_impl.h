@@ -35,9 +35,48 @@ typedef struct coll_nbc {
     zm_coll_args_t *args;           /* each rank's arguments */
 } coll_nbc_t;
 
-/* One rank's slot.  Arguments are published in the half of `pub` given by
- * the parity of the rank's collective count: a rank that is one collective
- * ahead never overwrites what a slower rank may still read. */
+/* Arguments published per rank: a ring, entry k % ZM_COLL_RING for the
+ * rank's k-th blocking collective.  A rank rewrites an entry only when
+ * every other rank has started the collective after the one that used it
+ * last (zm_coll_guard), so a rank may run ZM_COLL_RING - 1 collectives
+ * ahead of the slowest reader of its data (a Bcast root in a loop). */
+#define ZM_COLL_RING 4
+
+/* Communicators up to this size run small collectives on the fast path
+ * (coll.c), where every rank reads the arguments of the ranks it needs
+ * itself; beyond it the last arriver checks them once for all. */
+#define ZM_COLL_FAST_RANKS 64
+
+/* Nonzero if counter value v has reached `want` (counters only grow,
+ * modulo 2^32). */
+static inline int zm_coll_reached(uint32_t v, uint32_t want)
+{
+    return (int32_t)(v - want) >= 0;
+}
+
+/* The head of a ring entry's inline area, on the same cache line as the
+ * first ZM_COLL_HDR_DATA bytes of data, which follow it: what the fast path
+ * compares between the ranks, as plain values (a rank may have returned
+ * and freed its types and operation when another reads them), and the
+ * stamp the readers poll.  One line brings a small call's everything. */
+typedef struct coll_fhdr {
+    _Atomic uint32_t stamp;         /* k + 1 once the entry holds collective k */
+    uint8_t kind;                   /* ZM_COLL_* */
+    uint8_t fast;                   /* the call runs on the fast path */
+    uint8_t opcomm;                 /* reductions: op commutative */
+    uint8_t ekind;                  /* reductions: element kind */
+    int32_t root;
+    int32_t opid;                   /* reductions: op id */
+    uint32_t esize;                 /* reductions: element size */
+    uint32_t sbytes, rbytes;        /* bytes sent / received per rank; elements
+                                     * for reductions */
+    uint32_t pad;
+} coll_fhdr_t;
+
+#define ZM_COLL_HDR 32              /* data starts this far into the area */
+#define ZM_COLL_AREA_PAD 64         /* area = inl_cap + this, line aligned */
+
+/* One rank's slot. */
 typedef struct coll_slot {
     zm_coll_flag_t go;              /* phase release, written by the last arriver */
     zm_coll_flag_t dgo;             /* root: released when every part is done */
@@ -47,7 +86,13 @@ typedef struct coll_slot {
     unsigned nbc_seq;               /* non-blocking ones started (owner only) */
     int deferred;                   /* left its last phase without waiting (owner only) */
     const zm_op_t *deferred_op;     /* the op that deferred collective holds (owner only) */
-    zm_coll_args_t pub[2];          /* published arguments */
+    uint32_t seen;                  /* every other rank's pseq has reached this (owner only) */
+    /* Blocking collectives started (their arguments are published), read
+     * by everyone; on its own line with the flag that wakes the rank when
+     * it parked waiting for another rank's pseq. */
+    _Alignas(ZM_CACHE_LINE) _Atomic uint32_t pseq;
+    zm_coll_flag_t pwake;
+    _Alignas(ZM_CACHE_LINE) zm_coll_args_t pub[ZM_COLL_RING];
 } __attribute__((aligned(ZM_CACHE_LINE))) coll_slot_t;
 
 struct zm_coll_shm {
@@ -56,6 +101,8 @@ struct zm_coll_shm {
     int world0;                     /* world rank of its rank 0 */
     int size;                       /* ranks */
     int refs;                       /* attached ranks + pending requests (table lock) */
+    size_t inl_cap;                 /* bytes of inline data per ring entry */
+    unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
     coll_nbc_t *nbc_head;           /* non-blocking collectives being matched */
     /* Verdict on the current blocking collective, written by the last rank
@@ -65,8 +112,37 @@ struct zm_coll_shm {
     int mode;                       /* ZM_SYNC_* */
     char msg[256];                  /* message of a mismatch */
     _Alignas(ZM_CACHE_LINE) _Atomic int arrived; /* ranks in the current phase */
+    /* Ranks parked in zm_coll_wait_seq: a publisher wakes them. */
+    _Alignas(ZM_CACHE_LINE) _Atomic int sleepers;
     coll_slot_t slots[];            /* one per rank */
 };
+
+/* Rank q's inline area for its collective number k. */
+static inline coll_fhdr_t *zm_coll_fhdr(const zm_coll_shm_t *s, int q, unsigned k)
+{
+    size_t i = (size_t)q * ZM_COLL_RING + k % ZM_COLL_RING;
+    return (coll_fhdr_t *)(s->inl + i * (s->inl_cap + ZM_COLL_AREA_PAD));
+}
+
+/* Publish that rank `me` has started its collective number v - 1 (its
+ * arguments are in its ring entry, h its header), and wake ranks parked
+ * waiting for any publication.  ULT context. */
+void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v);
+
+/* Wait until the counter *p (a pseq or a stamp) reaches `want`: poll
+ * while alone on the worker, else let the worker's other ranks run; after
+ * a while park until a publisher wakes us (so the deadlock detector sees a
+ * rank whose peer never comes).  ULT context, rank `me`. */
+void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t want);
+
+/* Wait until every other rank's pseq has reached `want` (coll.c). */
+void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want);
+
+/* The fast path (fast.c): fill rank me's header h for its prepared call
+ * pa and return nonzero if the call runs on the fast path; then run it. */
+int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *pa, coll_fhdr_t *h);
+zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+                             char *err, size_t errlen);
 
 /* One phase: arrive, and wait until every rank of the block has arrived.
  * If `hook` is not NULL the last rank to arrive calls hook(s, arg) before

@@ -32,9 +32,25 @@ static unsigned table_hash(uint32_t ctx, int world0)
     return (ctx * 2654435761u ^ (unsigned)world0 * 40503u) % TABLE_SIZE;
 }
 
+/* Bytes of inline data per rank and ring entry: small communicators get
+ * room for the messages where a collective costs little more than its
+ * synchronisation, large ones keep the block small. */
+static size_t inl_cap_for(int n)
+{
+    if (n <= 2)
+        return 2048;
+    if (n <= 4)
+        return 1024;
+    if (n <= 16)
+        return 512;
+    return n <= ZM_COLL_FAST_RANKS ? 256 : 128;
+}
+
 static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
 {
-    size_t bytes = sizeof(zm_coll_shm_t) + sizeof(coll_slot_t) * (size_t)c->size;
+    size_t cap = inl_cap_for(c->size);
+    size_t head = sizeof(zm_coll_shm_t) + sizeof(coll_slot_t) * (size_t)c->size;
+    size_t bytes = head + (cap + ZM_COLL_AREA_PAD) * ZM_COLL_RING * (size_t)c->size;
     zm_coll_shm_t *s = aligned_alloc(ZM_CACHE_LINE, (bytes + ZM_CACHE_LINE - 1) &
                                      ~(size_t)(ZM_CACHE_LINE - 1));
     if (!s)
@@ -43,6 +59,8 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->ctx = c->ctx;
     s->world0 = world0;
     s->size = c->size;
+    s->inl_cap = cap;
+    s->inl = (unsigned char *)s + head;
     return s;
 }
 
@@ -90,6 +108,49 @@ void zm_coll_detach(zm_coll_shm_t *s)
     zm_spin_unlock(&shm_table.lock);
     if (last)
         free(s);
+}
+
+void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v)
+{
+    atomic_store_explicit(&h->stamp, v, memory_order_release);
+    atomic_store_explicit(&s->slots[me].pseq, v, memory_order_release);
+    /* Pairs with the waiter's increment of sleepers before its last look
+     * at our pseq: either it sees v, or we see it registered. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (ZM_LIKELY(!atomic_load_explicit(&s->sleepers, memory_order_acquire)))
+        return;
+    for (int q = 0; q < s->size; q++)
+        if (q != me && atomic_load_explicit(&s->slots[q].pwake, memory_order_relaxed) != 1)
+            zm_coll_flag_release(&s->slots[q].pwake, s->slots[q].ult);
+}
+
+/* Polls (or yields, counted as YIELD_COST polls) before a waiter parks. */
+#define YIELD_COST 16
+
+void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t want)
+{
+    for (int i = 0; i < ZM_P2P_WAIT_SPINS; i++) {
+        if (zm_coll_reached(atomic_load_explicit(p, memory_order_acquire), want))
+            return;
+        if (zm_ult_alone()) {
+            zm_arch_cpu_relax();
+        } else {
+            zm_ult_yield();
+            i += YIELD_COST;
+        }
+    }
+    coll_slot_t *sl = &s->slots[me];
+    for (;;) {
+        /* Register, then look once more: a publisher that missed us in
+         * sleepers stored its pseq before we look. */
+        atomic_store_explicit(&sl->pwake, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->sleepers, 1, memory_order_seq_cst);
+        if (!zm_coll_reached(atomic_load_explicit(p, memory_order_seq_cst), want))
+            zm_coll_flag_wait(&sl->pwake);
+        atomic_fetch_sub_explicit(&s->sleepers, 1, memory_order_relaxed);
+        if (zm_coll_reached(atomic_load_explicit(p, memory_order_acquire), want))
+            return;
+    }
 }
 
 /* Park commit: stay parked unless the flag was released meanwhile. */

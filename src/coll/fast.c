@@ -1,0 +1,209 @@
+/*
+ * fast.c: the fast path of small blocking collectives (Barrier, Bcast,
+ * Reduce, Allreduce, Allgather, Alltoall on communicators of up to
+ * ZM_COLL_FAST_RANKS ranks).
+ *
+ * A rank's data already sits in the inline area of its ring entry
+ * (prepare copied it there), right behind a small header with everything
+ * the ranks must agree on.  The rank stamps the header and then waits
+ * only for the ranks whose data it needs: nobody for a Bcast root or a
+ * Reduce sender, the root for a Bcast receiver, everyone otherwise.  It
+ * copies the data straight out of their areas, so it never waits for a
+ * slower reader: the ring entry stays untouched until that reader has
+ * moved on (zm_coll_run's guard).  No counter is shared by all ranks, no
+ * rank releases the others, and a small call costs one cache line per
+ * rank read.
+ *
+ * The ranks check each other with the headers only: in a correct program
+ * they are equal.  When they are not, every rank that notices waits for
+ * all and judges the full arguments like the slow path (zm_coll_check), so
+ * they all report the same mismatch.  A rank that needs nobody's data
+ * (the Bcast root) notices nothing and returns success, as with the slow
+ * path's deferral.
+ */
+#include "coll/coll_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern zm_dt_t zmpi_dt_MPI_BYTE;
+
+/* Largest inline area (shm.c picks at most this much per entry). */
+#define FAST_MAX 2048
+
+static inline const unsigned char *fdata(const coll_fhdr_t *h)
+{
+    return (const unsigned char *)h + ZM_COLL_HDR;
+}
+
+int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_t *h)
+{
+    /* Everything but the stamp, which readers may be polling. */
+    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
+    h->kind = (uint8_t)a->kind;
+    h->root = a->root;
+    if (s->size > ZM_COLL_FAST_RANKS || a->failed || s->inl_cap > FAST_MAX)
+        return 0;
+    /* The decision depends only on what all ranks of a correct program
+     * agree on (the collective, the amount of data, the communicator
+     * size), so either every rank takes the fast path or none. */
+    switch (a->kind) {
+    case ZM_COLL_BARRIER:
+        break;
+    case ZM_COLL_BCAST: {
+        size_t b = zm_dt_bytes(a->rdt, a->rcount);
+        if (b > a->inl_cap)
+            return 0;
+        h->rbytes = (uint32_t)b;
+        break;
+    }
+    case ZM_COLL_ALLGATHER:
+    case ZM_COLL_ALLTOALL: {
+        if (!a->inl)
+            return 0;
+        size_t rb = zm_dt_bytes(a->rdt, a->rcount);
+        /* Inline data is counted in bytes; Alltoall's holds every block. */
+        size_t sb = a->src_count / (a->kind == ZM_COLL_ALLTOALL ? (size_t)s->size : 1);
+        /* Larger receive blocks than any send block cannot match: keep
+         * the value small enough for the header, the check reports it. */
+        h->rbytes = (uint32_t)(rb > FAST_MAX ? FAST_MAX + 1 : rb);
+        h->sbytes = (uint32_t)sb;
+        break;
+    }
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE:
+        if (!a->inl)
+            return 0;
+        h->rbytes = (uint32_t)a->rm;
+        h->opid = a->op->id;
+        h->opcomm = (uint8_t)a->op->commutative;
+        h->ekind = (uint8_t)a->edt->kind;
+        h->esize = (uint32_t)a->edt->size;
+        break;
+    default:
+        return 0;
+    }
+    h->fast = 1;
+    return 1;
+}
+
+/* Whether rank q's header agrees with ours: in a correct program every
+ * field after the stamp is equal. */
+static inline int hdr_match(const coll_fhdr_t *a, const coll_fhdr_t *q)
+{
+    return memcmp((const char *)a + sizeof(a->stamp), (const char *)q + sizeof(q->stamp),
+                  ZM_COLL_HDR - sizeof(a->stamp)) == 0;
+}
+
+/* The ranks disagree: once every rank has published, judge all of them
+ * the way the slow path does, so that every rank that notices reports the
+ * same mismatch. */
+static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+                                 char *err, size_t errlen)
+{
+    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
+                         s->size, 0 };
+    zm_coll_wait_all(s, me, k + 1);
+    zm_status_t st = zm_coll_check(&v, err, errlen);
+    if (st == ZM_OK) {
+        if (err)
+            snprintf(err, errlen, "the ranks passed different amounts of data to %s",
+                     zm_coll_name(pa->kind));
+        st = ZM_COLL_ERR_COUNT;
+    }
+    return st;
+}
+
+/* Wait for rank q's collective k and compare its header with ours. */
+static inline int fast_peer(zm_coll_shm_t *s, int me, int q, unsigned k, const coll_fhdr_t *h)
+{
+    coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
+    if (!zm_coll_reached(atomic_load_explicit(&hq->stamp, memory_order_acquire), k + 1))
+        zm_coll_wait_seq(s, me, &hq->stamp, k + 1);
+    return hdr_match(h, hq);
+}
+
+/* Copy `bytes` packed bytes into (d, dc, ddt). */
+static inline void unpack(void *d, size_t dc, const zm_dt_t *ddt, const void *src, size_t bytes)
+{
+    if (!bytes)
+        return;
+    if (ddt->contig)
+        memcpy(d, src, bytes);
+    else
+        zm_dt_copy(d, dc, ddt, src, bytes, &zmpi_dt_MPI_BYTE, bytes);
+}
+
+/* Reduce every rank's inline input, in rank order (the operand on the
+ * left is always the lower rank), and write the result to our output. */
+static void fast_reduce(zm_coll_shm_t *s, const zm_coll_args_t *a, unsigned k)
+{
+    unsigned char acc[FAST_MAX] __attribute__((aligned(64)));
+    size_t nb = a->rm * (size_t)a->edt->extent;
+    int n = s->size;
+    memcpy(acc, fdata(zm_coll_fhdr(s, n - 1, k)), nb);
+    for (int q = n - 2; q >= 0; q--)
+        zm_op_apply(a->op, fdata(zm_coll_fhdr(s, q, k)), acc, a->rm, a->edt);
+    memcpy(a->rout, acc, nb);
+}
+
+/* Rank me's share: copy what it receives out of the others' areas. */
+static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const coll_fhdr_t *h,
+                      unsigned k)
+{
+    int n = s->size;
+    size_t rb = h->rbytes;
+    switch (a->kind) {
+    case ZM_COLL_BCAST:
+        if (me != a->root)
+            unpack(a->rbuf, a->rcount, a->rdt, fdata(zm_coll_fhdr(s, a->root, k)), rb);
+        break;
+    case ZM_COLL_ALLGATHER:
+    case ZM_COLL_ALLTOALL:
+        for (int i = 0; i < n; i++) {
+            int q = (me + i) % n;
+            if (q == me && a->kind == ZM_COLL_ALLGATHER && a->sbuf == ZM_IN_PLACE)
+                continue;
+            const unsigned char *src = fdata(zm_coll_fhdr(s, q, k));
+            if (a->kind == ZM_COLL_ALLTOALL)
+                src += rb * (size_t)me;
+            unpack((char *)a->rbuf + (ptrdiff_t)(a->rcount * (size_t)q) * a->rdt->extent,
+                   a->rcount, a->rdt, src, rb);
+        }
+        break;
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE:
+        if (a->rout)
+            fast_reduce(s, a, k);
+        break;
+    }
+}
+
+zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+                             char *err, size_t errlen)
+{
+    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
+    zm_status_t st = ZM_OK;
+    int root = pa->root, kind = pa->kind;
+    zm_coll_publish(s, me, h, k + 1);
+    if (kind == ZM_COLL_BCAST) {
+        if (me != root && !fast_peer(s, me, root, k, h))
+            st = fast_mismatch(s, me, pa, k, err, errlen);
+    } else if (kind != ZM_COLL_REDUCE || me == root) {
+        int ok = (kind != ZM_COLL_ALLGATHER && kind != ZM_COLL_ALLTOALL) ||
+                 h->sbytes == h->rbytes;
+        for (int i = 1; i < s->size; i++)
+            ok &= fast_peer(s, me, (me + i) % s->size, k, h);
+        /* Everyone has started collective k. */
+        if (!zm_coll_reached(s->slots[me].seen, k + 1))
+            s->slots[me].seen = k + 1;
+        if (!ok)
+            st = fast_mismatch(s, me, pa, k, err, errlen);
+    }
+    if (st == ZM_OK)
+        fast_part(s, me, pa, h, k);
+    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
+                         s->size, 0 };
+    zm_coll_finish(&v, me);
+    return st;
+}
