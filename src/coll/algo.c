@@ -94,7 +94,10 @@ static void set_src(zm_coll_args_t *a, const void *buf, size_t count, const zm_d
 {
     size_t bytes = zm_dt_bytes(dt, count);
     if (!nbc && bytes <= a->inl_cap) {
-        copy(a->inl_buf, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
+        if (dt->contig && bytes)
+            memcpy(a->inl_buf, buf, bytes);
+        else
+            copy(a->inl_buf, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
         a->inl = 1;
         a->src = a->inl_buf;
         a->src_count = bytes;

@@ -88,6 +88,28 @@ static zm_coll_args_t *ring_entry(zm_coll_shm_t *s, int me, unsigned k)
     return pa;
 }
 
+/* Copy the public part of the arguments field by field: the caller has
+ * just written them one by one, and a block copy's wide loads would not
+ * be forwarded from those narrow stores (a stall on every call). */
+static inline void copy_public(zm_coll_args_t *d, const zm_coll_args_t *a)
+{
+    d->kind = a->kind;
+    d->root = a->root;
+    d->sbuf = a->sbuf;
+    d->scount = a->scount;
+    d->sdt = a->sdt;
+    d->rbuf = a->rbuf;
+    d->rcount = a->rcount;
+    d->rdt = a->rdt;
+    d->scounts = a->scounts;
+    d->sdispls = a->sdispls;
+    d->rcounts = a->rcounts;
+    d->rdispls = a->rdispls;
+    d->sdts = a->sdts;
+    d->rdts = a->rdts;
+    d->op = a->op;
+}
+
 void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
 {
     coll_slot_t *sl = &s->slots[me];
@@ -118,8 +140,9 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     zm_coll_wait_all(s, me, k - ZM_COLL_RING + 2);
     zm_coll_args_t *pa = ring_entry(s, me, k);
     coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
-    memcpy(pa, a, offsetof(zm_coll_args_t, src));
-    pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    copy_public(pa, a);
+    if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
+        pa->failed = zm_coll_prepare(pa, me, s->size, 0);
     if (zm_coll_fast_sig(s, pa, h))
         return zm_coll_fast_run(s, me, pa, k, err, errlen);
     zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),

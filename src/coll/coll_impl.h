@@ -138,6 +138,11 @@ void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t wa
 /* Wait until every other rank's pseq has reached `want` (coll.c). */
 void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want);
 
+/* Prepare rank me's arguments for the fast path's common cases (what
+ * zm_coll_prepare would do, without its generality); returns 0, having
+ * decided nothing, when zm_coll_prepare must do it. */
+int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
+
 /* The fast path (fast.c): fill rank me's header h for its prepared call
  * pa and return nonzero if the call runs on the fast path; then run it. */
 int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *pa, coll_fhdr_t *h);

@@ -36,6 +36,77 @@ static inline const unsigned char *fdata(const coll_fhdr_t *h)
     return (const unsigned char *)h + ZM_COLL_HDR;
 }
 
+/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
+ * them as this rank's data. */
+static inline void fast_inline(zm_coll_args_t *a, const void *buf, size_t count,
+                               const zm_dt_t *dt, size_t bytes)
+{
+    if (dt->contig)
+        memcpy(a->inl_buf, buf, bytes);
+    else if (bytes)
+        zm_dt_copy(a->inl_buf, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
+    a->inl = 1;
+    a->src = a->inl_buf;
+    a->src_count = bytes;
+    a->src_dt = &zmpi_dt_MPI_BYTE;
+}
+
+int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
+{
+    a->src = NULL;
+    a->tmp = NULL;
+    a->inl = 0;
+    a->failed = ZM_OK;
+    switch (a->kind) {
+    case ZM_COLL_BARRIER:
+        return 1;
+    case ZM_COLL_BCAST: {
+        size_t b = zm_dt_bytes(a->rdt, a->rcount);
+        if (b > a->inl_cap)
+            return 0;
+        if (me == a->root)
+            fast_inline(a, a->rbuf, a->rcount, a->rdt, b);
+        return 1;
+    }
+    case ZM_COLL_ALLGATHER: {
+        if (a->sbuf == ZM_IN_PLACE)
+            return 0;
+        size_t b = zm_dt_bytes(a->sdt, a->scount);
+        if (b > a->inl_cap)
+            return 0;
+        fast_inline(a, a->sbuf, a->scount, a->sdt, b);
+        return 1;
+    }
+    case ZM_COLL_ALLTOALL: {
+        size_t b = zm_dt_bytes(a->sdt, a->scount * (size_t)n);
+        if (a->sbuf == ZM_IN_PLACE || b > a->inl_cap)
+            return 0;
+        fast_inline(a, a->sbuf, a->scount * (size_t)n, a->sdt, b);
+        return 1;
+    }
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE: {
+        /* Predefined operations on predefined types: the element view is
+         * the buffer itself. */
+        const zm_dt_t *dt = a->rdt;
+        size_t b = zm_dt_bytes(dt, a->rcount);
+        if (a->op->id == ZM_OP_USER || !dt->contig || zm_dt_basic(dt) != dt || b > a->inl_cap)
+            return 0;
+        const void *in = a->sbuf == ZM_IN_PLACE ? a->rbuf : a->sbuf;
+        if (b)
+            memcpy(a->inl_buf, in, b);
+        a->inl = 1;
+        a->edt = dt;
+        a->rm = a->rcount;
+        a->rin = a->inl_buf;
+        a->rout = a->kind == ZM_COLL_REDUCE && a->root != me ? NULL : a->rbuf;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
 int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_t *h)
 {
     /* Everything but the stamp, which readers may be polling. */
@@ -202,8 +273,10 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     }
     if (st == ZM_OK)
         fast_part(s, me, pa, h, k);
-    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
-                         s->size, 0 };
-    zm_coll_finish(&v, me);
+    if (pa->tmp) {
+        zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t),
+                             sizeof(coll_slot_t), s->size, 0 };
+        zm_coll_finish(&v, me);
+    }
     return st;
 }
