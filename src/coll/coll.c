@@ -115,18 +115,26 @@ void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
     coll_slot_t *sl = &s->slots[me];
     if (zm_coll_reached(sl->seen, want))
         return;
-    /* Remember the least value seen, so that the next calls usually need
-     * no look at all. */
-    uint32_t ahead = 0x7fffffffu;
-    for (int q = 0; q < s->size; q++) {
-        if (q == me)
-            continue;
-        zm_coll_wait_seq(s, me, &s->slots[q].pseq, want);
-        uint32_t d = atomic_load_explicit(&s->slots[q].pseq, memory_order_acquire) - want;
-        if (d < ahead)
-            ahead = d;
+    for (;;) {
+        /* One pass of independent loads (they overlap), remembering the
+         * least value, so that the next calls usually need no look. */
+        uint32_t ahead = 0x7fffffffu;
+        int late = -1;
+        for (int q = 0; q < s->size; q++) {
+            uint32_t d = atomic_load_explicit(&s->slots[q].pseq, memory_order_acquire) - want;
+            if (q == me)
+                continue;
+            if ((int32_t)d < 0)
+                late = q;
+            else if (d < ahead)
+                ahead = d;
+        }
+        if (late < 0) {
+            sl->seen = want + (s->size > 1 ? ahead : 0);
+            return;
+        }
+        zm_coll_wait_seq(s, me, &s->slots[late].pseq, want);
     }
-    sl->seen = want + (s->size > 1 ? ahead : 0);
 }
 
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
@@ -136,10 +144,16 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     zm_coll_settle(s, me);
     unsigned k = sl->seq++;
     /* Our ring entry for k was last used by collective k - RING: every
-     * rank must have started k - RING + 1, so none still reads it. */
+     * rank must have started k - RING + 1, so none still reads it.  (Also
+     * a Bcast receiver's entry, which only a mismatch check reads: the
+     * guard keeps the receivers in step, which measured faster.) */
     zm_coll_wait_all(s, me, k - ZM_COLL_RING + 2);
     zm_coll_args_t *pa = ring_entry(s, me, k);
     coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
+    /* A mismatch check may be copying the entry (fast.c): mark it stale
+     * before rewriting it. */
+    atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
     copy_public(pa, a);
     if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);

@@ -36,11 +36,12 @@ typedef struct coll_nbc {
 } coll_nbc_t;
 
 /* Arguments published per rank: a ring, entry k % ZM_COLL_RING for the
- * rank's k-th blocking collective.  A rank rewrites an entry only when
- * every other rank has started the collective after the one that used it
- * last (zm_coll_guard), so a rank may run ZM_COLL_RING - 1 collectives
- * ahead of the slowest reader of its data (a Bcast root in a loop). */
-#define ZM_COLL_RING 4
+ * rank's k-th blocking collective.  A rank rewrites an entry that others
+ * read in their call only when every other rank has started the
+ * collective after the one that used it (the guard in zm_coll_run), so a
+ * rank may run ZM_COLL_RING - 1 collectives ahead of the slowest reader of
+ * its data (a Bcast root in a loop). */
+#define ZM_COLL_RING 8
 
 /* Communicators up to this size run small collectives on the fast path
  * (coll.c), where every rank reads the arguments of the ranks it needs

@@ -24,6 +24,7 @@
 #include "coll/coll_impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern zm_dt_t zmpi_dt_MPI_BYTE;
@@ -168,16 +169,36 @@ static inline int hdr_match(const coll_fhdr_t *a, const coll_fhdr_t *q)
 
 /* The ranks disagree: once every rank has published, judge all of them
  * the way the slow path does, so that every rank that notices reports the
- * same mismatch. */
+ * same mismatch.  The arguments are read from copies taken while each
+ * rank's entry still held collective k: a rank whose entry nobody reads in
+ * the normal course may have moved on and rewritten it. */
 static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
                                  char *err, size_t errlen)
 {
-    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
-                         s->size, 0 };
+    int n = s->size, gone = -1;
     zm_coll_wait_all(s, me, k + 1);
-    zm_status_t st = zm_coll_check(&v, err, errlen);
-    if (st == ZM_OK) {
+    zm_coll_args_t *all = malloc(sizeof(*all) * (size_t)n);
+    if (!all) {
         if (err)
+            snprintf(err, errlen, "the ranks disagree on %s (out of memory for the details)",
+                     zm_coll_name(pa->kind));
+        return ZM_COLL_ERR_COUNT;
+    }
+    for (int q = 0; q < n; q++) {
+        const coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
+        memcpy(&all[q], &s->slots[q].pub[k % ZM_COLL_RING], sizeof(*all));
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&hq->stamp, memory_order_relaxed) != k + 1)
+            gone = q;
+    }
+    zm_coll_view_t v = { (char *)all, sizeof(*all), n, 0 };
+    zm_status_t st = gone < 0 ? zm_coll_check(&v, err, errlen) : ZM_OK;
+    free(all);
+    if (st == ZM_OK) {
+        if (err && gone >= 0)
+            snprintf(err, errlen, "the ranks disagree on the arguments of %s (rank %d "
+                     "already finished it)", zm_coll_name(pa->kind), gone);
+        else if (err)
             snprintf(err, errlen, "the ranks passed different amounts of data to %s",
                      zm_coll_name(pa->kind));
         st = ZM_COLL_ERR_COUNT;
