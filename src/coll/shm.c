@@ -24,6 +24,8 @@
 
 static struct {
     zm_spinlock_t lock;             /* guards the table and refs */
+    int asym_known;                 /* asym decided (under lock, before any block exists) */
+    int asym;                       /* publishers need no fence (zm_arch_membarrier) */
     zm_coll_shm_t *table[TABLE_SIZE];
 } shm_table;
 
@@ -75,6 +77,10 @@ zm_coll_shm_t *zm_coll_attach(const zm_p2p_comm_t *c)
     for (s = shm_table.table[h]; s; s = s->hnext)
         if (s->ctx == c->ctx && s->world0 == world0 && s->size == c->size)
             break;
+    if (!shm_table.asym_known) {
+        shm_table.asym = getenv("ZMPI_COLL_FENCE") && *getenv("ZMPI_COLL_FENCE") == '1' ? 0 : zm_arch_membarrier_init();
+        shm_table.asym_known = 1;
+    }
     if (!s && (s = shm_new(c, world0)) != NULL) {
         s->hnext = shm_table.table[h];
         shm_table.table[h] = s;
@@ -115,8 +121,14 @@ void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v)
     atomic_store_explicit(&h->stamp, v, memory_order_release);
     atomic_store_explicit(&s->slots[me].pseq, v, memory_order_release);
     /* Pairs with the waiter's increment of sleepers before its last look
-     * at our pseq: either it sees v, or we see it registered. */
-    atomic_thread_fence(memory_order_seq_cst);
+     * at our stamp: either it sees v, or we see it registered.  With
+     * membarrier the waiter forces the barrier on us when it registers
+     * (rare), so we need none; a real fence here stalls until the lines
+     * the readers hold are ours again, on every call. */
+    if (shm_table.asym)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
     if (ZM_LIKELY(!atomic_load_explicit(&s->sleepers, memory_order_acquire)))
         return;
     for (int q = 0; q < s->size; q++)
@@ -145,6 +157,8 @@ void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t wa
          * sleepers stored its pseq before we look. */
         atomic_store_explicit(&sl->pwake, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->sleepers, 1, memory_order_seq_cst);
+        if (shm_table.asym)
+            zm_arch_membarrier();
         if (!zm_coll_reached(atomic_load_explicit(p, memory_order_seq_cst), want))
             zm_coll_flag_wait(&sl->pwake);
         atomic_fetch_sub_explicit(&s->sleepers, 1, memory_order_relaxed);
