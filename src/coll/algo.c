@@ -525,6 +525,14 @@ static zm_status_t part_alltoall(const zm_coll_view_t *v, int r, char *err, size
 
 /* ---- reductions --------------------------------------------------------- */
 
+void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *edt)
+{
+    if (edt->contig)
+        memcpy(out, from, len * (size_t)edt->extent);
+    else
+        copy(out, len, edt, from, len, edt, zm_dt_bytes(edt, len));
+}
+
 /* The reduction of one chunk: elements [lo, lo + len) of the view, with
  * two accumulators of `cap` bytes. */
 typedef struct red_chunk {
@@ -544,7 +552,7 @@ static inline void out_to(const red_chunk_t *c, int q, size_t e, const void *fro
 {
     void *o = zm_coll_arg(c->v, q)->rout;
     if (o)
-        memcpy((char *)o + e * c->ext, from, len * c->ext);
+        zm_coll_put_elems((char *)o + e * c->ext, from, len, c->edt);
 }
 
 /* acc = in_0 op in_1 op ... op in_{n-1} over [lo, lo+len), rank order:

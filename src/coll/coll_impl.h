@@ -191,4 +191,9 @@ int zm_coll_sync(const zm_coll_view_t *v);
 zm_status_t zm_coll_part(const zm_coll_view_t *v, int r, char *err, size_t errlen);
 void zm_coll_finish(const zm_coll_view_t *v, int r);
 
+/* Write `len` result elements of type edt from `from` (laid out like the
+ * buffer, holes included) to `out`, only where the type has data: a user
+ * operation's type may have holes, which the result must leave alone. */
+void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *edt);
+
 #endif /* ZM_COLL_IMPL_H */

@@ -236,7 +236,7 @@ static void fast_reduce(zm_coll_shm_t *s, const zm_coll_args_t *a, unsigned k)
     memcpy(acc, fdata(zm_coll_fhdr(s, n - 1, k)), nb);
     for (int q = n - 2; q >= 0; q--)
         zm_op_apply(a->op, fdata(zm_coll_fhdr(s, q, k)), acc, a->rm, a->edt);
-    memcpy(a->rout, acc, nb);
+    zm_coll_put_elems(a->rout, acc, a->rm, a->edt);
 }
 
 /* Rank me's share: copy what it receives out of the others' areas. */
