@@ -8,6 +8,20 @@
 
 #include "coll/coll.h"
 
+/* The arguments of all ranks of one collective: rank q's are at
+ * base + q * stride (slots for blocking, an array for non-blocking). */
+typedef struct zm_coll_view {
+    char *base;
+    size_t stride;
+    int n;                          /* ranks */
+    int nbc;                        /* non-blocking: no inline data */
+} zm_coll_view_t;
+
+static inline zm_coll_args_t *zm_coll_arg(const zm_coll_view_t *v, int q)
+{
+    return (zm_coll_args_t *)(v->base + (size_t)q * v->stride);
+}
+
 /* A release flag: 0 while its owner waits, 1 once released, 2 while the
  * owner is parked on it (so the releaser must wake it). */
 typedef _Atomic uint32_t zm_coll_flag_t;
@@ -35,13 +49,13 @@ typedef struct coll_nbc {
     zm_coll_args_t *args;           /* each rank's arguments */
 } coll_nbc_t;
 
-/* Arguments published per rank: a ring, entry k % ZM_COLL_RING for the
+/* Arguments published per rank: a ring, entry k % ring for the
  * rank's k-th blocking collective.  A rank rewrites an entry that others
  * read in their call only when every other rank has started the
  * collective after the one that used it (the guard in zm_coll_run), so a
- * rank may run ZM_COLL_RING - 1 collectives ahead of the slowest reader of
+ * rank may run ring - 1 collectives ahead of the slowest reader of
  * its data (a Bcast root in a loop). */
-#define ZM_COLL_RING 8
+#define ZM_COLL_RING_MAX 32        /* ring entries at most */
 
 /* Communicators up to this size run small collectives on the fast path
  * (coll.c), where every rank reads the arguments of the ranks it needs
@@ -85,6 +99,7 @@ typedef struct coll_slot {
     zm_ult_t *ult;                  /* the rank's ULT, to wake it */
     unsigned seq;                   /* blocking collectives run (owner only) */
     unsigned nbc_seq;               /* non-blocking ones started (owner only) */
+    unsigned sseq;                  /* blocking ones on the slow path (owner only) */
     int deferred;                   /* left its last phase without waiting (owner only) */
     const zm_op_t *deferred_op;     /* the op that deferred collective holds (owner only) */
     uint32_t seen;                  /* every other rank's pseq has reached this (owner only) */
@@ -93,7 +108,6 @@ typedef struct coll_slot {
      * it parked waiting for another rank's pseq. */
     _Alignas(ZM_CACHE_LINE) _Atomic uint32_t pseq;
     zm_coll_flag_t pwake;
-    _Alignas(ZM_CACHE_LINE) zm_coll_args_t pub[ZM_COLL_RING];
 } __attribute__((aligned(ZM_CACHE_LINE))) coll_slot_t;
 
 struct zm_coll_shm {
@@ -102,6 +116,9 @@ struct zm_coll_shm {
     int world0;                     /* world rank of its rank 0 */
     int size;                       /* ranks */
     int refs;                       /* attached ranks + pending requests (table lock) */
+    unsigned ring;                  /* ring entries per rank */
+    zm_coll_args_t *pub;            /* published arguments: rank, then ring entry */
+    zm_coll_args_t *spub;           /* the slow path's: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
@@ -118,10 +135,26 @@ struct zm_coll_shm {
     coll_slot_t slots[];            /* one per rank */
 };
 
+/* Rank q's published arguments for its collective number k. */
+static inline zm_coll_args_t *zm_coll_pub(const zm_coll_shm_t *s, int q, unsigned k)
+{
+    return &s->pub[(size_t)q * s->ring + k % s->ring];
+}
+
+/* The view of all ranks' arguments for collective k, as seen from rank
+ * me whose entry is pa. */
+static inline zm_coll_view_t zm_coll_view_of(const zm_coll_shm_t *s, int me,
+                                            zm_coll_args_t *pa)
+{
+    size_t stride = sizeof(zm_coll_args_t) * s->ring;
+    zm_coll_view_t v = { (char *)pa - (size_t)me * stride, stride, s->size, 0 };
+    return v;
+}
+
 /* Rank q's inline area for its collective number k. */
 static inline coll_fhdr_t *zm_coll_fhdr(const zm_coll_shm_t *s, int q, unsigned k)
 {
-    size_t i = (size_t)q * ZM_COLL_RING + k % ZM_COLL_RING;
+    size_t i = (size_t)q * s->ring + k % s->ring;
     return (coll_fhdr_t *)(s->inl + i * (s->inl_cap + ZM_COLL_AREA_PAD));
 }
 
@@ -164,20 +197,6 @@ void zm_coll_shm_retain(zm_coll_shm_t *s);
 /* How the ranks finish a collective after their parts: nothing more, the
  * root waits until every part is done, or a full phase. */
 enum { ZM_SYNC_NONE, ZM_SYNC_ROOT, ZM_SYNC_ALL };
-
-/* The arguments of all ranks of one collective: rank q's are at
- * base + q * stride (slots for blocking, an array for non-blocking). */
-typedef struct zm_coll_view {
-    char *base;
-    size_t stride;
-    int n;                          /* ranks */
-    int nbc;                        /* non-blocking: no inline data */
-} zm_coll_view_t;
-
-static inline zm_coll_args_t *zm_coll_arg(const zm_coll_view_t *v, int q)
-{
-    return (zm_coll_args_t *)(v->base + (size_t)q * v->stride);
-}
 
 /* Algorithms (algo.c).  prepare resolves MPI_IN_PLACE, makes temporary
  * copies and inline data for rank me's own arguments before they are

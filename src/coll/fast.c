@@ -207,7 +207,7 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, u
     }
     for (int q = 0; q < n; q++) {
         const coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
-        memcpy(&all[q], &s->slots[q].pub[k % ZM_COLL_RING], sizeof(*all));
+        memcpy(&all[q], zm_coll_pub(s, q, k), sizeof(*all));
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&hq->stamp, memory_order_relaxed) != k + 1)
             gone = q;
@@ -315,9 +315,13 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     }
     if (st == ZM_OK)
         fast_part(s, me, pa, h, k);
+    /* A Reduce sender waited for nobody: let the worker's other ranks run
+     * before it goes on (ULTs are not preempted), or a sender that computes
+     * next delays everyone queued behind it on its worker. */
+    if (kind == ZM_COLL_REDUCE && me != root)
+        zm_ult_yield();
     if (pa->tmp) {
-        zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t),
-                             sizeof(coll_slot_t), s->size, 0 };
+        zm_coll_view_t v = zm_coll_view_of(s, me, pa);
         zm_coll_finish(&v, me);
     }
     return st;
