@@ -49,7 +49,7 @@ typedef struct coll_nbc {
     zm_coll_args_t *args;           /* each rank's arguments */
 } coll_nbc_t;
 
-/* Arguments published per rank: a ring, entry k % ring for the
+/* Arguments published per rank: a ring, entry k mod ring for the
  * rank's k-th blocking collective.  A rank rewrites an entry that others
  * read in their call only when every other rank has started the
  * collective after the one that used it (the guard in zm_coll_run), so a
@@ -116,7 +116,7 @@ struct zm_coll_shm {
     int world0;                     /* world rank of its rank 0 */
     int size;                       /* ranks */
     int refs;                       /* attached ranks + pending requests (table lock) */
-    unsigned ring;                  /* ring entries per rank */
+    unsigned ring;                  /* ring entries per rank, a power of two */
     zm_coll_args_t *pub;            /* published arguments: rank, then ring entry */
     zm_coll_args_t *spub;           /* the slow path's: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
@@ -135,10 +135,18 @@ struct zm_coll_shm {
     coll_slot_t slots[];            /* one per rank */
 };
 
+/* Largest reduction input copied inline (every rank then reduces all the
+ * inputs itself): beyond it the slices of the slow path, which share the
+ * work, are faster (2 ranks, 2 KiB Allreduce: 0.58 us against 0.9). */
+static inline size_t zm_coll_red_inline(size_t inl_cap)
+{
+    return inl_cap < 1024 ? inl_cap : 1024;
+}
+
 /* Rank q's published arguments for its collective number k. */
 static inline zm_coll_args_t *zm_coll_pub(const zm_coll_shm_t *s, int q, unsigned k)
 {
-    return &s->pub[(size_t)q * s->ring + k % s->ring];
+    return &s->pub[(size_t)q * s->ring + (k & (s->ring - 1))];
 }
 
 /* The view of all ranks' arguments for collective k, as seen from rank
@@ -154,7 +162,7 @@ static inline zm_coll_view_t zm_coll_view_of(const zm_coll_shm_t *s, int me,
 /* Rank q's inline area for its collective number k. */
 static inline coll_fhdr_t *zm_coll_fhdr(const zm_coll_shm_t *s, int q, unsigned k)
 {
-    size_t i = (size_t)q * s->ring + k % s->ring;
+    size_t i = (size_t)q * s->ring + (k & (s->ring - 1));
     return (coll_fhdr_t *)(s->inl + i * (s->inl_cap + ZM_COLL_AREA_PAD));
 }
 

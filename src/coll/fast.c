@@ -107,7 +107,8 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
          * the buffer itself. */
         const zm_dt_t *dt = a->rdt;
         size_t b = zm_dt_bytes(dt, a->rcount);
-        if (a->op->id == ZM_OP_USER || !dt->contig || zm_dt_basic(dt) != dt || b > a->inl_cap)
+        if (a->op->id == ZM_OP_USER || !dt->contig || zm_dt_basic(dt) != dt ||
+            b > zm_coll_red_inline(a->inl_cap))
             return 0;
         const void *in = a->sbuf == ZM_IN_PLACE ? a->rbuf : a->sbuf;
         small_copy(a->inl_buf, in, b);

@@ -50,13 +50,17 @@ static size_t inl_cap_for(int n)
 
 /* Ring entries per rank: deep enough that a Bcast root in a loop rarely
  * waits for its readers (16 ranks on 2 workers: 1.8 us per Bcast with 2
- * entries, 0.65 with 8, 0.45 with 32), within a few MB per communicator.
+ * entries, 0.65 with 8, 0.45 with 32), within a few MB per communicator
+ * (one rank has nobody to run ahead of).
  * ZMPI_COLL_RING overrides it, for measurements. */
 static unsigned ring_for(int n)
 {
     const char *e = getenv("ZMPI_COLL_RING");
-    int r = e ? atoi(e) : n <= 16 ? 32 : n <= 64 ? 16 : n <= 256 ? 8 : 4;
-    return r < 2 ? 2 : r > ZM_COLL_RING_MAX ? ZM_COLL_RING_MAX : (unsigned)r;
+    int want = e ? atoi(e) : n == 1 ? 2 : n <= 16 ? 32 : n <= 64 ? 16 : n <= 256 ? 8 : 4;
+    unsigned r = 2; /* a power of two: entries are found with a mask */
+    while (r < ZM_COLL_RING_MAX && (int)r < want)
+        r *= 2;
+    return r;
 }
 
 static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
