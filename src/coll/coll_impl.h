@@ -55,7 +55,7 @@ typedef struct coll_nbc {
  * collective after the one that used it (the guard in zm_coll_run), so a
  * rank may run ring - 1 collectives ahead of the slowest reader of
  * its data (a Bcast root in a loop). */
-#define ZM_COLL_RING_MAX 32        /* ring entries at most */
+#define ZM_COLL_RING_MAX 64        /* ring entries at most */
 
 /* Communicators up to this size run small collectives on the fast path
  * (coll.c), where every rank reads the arguments of the ranks it needs

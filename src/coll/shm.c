@@ -50,13 +50,13 @@ static size_t inl_cap_for(int n)
 
 /* Ring entries per rank: deep enough that a Bcast root in a loop rarely
  * waits for its readers (16 ranks on 2 workers: 1.8 us per Bcast with 2
- * entries, 0.65 with 8, 0.45 with 32), within a few MB per communicator
- * (one rank has nobody to run ahead of).
+ * entries, 0.65 with 8, 0.36 with 32, 0.33 with 64), within about 1 MB
+ * per communicator (one rank has nobody to run ahead of).
  * ZMPI_COLL_RING overrides it, for measurements. */
 static unsigned ring_for(int n)
 {
     const char *e = getenv("ZMPI_COLL_RING");
-    int want = e ? atoi(e) : n == 1 ? 2 : n <= 16 ? 32 : n <= 64 ? 16 : n <= 256 ? 8 : 4;
+    int want = e ? atoi(e) : n == 1 ? 2 : n <= 16 ? 64 : n <= 64 ? 16 : n <= 256 ? 8 : 4;
     unsigned r = 2; /* a power of two: entries are found with a mask */
     while (r < ZM_COLL_RING_MAX && (int)r < want)
         r *= 2;
