@@ -78,14 +78,23 @@ void zm_coll_quiesce(zm_coll_shm_t *s, int me)
     zm_coll_wait_all(s, me, s->slots[me].seq);
 }
 
-/* Ring entry of rank me for its collective number k, pointed at its
- * inline area. */
-static zm_coll_args_t *ring_entry(zm_coll_shm_t *s, int me, unsigned k)
+/* Record what the full check needs of the call in the ring, for a
+ * mismatch the fast path finds. */
+static inline void put_rec(coll_rec_t *r, const zm_coll_args_t *a)
 {
-    zm_coll_args_t *pa = zm_coll_pub(s, me, k);
-    pa->inl_buf = (unsigned char *)zm_coll_fhdr(s, me, k) + ZM_COLL_HDR;
-    pa->inl_cap = s->inl_cap;
-    return pa;
+    r->kind = a->kind;
+    r->root = a->root;
+    r->failed = a->failed;
+    r->sbuf = a->sbuf;
+    r->scount = a->scount;
+    r->rcount = a->rcount;
+    r->src_count = a->src_count;
+    r->rm = a->rm;
+    r->sdt = a->sdt;
+    r->rdt = a->rdt;
+    r->src_dt = a->src_dt;
+    r->edt = a->edt;
+    r->op = a->op;
 }
 
 /* Copy the public part of the arguments field by field: the caller has
@@ -148,23 +157,26 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
      * a Bcast receiver's entry, which only a mismatch check reads: the
      * guard keeps the receivers in step, which measured faster.) */
     zm_coll_wait_all(s, me, k - s->ring + 2);
-    zm_coll_args_t *pa = ring_entry(s, me, k);
     coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
-    /* A mismatch check may be copying the entry (fast.c): mark it stale
-     * before rewriting it. */
+    /* A mismatch check may be copying the record (fast.c): mark the entry
+     * stale before rewriting it. */
     atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
+    /* The fast path works on a copy on our stack: nobody reads our
+     * arguments but the record. */
+    zm_coll_args_t mine;
+    zm_coll_args_t *pa = &mine;
     copy_public(pa, a);
+    pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
+    pa->inl_cap = s->inl_cap;
     if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    put_rec(zm_coll_rec(s, me, k), pa);
     if (zm_coll_fast_sig(s, pa, h))
         return zm_coll_fast_run(s, me, pa, k, err, errlen);
-    /* The slow path keeps its arguments in a ring of its own, two deep
-     * (its phases keep every rank within one slow collective of the
-     * others): the ranks read each other's arguments through the whole
-     * call, and a deep ring makes those lines cold every time (measured:
-     * 16-rank Alltoall of 16-64 KiB 40-60% slower).  The fast ring entry
-     * keeps a copy for the fast path's mismatch check. */
+    /* The slow path publishes its arguments in a ring of two (its phases
+     * keep every rank within one slow collective of the others), which
+     * the other ranks read through the whole call. */
     zm_coll_args_t *sa = &s->spub[2 * (size_t)me + (sl->sseq++ & 1)];
     *sa = *pa;
     pa = sa;

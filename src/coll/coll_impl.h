@@ -49,7 +49,8 @@ typedef struct coll_nbc {
     zm_coll_args_t *args;           /* each rank's arguments */
 } coll_nbc_t;
 
-/* Arguments published per rank: a ring, entry k mod ring for the
+/* Calls published per rank (a header and inline data, a record): a ring,
+ * entry k mod ring for the
  * rank's k-th blocking collective.  A rank rewrites an entry that others
  * read in their call only when every other rank has started the
  * collective after the one that used it (the guard in zm_coll_run), so a
@@ -89,6 +90,18 @@ typedef struct coll_fhdr {
 } coll_fhdr_t;
 
 #define ZM_COLL_HDR 32              /* data starts this far into the area */
+
+/* What the full check (zm_coll_check) reads of a rank's call, kept per
+ * ring entry for a mismatch found on the fast path: the call's arguments
+ * themselves stay on the rank's stack. */
+typedef struct coll_rec {
+    int kind, root;
+    zm_status_t failed;
+    const void *sbuf;
+    size_t scount, rcount, src_count, rm;
+    const zm_dt_t *sdt, *rdt, *src_dt, *edt;
+    const zm_op_t *op;
+} coll_rec_t;
 #define ZM_COLL_AREA_PAD 64         /* area = inl_cap + this, line aligned */
 
 /* One rank's slot. */
@@ -117,8 +130,8 @@ struct zm_coll_shm {
     int size;                       /* ranks */
     int refs;                       /* attached ranks + pending requests (table lock) */
     unsigned ring;                  /* ring entries per rank, a power of two */
-    zm_coll_args_t *pub;            /* published arguments: rank, then ring entry */
-    zm_coll_args_t *spub;           /* the slow path's: rank, then sseq & 1 */
+    coll_rec_t *rec;                /* call records: rank, then ring entry */
+    zm_coll_args_t *spub;           /* the slow path's arguments: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
@@ -143,20 +156,10 @@ static inline size_t zm_coll_red_inline(size_t inl_cap)
     return inl_cap < 1024 ? inl_cap : 1024;
 }
 
-/* Rank q's published arguments for its collective number k. */
-static inline zm_coll_args_t *zm_coll_pub(const zm_coll_shm_t *s, int q, unsigned k)
+/* Rank q's record of its collective number k. */
+static inline coll_rec_t *zm_coll_rec(const zm_coll_shm_t *s, int q, unsigned k)
 {
-    return &s->pub[(size_t)q * s->ring + (k & (s->ring - 1))];
-}
-
-/* The view of all ranks' arguments for collective k, as seen from rank
- * me whose entry is pa. */
-static inline zm_coll_view_t zm_coll_view_of(const zm_coll_shm_t *s, int me,
-                                            zm_coll_args_t *pa)
-{
-    size_t stride = sizeof(zm_coll_args_t) * s->ring;
-    zm_coll_view_t v = { (char *)pa - (size_t)me * stride, stride, s->size, 0 };
-    return v;
+    return &s->rec[(size_t)q * s->ring + (k & (s->ring - 1))];
 }
 
 /* Rank q's inline area for its collective number k. */

@@ -206,9 +206,23 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, u
                      zm_coll_name(pa->kind));
         return ZM_COLL_ERR_COUNT;
     }
+    memset(all, 0, sizeof(*all) * (size_t)n);
     for (int q = 0; q < n; q++) {
         const coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
-        memcpy(&all[q], zm_coll_pub(s, q, k), sizeof(*all));
+        const coll_rec_t *r = zm_coll_rec(s, q, k);
+        all[q].kind = r->kind;
+        all[q].root = r->root;
+        all[q].failed = r->failed;
+        all[q].sbuf = r->sbuf;
+        all[q].scount = r->scount;
+        all[q].rcount = r->rcount;
+        all[q].src_count = r->src_count;
+        all[q].rm = r->rm;
+        all[q].sdt = r->sdt;
+        all[q].rdt = r->rdt;
+        all[q].src_dt = r->src_dt;
+        all[q].edt = r->edt;
+        all[q].op = r->op;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&hq->stamp, memory_order_relaxed) != k + 1)
             gone = q;
@@ -322,7 +336,8 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     if (kind == ZM_COLL_REDUCE && me != root)
         zm_ult_yield();
     if (pa->tmp) {
-        zm_coll_view_t v = zm_coll_view_of(s, me, pa);
+        /* Our arguments are on our stack: a view of them alone. */
+        zm_coll_view_t v = { (char *)pa, 0, s->size, 0 };
         zm_coll_finish(&v, me);
     }
     return st;

@@ -68,8 +68,8 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     size_t n = (size_t)c->size, cap = inl_cap_for(c->size);
     unsigned ring = ring_for(c->size);
     size_t slots = sizeof(zm_coll_shm_t) + sizeof(coll_slot_t) * n;
-    size_t pubs = (sizeof(zm_coll_args_t) * (ring + 2) * n + ZM_CACHE_LINE - 1) &
-                  ~(size_t)(ZM_CACHE_LINE - 1);
+    size_t pubs = (sizeof(coll_rec_t) * ring * n + sizeof(zm_coll_args_t) * 2 * n +
+                   ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
     size_t bytes = slots + pubs + (cap + ZM_COLL_AREA_PAD) * ring * n;
     zm_coll_shm_t *s = aligned_alloc(ZM_CACHE_LINE, (bytes + ZM_CACHE_LINE - 1) &
                                      ~(size_t)(ZM_CACHE_LINE - 1));
@@ -80,8 +80,8 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->world0 = world0;
     s->size = c->size;
     s->ring = ring;
-    s->pub = (zm_coll_args_t *)((char *)s + slots);
-    s->spub = s->pub + (size_t)ring * n;
+    s->spub = (zm_coll_args_t *)((char *)s + slots);
+    s->rec = (coll_rec_t *)(s->spub + 2 * n);
     s->inl_cap = cap;
     s->inl = (unsigned char *)s + slots + pubs;
     return s;
