@@ -11,6 +11,16 @@
  * the last rank to arrive releases (and wakes) the others, so a rank whose
  * peers never arrive stays parked and the deadlock detector reports it.
  *
+ * Small Barrier, Bcast, Reduce, Allreduce, Allgather and Alltoall on up to
+ * 64 ranks take a fast path instead (fast.c): each rank copies its data
+ * into a ring entry of the block behind a stamped header and waits only
+ * for the ranks whose data it needs, polling their stamps (no shared
+ * counter, nobody releases anybody); the ring lets a rank that needs
+ * nobody (a Bcast root) run ahead of its slowest reader by up to the ring
+ * depth.  Waiters spin while alone on their worker, yield to the worker's
+ * other ranks otherwise, and park after a while (woken by the next
+ * publication), so the deadlock detector still sees stuck ranks.
+ *
  * Blocking collectives run on the slots (coll.c); non-blocking ones are
  * matched in call order in per-operation instances and executed by the last
  * rank to start them (nbc.c), so they complete while the other ranks
