@@ -146,6 +146,9 @@ void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
     }
 }
 
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, const zm_coll_args_t *mine,
+                            coll_fhdr_t *h, unsigned k, char *err, size_t errlen);
+
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
@@ -174,12 +177,21 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     put_rec(zm_coll_rec(s, me, k), pa);
     if (zm_coll_fast_sig(s, pa, h))
         return zm_coll_fast_run(s, me, pa, k, err, errlen);
+    return run_slow(s, me, pa, h, k, err, errlen);
+}
+
+/* The slow path: publish the prepared call `mine`, arrive, let the last
+ * arriver judge every rank's arguments, do our part, finish as the
+ * collective needs. */
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, const zm_coll_args_t *mine,
+                            coll_fhdr_t *h, unsigned k, char *err, size_t errlen)
+{
+    coll_slot_t *sl = &s->slots[me];
     /* The slow path publishes its arguments in a ring of two (its phases
      * keep every rank within one slow collective of the others), which
      * the other ranks read through the whole call. */
-    zm_coll_args_t *sa = &s->spub[2 * (size_t)me + (sl->sseq++ & 1)];
-    *sa = *pa;
-    pa = sa;
+    zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq++ & 1)];
+    *pa = *mine;
     zm_coll_view_t v = { (char *)pa - (size_t)me * 2 * sizeof(*pa), 2 * sizeof(*pa), s->size, 0 };
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
