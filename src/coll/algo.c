@@ -227,7 +227,7 @@ static zm_status_t prepare_reduction(zm_coll_args_t *a, int me, int n, int nbc)
             a->rout = elem(a->tmp, edt, first * f);
         }
     }
-    if (!nbc && vbytes <= zm_coll_red_inline(a->inl_cap)) {
+    if (!nbc && vbytes <= zm_coll_red_inline(a->inl_cap, n)) {
         memcpy(a->inl_buf, a->rin, vbytes);
         a->rin = a->inl_buf;
         a->inl = 1;

@@ -148,12 +148,15 @@ struct zm_coll_shm {
     coll_slot_t slots[];            /* one per rank */
 };
 
-/* Largest reduction input copied inline (every rank then reduces all the
- * inputs itself): beyond it the slices of the slow path, which share the
- * work, are faster (2 ranks, 2 KiB Allreduce: 0.58 us against 0.9). */
-static inline size_t zm_coll_red_inline(size_t inl_cap)
+/* Largest reduction input copied inline, where every rank then reduces
+ * all n inputs itself: n times the work of the slow path's slices, which
+ * share it, so the limit falls with n (2 ranks: 1 KiB, 2 KiB Allreduce
+ * 0.58 us against 0.9 inline; 16 ranks: 128 bytes, 512-byte Allreduce
+ * 4 us in slices against 10-20 inline). */
+static inline size_t zm_coll_red_inline(size_t inl_cap, int n)
 {
-    return inl_cap < 1024 ? inl_cap : 1024;
+    size_t lim = 2048 / (size_t)(n > 2 ? n : 2);
+    return inl_cap < lim ? inl_cap : lim;
 }
 
 /* Rank q's record of its collective number k. */

@@ -108,7 +108,7 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
         const zm_dt_t *dt = a->rdt;
         size_t b = zm_dt_bytes(dt, a->rcount);
         if (a->op->id == ZM_OP_USER || !dt->contig || zm_dt_basic(dt) != dt ||
-            b > zm_coll_red_inline(a->inl_cap))
+            b > zm_coll_red_inline(a->inl_cap, n))
             return 0;
         const void *in = a->sbuf == ZM_IN_PLACE ? a->rbuf : a->sbuf;
         small_copy(a->inl_buf, in, b);
