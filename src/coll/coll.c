@@ -146,8 +146,8 @@ void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
     }
 }
 
-static zm_status_t run_slow(zm_coll_shm_t *s, int me, const zm_coll_args_t *mine,
-                            coll_fhdr_t *h, unsigned k, char *err, size_t errlen);
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                            unsigned k, char *err, size_t errlen);
 
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
@@ -165,10 +165,10 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
      * stale before rewriting it. */
     atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    /* The fast path works on a copy on our stack: nobody reads our
-     * arguments but the record. */
-    zm_coll_args_t mine;
-    zm_coll_args_t *pa = &mine;
+    /* The arguments go to the slow path's entry for its next collective,
+     * which no rank reads any more (see run_slow); a fast call only uses
+     * it as scratch, others read its record. */
+    zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq & 1)];
     copy_public(pa, a);
     pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
     pa->inl_cap = s->inl_cap;
@@ -180,18 +180,18 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     return run_slow(s, me, pa, h, k, err, errlen);
 }
 
-/* The slow path: publish the prepared call `mine`, arrive, let the last
+/* The slow path: publish the prepared call pa, arrive, let the last
  * arriver judge every rank's arguments, do our part, finish as the
  * collective needs. */
-static zm_status_t run_slow(zm_coll_shm_t *s, int me, const zm_coll_args_t *mine,
-                            coll_fhdr_t *h, unsigned k, char *err, size_t errlen)
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                            unsigned k, char *err, size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
-    /* The slow path publishes its arguments in a ring of two (its phases
-     * keep every rank within one slow collective of the others), which
-     * the other ranks read through the whole call. */
-    zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq++ & 1)];
-    *pa = *mine;
+    /* The slow path publishes its arguments in a ring of two, pa being
+     * entry sseq & 1: its phases keep every rank within one slow
+     * collective of the others, so when a rank starts slow collective j
+     * everyone has finished j - 2, the last one that used the entry. */
+    sl->sseq++;
     zm_coll_view_t v = { (char *)pa - (size_t)me * 2 * sizeof(*pa), 2 * sizeof(*pa), s->size, 0 };
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);

@@ -110,7 +110,9 @@ typedef struct coll_slot {
     zm_coll_flag_t dgo;             /* root: released when every part is done */
     _Atomic int pending;            /* root: parts not yet done */
     zm_ult_t *ult;                  /* the rank's ULT, to wake it */
-    unsigned seq;                   /* blocking collectives run (owner only) */
+    /* The owner's own counters, away from the line the others write
+     * (pending above took a hit from every call's seq++ there). */
+    _Alignas(ZM_CACHE_LINE) unsigned seq; /* blocking collectives run (owner only) */
     unsigned nbc_seq;               /* non-blocking ones started (owner only) */
     unsigned sseq;                  /* blocking ones on the slow path (owner only) */
     int deferred;                   /* left its last phase without waiting (owner only) */

@@ -336,7 +336,7 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     if (kind == ZM_COLL_REDUCE && me != root)
         zm_ult_yield();
     if (pa->tmp) {
-        /* Our arguments are on our stack: a view of them alone. */
+        /* Nobody reads our arguments: a view of them alone. */
         zm_coll_view_t v = { (char *)pa, 0, s->size, 0 };
         zm_coll_finish(&v, me);
     }
