@@ -78,8 +78,9 @@ void zm_coll_quiesce(zm_coll_shm_t *s, int me)
     zm_coll_wait_all(s, me, s->slots[me].seq);
 }
 
-/* Record what the full check needs of the call in the ring, for a
- * mismatch the fast path finds. */
+/* Record what the full check needs of a fast call in the ring, for a
+ * mismatch the fast path finds.  (A slow call leaves only its header:
+ * writing a record there too cost the slow path measurably.) */
 static inline void put_rec(coll_rec_t *r, const zm_coll_args_t *a)
 {
     r->kind = a->kind;
@@ -174,9 +175,10 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     pa->inl_cap = s->inl_cap;
     if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);
-    put_rec(zm_coll_rec(s, me, k), pa);
-    if (zm_coll_fast_sig(s, pa, h))
+    if (zm_coll_fast_sig(s, pa, h)) {
+        put_rec(zm_coll_rec(s, me, k), pa);
         return zm_coll_fast_run(s, me, pa, k, err, errlen);
+    }
     return run_slow(s, me, pa, h, k, err, errlen);
 }
 
