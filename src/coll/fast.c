@@ -344,11 +344,14 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     }
     if (st == ZM_OK)
         fast_part(s, me, pa, h, k);
-    /* A Reduce sender waited for nobody: let the worker's other ranks run
-     * before it goes on (ULTs are not preempted), or a sender that computes
-     * next delays everyone queued behind it on its worker. */
-    if (kind == ZM_COLL_REDUCE && me != root)
+    /* A Reduce sender needs nobody, but it goes at most one Reduce ahead
+     * of the root (as the slow path's deferral did): ULTs are not
+     * preempted, and senders racing ahead into their computation delayed
+     * the ranks queued behind them on their worker by milliseconds. */
+    if (kind == ZM_COLL_REDUCE && me != root) {
+        zm_coll_wait_seq(s, me, &s->slots[root].pseq, k);
         zm_ult_yield();
+    }
     if (pa->tmp) {
         /* Nobody reads our arguments: a view of them alone. */
         zm_coll_view_t v = { (char *)pa, 0, s->size, 0 };
