@@ -6,7 +6,9 @@
  *   - a commutative user operation, MPI_Op_commutative, MPI_Reduce_local;
  *   - MINLOC/MAXLOC on the pair types, ties going to the lower index;
  *   - a floating-point Allreduce gives the same bits on every rank and on
- *     a second run.
+ *     a second run;
+ *   - a user operation on a datatype with holes writes the result only
+ *     where the type has data (Reduce, Allreduce, Scan, Iallreduce).
  * Counts go from one element to a few thousand (split in slices).
  */
 #include "zt.h"
@@ -219,6 +221,76 @@ static void check_float_bits(MPI_Comm comm, int c)
     free(s), free(r), free(all);
 }
 
+/* Each element of the holey type: ints at 0 and 2, a hole at 1. */
+#define HOLE (-7)
+
+/* Sum of the two ints of each element; never touches the hole. */
+static void holey_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const int *a = in;
+    int *b = inout;
+    for (int i = 0; i < *len; i++) {
+        b[3 * i] += a[3 * i];
+        b[3 * i + 2] += a[3 * i + 2];
+    }
+}
+
+/* Count ints of r (c elements of the holey type) that are wrong: data must
+ * be `want` (if nonzero), holes must still hold HOLE. */
+static int holey_bad(const int *r, int c, int want)
+{
+    int bad = 0;
+    for (int i = 0; i < c; i++)
+        bad += r[3 * i + 1] != HOLE ||
+               (want && (r[3 * i] != want || r[3 * i + 2] != 2 * want));
+    return bad;
+}
+
+static void check_holes(MPI_Comm comm, int c)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype vec;
+    MPI_Op op;
+    ZT_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    ZT_OK(MPI_Type_commit(&vec));
+    ZT_OK(MPI_Op_create(holey_sum, 1, &op));
+    int *s = malloc(sizeof(int) * 3 * (size_t)c), *r = malloc(sizeof(int) * 3 * (size_t)c);
+    ZT_CHECK(s && r, "out of memory");
+    for (int i = 0; i < c; i++) {
+        s[3 * i] = rank + 1;
+        s[3 * i + 1] = 1000 + rank; /* hole of the send buffer: never read */
+        s[3 * i + 2] = 2 * (rank + 1);
+    }
+    int all = size * (size + 1) / 2, upto = (rank + 1) * (rank + 2) / 2;
+    for (int kind = 0; kind < 4; kind++) {
+        for (int i = 0; i < 3 * c; i++)
+            r[i] = HOLE;
+        int want = kind == 2 ? upto : kind == 0 && rank != 0 ? 0 : all;
+        if (kind == 0) {
+            ZT_OK(MPI_Reduce(s, r, c, vec, op, 0, comm));
+        } else if (kind == 1) {
+            ZT_OK(MPI_Allreduce(s, r, c, vec, op, comm));
+        } else if (kind == 2) {
+            ZT_OK(MPI_Scan(s, r, c, vec, op, comm));
+        } else {
+            MPI_Request q;
+            ZT_OK(MPI_Iallreduce(s, r, c, vec, op, comm, &q));
+            ZT_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        }
+        ZT_CHECK(holey_bad(r, c, want) == 0,
+                 "rank %d: user op on a type with holes (call %d, count %d): %d elements "
+                 "wrong or with a hole overwritten (first: %d %d %d)", rank, kind, c,
+                 holey_bad(r, c, want), r[0], r[1], r[2]);
+    }
+    free(s);
+    free(r);
+    ZT_OK(MPI_Op_free(&op));
+    ZT_OK(MPI_Type_free(&vec));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -234,6 +306,7 @@ int main(int argc, char **argv)
         check_user_sum(MPI_COMM_WORLD, counts[k]);
         check_loc(MPI_COMM_WORLD, counts[k]);
         check_float_bits(MPI_COMM_WORLD, counts[k] * 3);
+        check_holes(MPI_COMM_WORLD, counts[k]);
     }
     ZT_OK(MPI_Comm_free(&half));
     if (rank == 0)

@@ -55,6 +55,16 @@ void zm_arch_futex_wait(uint32_t *word, uint32_t expected);
 /* Wake up to `n` threads sleeping on word.  Any thread. */
 void zm_arch_futex_wake(uint32_t *word, int n);
 
+/* Asymmetric memory barrier (Linux membarrier, private expedited).
+ * zm_arch_membarrier_init registers the process and returns 1 if the
+ * system has it, else 0; call it once before any thread relies on it.
+ * zm_arch_membarrier then makes every other running thread of the process
+ * execute a full memory barrier before it returns, so that those threads
+ * may order a store before a later load with a compiler barrier where
+ * this rare caller pays the syscall.  Any thread. */
+int zm_arch_membarrier_init(void);
+void zm_arch_membarrier(void);
+
 /* Monotonic time in nanoseconds.  Any thread, no syscall on Linux (vDSO). */
 uint64_t zm_arch_time_ns(void);
 

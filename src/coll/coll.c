@@ -68,16 +68,133 @@ void zm_coll_settle(zm_coll_shm_t *s, int me)
     }
 }
 
+void zm_coll_quiesce(zm_coll_shm_t *s, int me)
+{
+    zm_coll_settle(s, me);
+    /* A rank that left a fast collective early (a Bcast root) may be the
+     * only one attached so far; the others attach when they start it, so
+     * once all have started our last collective the block stays alive
+     * until they are done with it. */
+    zm_coll_wait_all(s, me, s->slots[me].seq);
+}
+
+/* Record what the full check needs of a fast call in the ring, for a
+ * mismatch the fast path finds.  (A slow call leaves only its header:
+ * writing a record there too cost the slow path measurably.) */
+static inline void put_rec(coll_rec_t *r, const zm_coll_args_t *a)
+{
+    r->kind = a->kind;
+    r->root = a->root;
+    r->failed = a->failed;
+    r->sbuf = a->sbuf;
+    r->scount = a->scount;
+    r->rcount = a->rcount;
+    r->src_count = a->src_count;
+    r->rm = a->rm;
+    r->sdt = a->sdt;
+    r->rdt = a->rdt;
+    r->src_dt = a->src_dt;
+    r->edt = a->edt;
+    r->op = a->op;
+}
+
+/* Copy the public part of the arguments field by field: the caller has
+ * just written them one by one, and a block copy's wide loads would not
+ * be forwarded from those narrow stores (a stall on every call). */
+static inline void copy_public(zm_coll_args_t *d, const zm_coll_args_t *a)
+{
+    d->kind = a->kind;
+    d->root = a->root;
+    d->sbuf = a->sbuf;
+    d->scount = a->scount;
+    d->sdt = a->sdt;
+    d->rbuf = a->rbuf;
+    d->rcount = a->rcount;
+    d->rdt = a->rdt;
+    d->scounts = a->scounts;
+    d->sdispls = a->sdispls;
+    d->rcounts = a->rcounts;
+    d->rdispls = a->rdispls;
+    d->sdts = a->sdts;
+    d->rdts = a->rdts;
+    d->op = a->op;
+}
+
+void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (zm_coll_reached(sl->seen, want))
+        return;
+    for (;;) {
+        /* One pass of independent loads (they overlap), remembering the
+         * least value, so that the next calls usually need no look. */
+        uint32_t ahead = 0x7fffffffu;
+        int late = -1;
+        for (int q = 0; q < s->size; q++) {
+            uint32_t d = atomic_load_explicit(&s->slots[q].pseq, memory_order_acquire) - want;
+            if (q == me)
+                continue;
+            if ((int32_t)d < 0)
+                late = q;
+            else if (d < ahead)
+                ahead = d;
+        }
+        if (late < 0) {
+            sl->seen = want + (s->size > 1 ? ahead : 0);
+            return;
+        }
+        zm_coll_wait_seq(s, me, &s->slots[late].pseq, want);
+    }
+}
+
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                            unsigned k, char *err, size_t errlen);
+
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
     zm_coll_settle(s, me);
-    zm_coll_args_t *pa = &sl->pub[sl->seq++ & 1];
-    zm_coll_view_t v = { (char *)pa - (size_t)me * sizeof(coll_slot_t), sizeof(coll_slot_t),
-                         s->size, 0 };
-    memcpy(pa, a, offsetof(zm_coll_args_t, src));
-    pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    unsigned k = sl->seq++;
+    /* Our ring entry for k was last used by collective k - ring: every
+     * rank must have started k - ring + 1, so none still reads it.  (Also
+     * a Bcast receiver's entry, which only a mismatch check reads: the
+     * guard keeps the receivers in step, which measured faster.) */
+    zm_coll_wait_all(s, me, k - s->ring + 2);
+    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
+    /* A mismatch check may be copying the record (fast.c): mark the entry
+     * stale before rewriting it. */
+    atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    /* The arguments go to the slow path's entry for its next collective,
+     * which no rank reads any more (see run_slow); a fast call only uses
+     * it as scratch, others read its record. */
+    zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq & 1)];
+    copy_public(pa, a);
+    pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
+    pa->inl_cap = s->inl_cap;
+    if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
+        pa->failed = zm_coll_prepare(pa, me, s->size, 0);
+    if (zm_coll_fast_sig(s, pa, h)) {
+        put_rec(zm_coll_rec(s, me, k), pa);
+        return zm_coll_fast_run(s, me, pa, k, err, errlen);
+    }
+    return run_slow(s, me, pa, h, k, err, errlen);
+}
+
+/* The slow path: publish the prepared call pa, arrive, let the last
+ * arriver judge every rank's arguments, do our part, finish as the
+ * collective needs. */
+static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                            unsigned k, char *err, size_t errlen)
+{
+    coll_slot_t *sl = &s->slots[me];
+    /* The slow path publishes its arguments in a ring of two, pa being
+     * entry sseq & 1: its phases keep every rank within one slow
+     * collective of the others, so when a rank starts slow collective j
+     * everyone has finished j - 2, the last one that used the entry. */
+    sl->sseq++;
+    zm_coll_view_t v = { (char *)pa - (size_t)me * 2 * sizeof(*pa), 2 * sizeof(*pa), s->size, 0 };
     atomic_store_explicit(&sl->pending, s->size, memory_order_relaxed);
     atomic_store_explicit(&sl->dgo, 0, memory_order_relaxed);
     /* A rank that leaves before the others have read its arguments may
@@ -86,12 +203,16 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     int defer = may_defer(pa, me);
     if (defer && pa->op)
         zm_op_retain(pa->op);
+    zm_coll_publish(s, me, h, k + 1);
     if (zm_coll_phase(s, me, arrive_hook, &v, defer)) {
         sl->deferred = 1;
         sl->deferred_op = pa->op;
         zm_coll_finish(&v, me);
         return ZM_OK;
     }
+    /* Everyone has arrived, so everyone has started collective k. */
+    if (!zm_coll_reached(sl->seen, k + 1))
+        sl->seen = k + 1;
     if (defer && pa->op)
         zm_op_release(pa->op);
     zm_status_t st = s->verdict;

@@ -11,6 +11,16 @@
  * the last rank to arrive releases (and wakes) the others, so a rank whose
  * peers never arrive stays parked and the deadlock detector reports it.
  *
+ * Small Barrier, Bcast, Reduce, Allreduce, Allgather and Alltoall on up to
+ * 64 ranks take a fast path instead (fast.c): each rank copies its data
+ * into a ring entry of the block behind a stamped header and waits only
+ * for the ranks whose data it needs, polling their stamps (no shared
+ * counter, nobody releases anybody); the ring lets a rank that needs
+ * nobody (a Bcast root) run ahead of its slowest reader by up to the ring
+ * depth.  Waiters spin while alone on their worker, yield to the worker's
+ * other ranks otherwise, and park after a while (woken by the next
+ * publication), so the deadlock detector still sees stuck ranks.
+ *
  * Blocking collectives run on the slots (coll.c); non-blocking ones are
  * matched in call order in per-operation instances and executed by the last
  * rank to start them (nbc.c), so they complete while the other ranks
@@ -99,11 +109,6 @@ enum {
     ZM_COLL_ERR_COUNT = -35   /* amounts of data do not match */
 };
 
-/* Bytes of data a rank copies into its slot instead of publishing a
- * pointer to its buffer: then no rank reads its buffer after the first
- * phase and the collective needs one phase only. */
-#define ZM_COLL_INLINE 128
-
 /* The arguments of one rank's call.  The API layer fills the public part
  * (kind to op); coll fills the rest.  Pointers and arrays belong to the
  * caller and must stay valid until the collective completes. */
@@ -130,10 +135,25 @@ typedef struct zm_coll_args {
     size_t rm;                      /* reductions: elements in the view */
     const zm_dt_t *edt;             /* reductions: element type */
     void *tmp;                      /* malloc'd by this rank, freed at end */
-    int inl;                        /* data copied into inl_data */
+    unsigned char *inl_buf;         /* where small data is copied (shared block) */
+    size_t inl_cap;                 /* its size; 0: never copy (non-blocking) */
+    int inl;                        /* data copied into inl_buf */
     zm_status_t failed;             /* preparing failed (out of memory) */
-    unsigned char inl_data[ZM_COLL_INLINE] __attribute__((aligned(16)));
 } zm_coll_args_t;
+
+/* Zero the public part of `a` (field by field: cheaper than a memset call
+ * for a block this small, which runs on every collective). */
+static inline void zm_coll_args_clear(zm_coll_args_t *a)
+{
+    a->kind = a->root = 0;
+    a->sbuf = NULL;
+    a->scount = a->rcount = 0;
+    a->sdt = a->rdt = NULL;
+    a->rbuf = NULL;
+    a->scounts = a->sdispls = a->rcounts = a->rdispls = NULL;
+    a->sdts = a->rdts = NULL;
+    a->op = NULL;
+}
 
 /* A communicator's shared control block. */
 typedef struct zm_coll_shm zm_coll_shm_t;
@@ -150,6 +170,11 @@ void zm_coll_detach(zm_coll_shm_t *s);
  * (see coll.c); the API calls it before the rank frees the communicator.
  * ULT context. */
 void zm_coll_settle(zm_coll_shm_t *s, int me);
+
+/* Before rank `me` frees its communicator: settle, and wait until every
+ * other rank has started (so attached to `s` for) the last blocking
+ * collective `me` ran, whose data it may still read.  ULT context. */
+void zm_coll_quiesce(zm_coll_shm_t *s, int me);
 
 /* Run a blocking collective as rank `me` of block `s`.  On a mismatch
  * between the ranks' arguments, or a copy that does not fit, writes a

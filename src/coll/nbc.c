@@ -83,6 +83,8 @@ zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_
     zm_coll_args_t mine;
     unsigned seq = s->slots[me].nbc_seq++;
     memcpy(&mine, a, offsetof(zm_coll_args_t, src));
+    mine.inl_buf = NULL;
+    mine.inl_cap = 0; /* the ranks' buffers stay valid until the request completes */
     mine.failed = zm_coll_prepare(&mine, me, s->size, 1);
     if (mine.op)
         zm_op_retain(mine.op);

@@ -106,7 +106,7 @@ static int coll_start(struct zmpi_comm *c, const char *fn, const zm_coll_args_t 
     zm_mpi_rank_t *me = zm_mpi_enter(fn);                       \
     struct zmpi_comm *c;                                        \
     zm_coll_args_t a;                                           \
-    memset(&a, 0, offsetof(zm_coll_args_t, src));              \
+    zm_coll_args_clear(&a);                                     \
     int rc = zm_mpi_check_comm(me, comm, fn, &c);               \
     if (rc != MPI_SUCCESS)                                      \
         return rc

@@ -285,7 +285,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (c->predefined)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
     if (c->coll) {
-        zm_coll_settle(c->coll, c->p.rank);
+        zm_p2p_self()->wait_call = fn;
+        zm_coll_quiesce(c->coll, c->p.rank);
         zm_coll_detach(c->coll);
     }
     zm_mpi_group_unref(c->group);

@@ -1,0 +1,361 @@
+/*
+ * fast.c: the fast path of small blocking collectives (Barrier, Bcast,
+ * Reduce, Allreduce, Allgather, Alltoall on communicators of up to
+ * ZM_COLL_FAST_RANKS ranks).
+ *
+ * A rank's data already sits in the inline area of its ring entry
+ * (prepare copied it there), right behind a small header with everything
+ * the ranks must agree on.  The rank stamps the header and then waits
+ * only for the ranks whose data it needs: nobody for a Bcast root or a
+ * Reduce sender, the root for a Bcast receiver, everyone otherwise.  It
+ * copies the data straight out of their areas, so it never waits for a
+ * slower reader: the ring entry stays untouched until that reader has
+ * moved on (zm_coll_run's guard).  No counter is shared by all ranks, no
+ * rank releases the others, and a small call costs one cache line per
+ * rank read.
+ *
+ * The ranks check each other with the headers only: in a correct program
+ * they are equal.  When they are not, every rank that notices waits for
+ * all and judges the full arguments like the slow path (zm_coll_check), so
+ * they all report the same mismatch.  A rank that needs nobody's data
+ * (the Bcast root) notices nothing and returns success, as with the slow
+ * path's deferral.
+ */
+#include "coll/coll_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern zm_dt_t zmpi_dt_MPI_BYTE;
+
+/* Largest inline area (shm.c picks at most this much per entry). */
+#define FAST_MAX 2048
+
+static inline const unsigned char *fdata(const coll_fhdr_t *h)
+{
+    return (const unsigned char *)h + ZM_COLL_HDR;
+}
+
+/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
+ * them as this rank's data. */
+/* memcpy for the small sizes this path sees most, without a call. */
+static inline void small_copy(void *d, const void *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t lo, hi;
+        memcpy(&lo, s, 8);
+        memcpy(&hi, (const char *)s + n - 8, 8);
+        memcpy(d, &lo, 8);
+        memcpy((char *)d + n - 8, &hi, 8);
+    } else if (n == 4) {
+        memcpy(d, s, 4);
+    } else if (n) {
+        memcpy(d, s, n);
+    }
+}
+
+static inline void fast_inline(zm_coll_args_t *a, const void *buf, size_t count,
+                               const zm_dt_t *dt, size_t bytes)
+{
+    if (dt->contig)
+        small_copy(a->inl_buf, buf, bytes);
+    else if (bytes)
+        zm_dt_copy(a->inl_buf, bytes, &zmpi_dt_MPI_BYTE, buf, count, dt, bytes);
+    a->inl = 1;
+    a->src = a->inl_buf;
+    a->src_count = bytes;
+    a->src_dt = &zmpi_dt_MPI_BYTE;
+}
+
+int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
+{
+    a->src = NULL;
+    a->tmp = NULL;
+    a->inl = 0;
+    a->failed = ZM_OK;
+    switch (a->kind) {
+    case ZM_COLL_BARRIER:
+        return 1;
+    case ZM_COLL_BCAST: {
+        size_t b = zm_dt_bytes(a->rdt, a->rcount);
+        if (b > a->inl_cap)
+            return 0;
+        if (me == a->root)
+            fast_inline(a, a->rbuf, a->rcount, a->rdt, b);
+        return 1;
+    }
+    case ZM_COLL_ALLGATHER: {
+        if (a->sbuf == ZM_IN_PLACE)
+            return 0;
+        size_t b = zm_dt_bytes(a->sdt, a->scount);
+        if (b > a->inl_cap)
+            return 0;
+        fast_inline(a, a->sbuf, a->scount, a->sdt, b);
+        return 1;
+    }
+    case ZM_COLL_ALLTOALL: {
+        size_t b = zm_dt_bytes(a->sdt, a->scount * (size_t)n);
+        if (a->sbuf == ZM_IN_PLACE || b > a->inl_cap)
+            return 0;
+        fast_inline(a, a->sbuf, a->scount * (size_t)n, a->sdt, b);
+        return 1;
+    }
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE: {
+        /* Predefined operations on predefined types: the element view is
+         * the buffer itself. */
+        const zm_dt_t *dt = a->rdt;
+        size_t b = zm_dt_bytes(dt, a->rcount);
+        if (a->op->id == ZM_OP_USER || !dt->contig || zm_dt_basic(dt) != dt ||
+            b > zm_coll_red_inline(a->inl_cap, n))
+            return 0;
+        const void *in = a->sbuf == ZM_IN_PLACE ? a->rbuf : a->sbuf;
+        small_copy(a->inl_buf, in, b);
+        a->inl = 1;
+        a->edt = dt;
+        a->rm = a->rcount;
+        a->rin = a->inl_buf;
+        a->rout = a->kind == ZM_COLL_REDUCE && a->root != me ? NULL : a->rbuf;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_t *h)
+{
+    /* Everything but the stamp, which readers may be polling. */
+    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
+    h->kind = (uint8_t)a->kind;
+    h->root = a->root;
+    if (s->size > ZM_COLL_FAST_RANKS || a->failed || s->inl_cap > FAST_MAX)
+        return 0;
+    /* The decision depends only on what all ranks of a correct program
+     * agree on (the collective, the amount of data, the communicator
+     * size), so either every rank takes the fast path or none. */
+    switch (a->kind) {
+    case ZM_COLL_BARRIER:
+        break;
+    case ZM_COLL_BCAST: {
+        size_t b = zm_dt_bytes(a->rdt, a->rcount);
+        if (b > a->inl_cap)
+            return 0;
+        h->rbytes = (uint32_t)b;
+        break;
+    }
+    case ZM_COLL_ALLGATHER:
+    case ZM_COLL_ALLTOALL: {
+        if (!a->inl)
+            return 0;
+        size_t rb = zm_dt_bytes(a->rdt, a->rcount);
+        /* Inline data is counted in bytes; Alltoall's holds every block. */
+        size_t sb = a->src_count / (a->kind == ZM_COLL_ALLTOALL ? (size_t)s->size : 1);
+        /* Larger receive blocks than any send block cannot match: keep
+         * the value small enough for the header, the check reports it. */
+        h->rbytes = (uint32_t)(rb > FAST_MAX ? FAST_MAX + 1 : rb);
+        h->sbytes = (uint32_t)sb;
+        break;
+    }
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE:
+        if (!a->inl)
+            return 0;
+        h->rbytes = (uint32_t)a->rm;
+        h->opid = a->op->id;
+        h->opcomm = (uint8_t)a->op->commutative;
+        h->ekind = (uint8_t)a->edt->kind;
+        h->esize = (uint32_t)a->edt->size;
+        break;
+    default:
+        return 0;
+    }
+    h->fast = 1;
+    return 1;
+}
+
+/* Whether rank q's header agrees with ours: in a correct program every
+ * field after the stamp is equal. */
+static inline int hdr_match(const coll_fhdr_t *a, const coll_fhdr_t *q)
+{
+    const char *x = (const char *)a, *y = (const char *)q;
+    uint32_t x4, y4;
+    uint64_t x8[3], y8[3];
+    memcpy(&x4, x + 4, 4);
+    memcpy(&y4, y + 4, 4);
+    memcpy(x8, x + 8, 24);
+    memcpy(y8, y + 8, 24);
+    return x4 == y4 && x8[0] == y8[0] && x8[1] == y8[1] && x8[2] == y8[2];
+}
+
+/* The ranks disagree: once every rank has published, judge all of them
+ * the way the slow path does, so that every rank that notices reports the
+ * same mismatch.  The arguments are read from copies taken while each
+ * rank's entry still held collective k: a rank whose entry nobody reads in
+ * the normal course may have moved on and rewritten it. */
+static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+                                 char *err, size_t errlen)
+{
+    int n = s->size, gone = -1;
+    zm_coll_wait_all(s, me, k + 1);
+    zm_coll_args_t *all = malloc(sizeof(*all) * (size_t)n);
+    if (!all) {
+        if (err)
+            snprintf(err, errlen, "the ranks disagree on %s (out of memory for the details)",
+                     zm_coll_name(pa->kind));
+        return ZM_COLL_ERR_COUNT;
+    }
+    memset(all, 0, sizeof(*all) * (size_t)n);
+    int slow = -1;
+    for (int q = 0; q < n; q++) {
+        const coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
+        const coll_rec_t *r = zm_coll_rec(s, q, k);
+        if (!hq->fast) {
+            /* A call on the slow path has a header but no record. */
+            all[q].kind = hq->kind;
+            all[q].root = hq->root;
+            if (hq->kind == pa->kind && (slow < 0 || q < slow))
+                slow = q;
+            continue;
+        }
+        all[q].kind = r->kind;
+        all[q].root = r->root;
+        all[q].failed = r->failed;
+        all[q].sbuf = r->sbuf;
+        all[q].scount = r->scount;
+        all[q].rcount = r->rcount;
+        all[q].src_count = r->src_count;
+        all[q].rm = r->rm;
+        all[q].sdt = r->sdt;
+        all[q].rdt = r->rdt;
+        all[q].src_dt = r->src_dt;
+        all[q].edt = r->edt;
+        all[q].op = r->op;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&hq->stamp, memory_order_relaxed) != k + 1)
+            gone = q;
+    }
+    zm_coll_view_t v = { (char *)all, sizeof(*all), n, 0 };
+    /* Same collective on the slow path: the amounts of data differ (the
+     * path is chosen from them); the full check cannot tell more. */
+    zm_status_t st = gone < 0 && slow < 0 ? zm_coll_check(&v, err, errlen) : ZM_OK;
+    free(all);
+    if (st == ZM_OK) {
+        if (err && slow >= 0 && gone < 0)
+            snprintf(err, errlen, "rank %d passed a different amount of data to %s than "
+                     "rank %d", slow, zm_coll_name(pa->kind), me);
+        else if (err && gone >= 0)
+            snprintf(err, errlen, "the ranks disagree on the arguments of %s (rank %d "
+                     "already finished it)", zm_coll_name(pa->kind), gone);
+        else if (err)
+            snprintf(err, errlen, "the ranks passed different amounts of data to %s",
+                     zm_coll_name(pa->kind));
+        st = ZM_COLL_ERR_COUNT;
+    }
+    return st;
+}
+
+/* Wait for rank q's collective k and compare its header with ours. */
+static inline int fast_peer(zm_coll_shm_t *s, int me, int q, unsigned k, const coll_fhdr_t *h)
+{
+    coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
+    if (!zm_coll_reached(atomic_load_explicit(&hq->stamp, memory_order_acquire), k + 1))
+        zm_coll_wait_seq(s, me, &hq->stamp, k + 1);
+    return hdr_match(h, hq);
+}
+
+/* Copy `bytes` packed bytes into (d, dc, ddt). */
+static inline void unpack(void *d, size_t dc, const zm_dt_t *ddt, const void *src, size_t bytes)
+{
+    if (!bytes)
+        return;
+    if (ddt->contig)
+        small_copy(d, src, bytes);
+    else
+        zm_dt_copy(d, dc, ddt, src, bytes, &zmpi_dt_MPI_BYTE, bytes);
+}
+
+/* Reduce every rank's inline input, in rank order (the operand on the
+ * left is always the lower rank), and write the result to our output. */
+static void fast_reduce(zm_coll_shm_t *s, const zm_coll_args_t *a, unsigned k)
+{
+    unsigned char acc[FAST_MAX] __attribute__((aligned(64)));
+    size_t nb = a->rm * (size_t)a->edt->extent;
+    int n = s->size;
+    memcpy(acc, fdata(zm_coll_fhdr(s, n - 1, k)), nb);
+    for (int q = n - 2; q >= 0; q--)
+        zm_op_apply(a->op, fdata(zm_coll_fhdr(s, q, k)), acc, a->rm, a->edt);
+    zm_coll_put_elems(a->rout, acc, a->rm, a->edt);
+}
+
+/* Rank me's share: copy what it receives out of the others' areas. */
+static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const coll_fhdr_t *h,
+                      unsigned k)
+{
+    int n = s->size;
+    size_t rb = h->rbytes;
+    switch (a->kind) {
+    case ZM_COLL_BCAST:
+        if (me != a->root)
+            unpack(a->rbuf, a->rcount, a->rdt, fdata(zm_coll_fhdr(s, a->root, k)), rb);
+        break;
+    case ZM_COLL_ALLGATHER:
+    case ZM_COLL_ALLTOALL:
+        for (int i = 0; i < n; i++) {
+            int q = (me + i) % n;
+            if (q == me && a->kind == ZM_COLL_ALLGATHER && a->sbuf == ZM_IN_PLACE)
+                continue;
+            const unsigned char *src = fdata(zm_coll_fhdr(s, q, k));
+            if (a->kind == ZM_COLL_ALLTOALL)
+                src += rb * (size_t)me;
+            unpack((char *)a->rbuf + (ptrdiff_t)(a->rcount * (size_t)q) * a->rdt->extent,
+                   a->rcount, a->rdt, src, rb);
+        }
+        break;
+    case ZM_COLL_REDUCE:
+    case ZM_COLL_ALLREDUCE:
+        if (a->rout)
+            fast_reduce(s, a, k);
+        break;
+    }
+}
+
+zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+                             char *err, size_t errlen)
+{
+    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
+    zm_status_t st = ZM_OK;
+    int root = pa->root, kind = pa->kind;
+    zm_coll_publish(s, me, h, k + 1);
+    if (kind == ZM_COLL_BCAST) {
+        if (me != root && !fast_peer(s, me, root, k, h))
+            st = fast_mismatch(s, me, pa, k, err, errlen);
+    } else if (kind != ZM_COLL_REDUCE || me == root) {
+        int ok = (kind != ZM_COLL_ALLGATHER && kind != ZM_COLL_ALLTOALL) ||
+                 h->sbytes == h->rbytes;
+        for (int i = 1; i < s->size; i++)
+            ok &= fast_peer(s, me, (me + i) % s->size, k, h);
+        /* Everyone has started collective k. */
+        if (!zm_coll_reached(s->slots[me].seen, k + 1))
+            s->slots[me].seen = k + 1;
+        if (!ok)
+            st = fast_mismatch(s, me, pa, k, err, errlen);
+    }
+    if (st == ZM_OK)
+        fast_part(s, me, pa, h, k);
+    /* A Reduce sender needs nobody, but it goes at most one Reduce ahead
+     * of the root (as the slow path's deferral did): ULTs are not
+     * preempted, and senders racing ahead into their computation delayed
+     * the ranks queued behind them on their worker by milliseconds. */
+    if (kind == ZM_COLL_REDUCE && me != root) {
+        zm_coll_wait_seq(s, me, &s->slots[root].pseq, k);
+        zm_ult_yield();
+    }
+    if (pa->tmp) {
+        /* Nobody reads our arguments: a view of them alone. */
+        zm_coll_view_t v = { (char *)pa, 0, s->size, 0 };
+        zm_coll_finish(&v, me);
+    }
+    return st;
+}
