@@ -218,15 +218,28 @@ static void free_panels(const struct opts *o, struct panels *s)
     }
 }
 
-/* c (nr x nc) += a (nr x w) * b (w x nc), all row-major. */
+/* c (nr x nc) += a (nr x w) * b (w x nc), all row-major.  Four columns of
+ * a at a time: each row of c is loaded and stored once per four rows of b,
+ * which also keeps the kernel's speed from depending on whether b and c
+ * happen to lie a multiple of 4 KiB apart (loads that follow a store to
+ * the same address modulo 4 KiB wait for it on x86). */
 static void gemm_panel(int nr, int nc, int w, const double *restrict a,
                        const double *restrict b, double *restrict c)
 {
     for (int i = 0; i < nr; i++) {
-        double *ci = c + (long)i * nc;
-        for (int k = 0; k < w; k++) {
-            double aik = a[(long)i * w + k];
-            const double *bk = b + (long)k * nc;
+        double *restrict ci = c + (long)i * nc;
+        const double *ai = a + (long)i * w;
+        int k = 0;
+        for (; k + 4 <= w; k += 4) {
+            double a0 = ai[k], a1 = ai[k + 1], a2 = ai[k + 2], a3 = ai[k + 3];
+            const double *restrict b0 = b + (long)k * nc, *restrict b1 = b0 + nc;
+            const double *restrict b2 = b1 + nc, *restrict b3 = b2 + nc;
+            for (int j = 0; j < nc; j++)
+                ci[j] += a0 * b0[j] + a1 * b1[j] + a2 * b2[j] + a3 * b3[j];
+        }
+        for (; k < w; k++) {
+            double aik = ai[k];
+            const double *restrict bk = b + (long)k * nc;
             for (int j = 0; j < nc; j++)
                 ci[j] += aik * bk[j];
         }
