@@ -25,7 +25,9 @@
  * final largest change and the error against the exact solution are
  * printed with all digits so that runs can be compared across variants.
  *
- * Usage: jacobi2d [-n N] [-iters K] [-check] [-hy]
+ * Usage: jacobi2d [-n N] [-iters K] [-reps R] [-check] [-hy]
+ * -reps R solves R times from the same start and reports the best time
+ * (default 1); the checks apply to the last solve.
  * Prints "jacobi2d: variant ... time_s T ... check OK" on rank 0 and exits
  * 0 when every check passes.  No mutable globals (zmpi ranks are threads).
  */
@@ -44,6 +46,7 @@ enum { TAG_DOWN = 1, TAG_UP, TAG_GATHER };
 struct opts {
     int n;     /* Interior points per side. */
     int iters; /* Iterations. */
+    int reps;  /* Solves timed; the best is reported. */
     int check; /* Nonzero: compare with a serial run on rank 0. */
     int hy;    /* Nonzero: MPI+MPI variant. */
 };
@@ -67,6 +70,7 @@ static int parse_opts(int argc, char **argv, int rank, struct opts *o)
 {
     o->n = 256;
     o->iters = 1000;
+    o->reps = 1;
     o->check = 0;
     o->hy = 0;
     for (int i = 1; i < argc; i++) {
@@ -78,15 +82,17 @@ static int parse_opts(int argc, char **argv, int rank, struct opts *o)
             o->n = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "-iters") == 0)
             o->iters = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "-reps") == 0)
+            o->reps = atoi(argv[++i]);
         else {
             o->n = -1;
             break;
         }
     }
-    if (o->n > 0 && o->iters > 0)
+    if (o->n > 0 && o->iters > 0 && o->reps > 0)
         return 0;
     if (rank == 0)
-        fprintf(stderr, "usage: jacobi2d [-n N] [-iters K] [-check] [-hy]\n");
+        fprintf(stderr, "usage: jacobi2d [-n N] [-iters K] [-reps R] [-check] [-hy]\n");
     return -1;
 }
 
@@ -305,6 +311,33 @@ static int check_serial(const struct opts *o, const struct part *p, int cur)
     return same;
 }
 
+/* Runs o->iters iterations from a zero grid; sets *grew if the largest
+ * change ever grew and *change to the last one.  Returns the time of the
+ * slowest rank. */
+static double solve(const struct opts *o, struct part *p, int *grew,
+                    double *change)
+{
+    double prev = INFINITY, t, tmax = 0;
+    /* Nobody may still read a halo of the previous solve while we zero. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    memset(p->u[0], 0, p->iterate * sizeof(double));
+    memset(p->u[1], 0, p->iterate * sizeof(double));
+    if (o->hy)
+        MPI_Win_sync(p->grid.win); /* Our zeros before the neighbours read. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = MPI_Wtime();
+    for (int it = 0; it < o->iters; it++) {
+        *change = iterate_once(o, p, it % 2);
+        /* Rounding may let a converged change wobble by an ulp or so. */
+        if (*change > prev * (1 + 1e-12) + 1e-15)
+            *grew = 1;
+        prev = *change;
+    }
+    t = MPI_Wtime() - t;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -325,18 +358,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int grew = 0;
-    double prev = INFINITY, change = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int it = 0; it < o.iters; it++) {
-        change = iterate_once(&o, &p, it % 2);
-        /* Rounding may let a converged change wobble by an ulp or so. */
-        if (change > prev * (1 + 1e-12) + 1e-15)
-            grew = 1;
-        prev = change;
+    double change = 0, tmax = INFINITY;
+    for (int r = 0; r < o.reps; r++) {
+        double t = solve(&o, &p, &grew, &change);
+        tmax = t < tmax ? t : tmax;
     }
-    double t = MPI_Wtime() - t0, tmax = 0;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     int cur = o.iters % 2;
     double err = max_error(&o, &p, cur);
     int ok = !grew && (!o.check || check_serial(&o, &p, cur));
