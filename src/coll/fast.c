@@ -124,6 +124,56 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
     }
 }
 
+int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a)
+{
+    return s->size <= ZM_COLL_FAST_RANKS && s->inl_cap <= FAST_MAX &&
+           zm_dt_bytes(a->rdt, a->rcount) <= s->inl_cap;
+}
+
+zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                               zm_coll_args_t *pa, coll_fhdr_t *h, unsigned k, char *err,
+                               size_t errlen)
+{
+    size_t b = zm_dt_bytes(a->rdt, a->rcount);
+    /* What fast_run and a mismatch check read of pa; the rest of the
+     * slow path's entry is scratch that its next user rewrites. */
+    pa->kind = ZM_COLL_BCAST;
+    pa->root = a->root;
+    pa->rbuf = a->rbuf;
+    pa->rcount = a->rcount;
+    pa->rdt = a->rdt;
+    pa->tmp = NULL;
+    pa->failed = ZM_OK;
+    pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
+    pa->inl_cap = s->inl_cap;
+    pa->inl = 0;
+    pa->src = NULL;
+    pa->src_count = 0;
+    pa->src_dt = NULL;
+    if (me == a->root)
+        fast_inline(pa, a->rbuf, a->rcount, a->rdt, b);
+    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
+    h->kind = ZM_COLL_BCAST;
+    h->root = a->root;
+    h->rbytes = (uint32_t)b;
+    h->fast = 1;
+    coll_rec_t *r = zm_coll_rec(s, me, k);
+    r->kind = ZM_COLL_BCAST;
+    r->root = a->root;
+    r->failed = ZM_OK;
+    r->sbuf = NULL;
+    r->scount = 0;
+    r->rcount = a->rcount;
+    r->src_count = pa->src_count;
+    r->rm = 0;
+    r->sdt = NULL;
+    r->rdt = a->rdt;
+    r->src_dt = pa->src_dt;
+    r->edt = NULL;
+    r->op = NULL;
+    return zm_coll_fast_run(s, me, pa, k, err, errlen);
+}
+
 int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_t *h)
 {
     /* Everything but the stamp, which readers may be polling. */
