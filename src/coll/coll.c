@@ -166,12 +166,14 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
      * stale before rewriting it. */
     atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
+    /* A small Bcast, the commonest call, goes straight to its fast path:
+     * it needs neither the generic preparation nor an argument entry. */
+    if (a->kind == ZM_COLL_BCAST && zm_coll_fast_bcast_fits(s, a))
+        return zm_coll_fast_bcast(s, me, a, h, k, err, errlen);
     /* The arguments go to the slow path's entry for its next collective,
      * which no rank reads any more (see run_slow); a fast call only uses
      * it as scratch, others read its record. */
     zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq & 1)];
-    if (a->kind == ZM_COLL_BCAST && zm_coll_fast_bcast_fits(s, a))
-        return zm_coll_fast_bcast(s, me, a, pa, h, k, err, errlen);
     copy_public(pa, a);
     pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
     pa->inl_cap = s->inl_cap;

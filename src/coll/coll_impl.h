@@ -196,12 +196,12 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
 /* A Bcast's whole fast path at once (what prepare, sig, the record and
  * run do for it, without their generality: the commonest small call).
  * fits says whether the call takes it (the same decision as sig's);
- * bcast prepares rank me's call a in pa, publishes it in h and the ring
- * entry k, and runs it.  ULT context. */
+ * bcast publishes rank me's call a in its header h and record of ring
+ * entry k, and runs it, leaving the slow path's argument entry alone.
+ * ULT context. */
 int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a);
 zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                               zm_coll_args_t *pa, coll_fhdr_t *h, unsigned k, char *err,
-                               size_t errlen);
+                               coll_fhdr_t *h, unsigned k, char *err, size_t errlen);
 
 /* The fast path (fast.c): fill rank me's header h for its prepared call
  * pa and return nonzero if the call runs on the fast path; then run it. */

@@ -124,56 +124,6 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
     }
 }
 
-int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a)
-{
-    return s->size <= ZM_COLL_FAST_RANKS && s->inl_cap <= FAST_MAX &&
-           zm_dt_bytes(a->rdt, a->rcount) <= s->inl_cap;
-}
-
-zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                               zm_coll_args_t *pa, coll_fhdr_t *h, unsigned k, char *err,
-                               size_t errlen)
-{
-    size_t b = zm_dt_bytes(a->rdt, a->rcount);
-    /* What fast_run and a mismatch check read of pa; the rest of the
-     * slow path's entry is scratch that its next user rewrites. */
-    pa->kind = ZM_COLL_BCAST;
-    pa->root = a->root;
-    pa->rbuf = a->rbuf;
-    pa->rcount = a->rcount;
-    pa->rdt = a->rdt;
-    pa->tmp = NULL;
-    pa->failed = ZM_OK;
-    pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
-    pa->inl_cap = s->inl_cap;
-    pa->inl = 0;
-    pa->src = NULL;
-    pa->src_count = 0;
-    pa->src_dt = NULL;
-    if (me == a->root)
-        fast_inline(pa, a->rbuf, a->rcount, a->rdt, b);
-    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
-    h->kind = ZM_COLL_BCAST;
-    h->root = a->root;
-    h->rbytes = (uint32_t)b;
-    h->fast = 1;
-    coll_rec_t *r = zm_coll_rec(s, me, k);
-    r->kind = ZM_COLL_BCAST;
-    r->root = a->root;
-    r->failed = ZM_OK;
-    r->sbuf = NULL;
-    r->scount = 0;
-    r->rcount = a->rcount;
-    r->src_count = pa->src_count;
-    r->rm = 0;
-    r->sdt = NULL;
-    r->rdt = a->rdt;
-    r->src_dt = pa->src_dt;
-    r->edt = NULL;
-    r->op = NULL;
-    return zm_coll_fast_run(s, me, pa, k, err, errlen);
-}
-
 int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_t *h)
 {
     /* Everything but the stamp, which readers may be polling. */
@@ -244,7 +194,7 @@ static inline int hdr_match(const coll_fhdr_t *a, const coll_fhdr_t *q)
  * same mismatch.  The arguments are read from copies taken while each
  * rank's entry still held collective k: a rank whose entry nobody reads in
  * the normal course may have moved on and rewritten it. */
-static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
+static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, const zm_coll_args_t *pa, unsigned k,
                                  char *err, size_t errlen)
 {
     int n = s->size, gone = -1;
@@ -369,6 +319,54 @@ static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const c
             fast_reduce(s, a, k);
         break;
     }
+}
+
+int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a)
+{
+    return s->size <= ZM_COLL_FAST_RANKS && s->inl_cap <= FAST_MAX &&
+           zm_dt_bytes(a->rdt, a->rcount) <= s->inl_cap;
+}
+
+zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                               coll_fhdr_t *h, unsigned k, char *err, size_t errlen)
+{
+    size_t b = zm_dt_bytes(a->rdt, a->rcount);
+    int root = a->root;
+    unsigned char *inl = (unsigned char *)h + ZM_COLL_HDR;
+    if (me == root) {
+        if (a->rdt->contig)
+            small_copy(inl, a->rbuf, b);
+        else if (b)
+            zm_dt_copy(inl, b, &zmpi_dt_MPI_BYTE, a->rbuf, a->rcount, a->rdt, b);
+    }
+    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
+    h->kind = ZM_COLL_BCAST;
+    h->root = root;
+    h->rbytes = (uint32_t)b;
+    h->fast = 1;
+    /* What a mismatch check reads of this call (put_rec's fields). */
+    coll_rec_t *r = zm_coll_rec(s, me, k);
+    r->kind = ZM_COLL_BCAST;
+    r->root = root;
+    r->failed = ZM_OK;
+    r->sbuf = NULL;
+    r->scount = 0;
+    r->rcount = a->rcount;
+    r->src_count = me == root ? b : 0;
+    r->rm = 0;
+    r->sdt = NULL;
+    r->rdt = a->rdt;
+    r->src_dt = me == root ? &zmpi_dt_MPI_BYTE : NULL;
+    r->edt = NULL;
+    r->op = NULL;
+    zm_coll_publish(s, me, h, k + 1);
+    /* The root needs nobody; a receiver waits only for the root. */
+    if (me == root)
+        return ZM_OK;
+    if (!fast_peer(s, me, root, k, h))
+        return fast_mismatch(s, me, a, k, err, errlen);
+    unpack(a->rbuf, a->rcount, a->rdt, fdata(zm_coll_fhdr(s, root, k)), b);
+    return ZM_OK;
 }
 
 zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
