@@ -189,6 +189,12 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
  * ZM_ERR_NOMEM if out of memory.  ULT context. */
 zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req);
 
+/* A blocking Bcast of (buf, count, dt) from root, as zm_coll_run would
+ * run it, without building the full argument block when the call takes
+ * the fast path (MPI_Bcast's commonest case).  ULT context. */
+zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
+                              const zm_dt_t *dt, int root, char *err, size_t errlen);
+
 /* Convenience wrappers used to build communicators. */
 zm_status_t zm_coll_barrier(zm_coll_shm_t *s, int me);
 zm_status_t zm_coll_bcast(zm_coll_shm_t *s, int me, void *buf, size_t count,

@@ -330,11 +330,30 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 }
 ZM_WEAK(Ibarrier)
 
+/* The commonest collective, without an argument block: coll builds one
+ * only if the call leaves the fast path. */
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    COLL_ENTER("MPI_Bcast");
-    rc = b_bcast(c, fn, &a, buf, count, dt, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    const char *fn = "MPI_Bcast";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    if (rc == MPI_SUCCESS)
+        rc = zm_mpi_check_buf(c, fn, buf, count, dt);
+    if (rc == MPI_SUCCESS)
+        rc = check_root(c, fn, root);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_coll_shm_t *s = zm_mpi_coll_shm(c);
+    char err[200];
+    if (!s)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    zm_p2p_self()->wait_call = fn;
+    zm_status_t st = zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root, err,
+                                       sizeof(err));
+    if (ZM_LIKELY(st == ZM_OK))
+        return MPI_SUCCESS;
+    return zm_mpi_error(c, zm_mpi_class_of(st), fn, "%s (communicator %s)", err, c->name);
 }
 ZM_WEAK(Bcast)
 
