@@ -31,6 +31,15 @@ typedef struct iter {
     frame_t f[ZM_DT_MAX_DEPTH + 1];
 } iter_t;
 
+/* Index of the repetition of `len` bytes that holds byte off.  Most seeks
+ * start at byte 0 (it_next_run enters every new iteration at its start),
+ * and a 64-bit division costs tens of cycles: half the time of a seek
+ * when every seek divided (stencil faces of 8-byte runs, 5^3 grid). */
+static inline size_t seek_index(size_t off, size_t len)
+{
+    return off < len ? 0 : off / len;
+}
+
 /* Set frames from level d down to the leaf that holds byte `off` of node
  * n placed at base. */
 static void it_seek(iter_t *it, int d, const zm_dt_node_t *n, char *base, size_t off)
@@ -41,14 +50,14 @@ static void it_seek(iter_t *it, int d, const zm_dt_node_t *n, char *base, size_t
         f->n = n;
         f->org = org;
         if (n->kind == ZM_DT_RUN) {
-            size_t i = off / n->len;
+            size_t i = seek_index(off, n->len);
             f->i = i;
             it->roff = off - i * n->len;
             it->sp = d;
             return;
         }
         if (n->kind == ZM_DT_LOOP) {
-            size_t i = off / n->len;
+            size_t i = seek_index(off, n->len);
             f->i = i;
             off -= i * n->len;
             base = org + (ptrdiff_t)i * n->stride;

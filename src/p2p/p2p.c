@@ -242,6 +242,13 @@ void zm_p2p_req_release(zm_req_t *req)
     int orphaned;
     if (!req->pooled)
         return;
+    /* A completer stores DONE last and touches req no more, so a request
+     * seen DONE is ours alone: free it without the lock and the exchange
+     * (the common case, right after a wait). */
+    if (atomic_load_explicit(&req->cstate, memory_order_acquire) == ZM_REQ_DONE) {
+        req_free(req);
+        return;
+    }
     /* A pending request cannot be freed yet: its completer may still write
      * it.  Mark it orphaned and let the completer free it.  A receive may be
      * completed under its owner's lock with a plain store, so the mark is
