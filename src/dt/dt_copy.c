@@ -31,6 +31,15 @@ typedef struct iter {
     frame_t f[ZM_DT_MAX_DEPTH + 1];
 } iter_t;
 
+/* Index of the repetition of `len` bytes that holds byte off.  Most seeks
+ * start at byte 0 (it_next_run enters every new iteration at its start),
+ * and a 64-bit division costs tens of cycles: half the time of a seek
+ * when every seek divided (stencil faces of 8-byte runs, 5^3 grid). */
+static inline size_t seek_index(size_t off, size_t len)
+{
+    return off < len ? 0 : off / len;
+}
+
 /* Set frames from level d down to the leaf that holds byte `off` of node
  * n placed at base. */
 static void it_seek(iter_t *it, int d, const zm_dt_node_t *n, char *base, size_t off)
@@ -41,14 +50,14 @@ static void it_seek(iter_t *it, int d, const zm_dt_node_t *n, char *base, size_t
         f->n = n;
         f->org = org;
         if (n->kind == ZM_DT_RUN) {
-            size_t i = off / n->len;
+            size_t i = seek_index(off, n->len);
             f->i = i;
             it->roff = off - i * n->len;
             it->sp = d;
             return;
         }
         if (n->kind == ZM_DT_LOOP) {
-            size_t i = off / n->len;
+            size_t i = seek_index(off, n->len);
             f->i = i;
             off -= i * n->len;
             base = org + (ptrdiff_t)i * n->stride;
@@ -359,6 +368,46 @@ static size_t step_line(iter_t *a, iter_t *b, size_t n, int a_is_dst)
     return k * L;
 }
 
+/* The loop frame right above the leaf of `it` if the leaf is its child
+ * and stands at its first run, else NULL. */
+static inline frame_t *it_loop_above(iter_t *it)
+{
+    if (it->sp < 1 || it->roff != 0 || it->f[it->sp].i != 0)
+        return NULL;
+    frame_t *p = &it->f[it->sp - 1];
+    return p->n->kind == ZM_DT_LOOP ? p : NULL;
+}
+
+/* Bulk step over whole iterations of the loops right above both leaves,
+ * when both leaves stand at their first run and have the same shape (a
+ * 3D face of 8-byte elements, a column block): one strided copy per
+ * iteration with no iterator steps in between, where going leaf by leaf
+ * would pop to the loop and seek back down every time.  Returns bytes
+ * copied (0 if the step does not apply). */
+static size_t step_nest(iter_t *d, iter_t *s, size_t n)
+{
+    frame_t *pd = it_loop_above(d), *ps = it_loop_above(s);
+    if (!pd || !ps)
+        return 0;
+    const zm_dt_node_t *ld = d->f[d->sp].n, *ls = s->f[s->sp].n;
+    size_t L = ld->len, runs = ld->count, per = L * runs;
+    if (ls->len != L || ls->count != runs || n < 2 * per)
+        return 0;
+    size_t m = min3(pd->n->count - pd->i, ps->n->count - ps->i, n / per);
+    if (m < 2)
+        return 0;
+    char *pdst = it_ptr(d), *psrc = it_ptr(s);
+    ptrdiff_t dstep = pd->n->stride, sstep = ps->n->stride;
+    for (size_t j = 0; j < m; j++, pdst += dstep, psrc += sstep)
+        copy_strided(pdst, ld->stride, psrc, ls->stride, L, runs);
+    /* Stand on the last run of the last iteration taken, then step past. */
+    pd->i += m - 1;
+    ps->i += m - 1;
+    it_skip_runs(d, runs);
+    it_skip_runs(s, runs);
+    return m * per;
+}
+
 /* Copy n bytes from s's position to d's position. */
 static void copy_iters(iter_t *d, iter_t *s, size_t n)
 {
@@ -366,6 +415,11 @@ static void copy_iters(iter_t *d, iter_t *s, size_t n)
         const frame_t *fd = &d->f[d->sp], *fs = &s->f[s->sp];
         size_t dl = fd->n->len, sl = fs->n->len;
         if (dl == sl && d->roff == 0 && s->roff == 0 && n >= dl) {
+            size_t m = step_nest(d, s, n);
+            if (m) {
+                n -= m;
+                continue;
+            }
             size_t k = min3(fd->n->count - fd->i, fs->n->count - fs->i, n / dl);
             copy_strided(it_ptr(d), fd->n->stride, it_ptr(s), fs->n->stride, dl, k);
             it_skip_runs(d, k);

@@ -109,7 +109,7 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
         /* The first polls skip the pause instruction (~25 ns on this
          * machine's CPUs): it would delay noticing a completion that is
          * only a cache-line transfer away. */
-        if (i > 256 || n > 1)
+        if (i > 256 || (n > 1 && !need_all))
             zm_arch_cpu_relax();
         if (need_all) {
             while (first < n && (!reqs[first] || zm_p2p_req_done(reqs[first])))
