@@ -54,20 +54,9 @@ PACK_RATIO = 0.8
 def parse_args(argv):
     """Returns the parsed command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--zmpicc", help="zmpi compiler wrapper (default: "
-                   "build/tools/zmpicc in the repository, then PATH)")
-    p.add_argument("--zmpirun", help="zmpi launcher (default: beside "
-                   "zmpicc, then PATH)")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="rounds over all configurations (default 3)")
-    p.add_argument("--quick", action="store_true",
-                   help="smoke test: max 1M and -x 0.1 unless given")
-    p.add_argument("--max", help="largest payload, passed as -m (default "
-                   "16M)")
-    p.add_argument("--min", help="smallest payload, passed as -M "
-                   "(default 1K; dt_pack 64K)")
-    p.add_argument("--factor", type=float, default=None,
-                   help="iteration factor, passed as -x")
+    p2p.add_run_options(p, "largest payload, passed as -m (default 16M)",
+                        "smallest payload, passed as -M (default 1K; "
+                        "dt_pack 64K)")
     p.add_argument("--only", default=",".join(ITEMS),
                    help="comma-separated subset of " + ",".join(ITEMS))
     p.add_argument("--configs", default=",".join(CONFIGS),

@@ -79,9 +79,11 @@ def quick_defaults(args):
         args.factor = args.factor if args.factor is not None else 0.1
 
 
-def parse_args(argv):
-    """Returns the parsed command line."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_run_options(p, max_help, min_help):
+    """Adds to parser p the options every comparison script shares: the
+    zmpi tools, rounds, --quick (see quick_defaults) and the size range and
+    iteration factor handed to the benchmark programs; max_help and
+    min_help describe --max and --min for that script."""
     p.add_argument("--zmpicc", help="zmpi compiler wrapper (default: "
                    "build/tools/zmpicc in the repository, then PATH)")
     p.add_argument("--zmpirun", help="zmpi launcher (default: beside "
@@ -90,11 +92,17 @@ def parse_args(argv):
                    help="rounds over all configurations (default 3)")
     p.add_argument("--quick", action="store_true",
                    help="smoke test: max 1M and -x 0.1 unless given")
-    p.add_argument("--max", help="largest message size, passed as -m "
-                   "(e.g. 4M; default 64M)")
-    p.add_argument("--min", help="smallest message size, passed as -M")
+    p.add_argument("--max", help=max_help)
+    p.add_argument("--min", help=min_help)
     p.add_argument("--factor", type=float, default=None,
                    help="iteration factor, passed as -x")
+
+
+def parse_args(argv):
+    """Returns the parsed command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_run_options(p, "largest message size, passed as -m (e.g. 4M; "
+                    "default 64M)", "smallest message size, passed as -M")
     p.add_argument("--only", default="latency,bw,bibw",
                    help="comma-separated subset of latency,bw,bibw")
     p.add_argument("--configs", default=",".join(CONFIGS),
