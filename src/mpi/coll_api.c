@@ -66,6 +66,15 @@ static int check_send(struct zmpi_comm *c, const char *fn, const void *sbuf, int
 }
 
 /* Run a blocking collective and raise what it reports. */
+/* The result of a blocking collective that coll returned as st with the
+ * message err: MPI_SUCCESS, or the error through c's handler. */
+static int coll_result(struct zmpi_comm *c, const char *fn, zm_status_t st, const char *err)
+{
+    if (ZM_LIKELY(st == ZM_OK))
+        return MPI_SUCCESS;
+    return zm_mpi_error(c, zm_mpi_class_of(st), fn, "%s (communicator %s)", err, c->name);
+}
+
 static int coll_call(struct zmpi_comm *c, const char *fn, const zm_coll_args_t *a)
 {
     zm_coll_shm_t *s = zm_mpi_coll_shm(c);
@@ -73,10 +82,7 @@ static int coll_call(struct zmpi_comm *c, const char *fn, const zm_coll_args_t *
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     zm_p2p_self()->wait_call = fn;
-    zm_status_t st = zm_coll_run(s, c->p.rank, a, err, sizeof(err));
-    if (ZM_LIKELY(st == ZM_OK))
-        return MPI_SUCCESS;
-    return zm_mpi_error(c, zm_mpi_class_of(st), fn, "%s (communicator %s)", err, c->name);
+    return coll_result(c, fn, zm_coll_run(s, c->p.rank, a, err, sizeof(err)), err);
 }
 
 /* Start a non-blocking collective on a new request. */
@@ -118,12 +124,20 @@ static int coll_start(struct zmpi_comm *c, const char *fn, const zm_coll_args_t 
 
 /* ---- Builders ----------------------------------------------------------- */
 
-static int b_bcast(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, void *buf, int count,
-                   MPI_Datatype dt, int root)
+/* Bcast's argument checks, shared by MPI_Bcast's direct path and b_bcast. */
+static int check_bcast(struct zmpi_comm *c, const char *fn, const void *buf, int count,
+                       MPI_Datatype dt, int root)
 {
     int rc = zm_mpi_check_buf(c, fn, buf, count, dt);
     if (rc == MPI_SUCCESS)
         rc = check_root(c, fn, root);
+    return rc;
+}
+
+static int b_bcast(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, void *buf, int count,
+                   MPI_Datatype dt, int root)
+{
+    int rc = check_bcast(c, fn, buf, count, dt, root);
     a->kind = ZM_COLL_BCAST;
     a->root = root;
     a->rbuf = buf;
@@ -339,9 +353,7 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     struct zmpi_comm *c;
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(c, fn, buf, count, dt);
-    if (rc == MPI_SUCCESS)
-        rc = check_root(c, fn, root);
+        rc = check_bcast(c, fn, buf, count, dt, root);
     if (rc != MPI_SUCCESS)
         return rc;
     zm_coll_shm_t *s = zm_mpi_coll_shm(c);
@@ -349,11 +361,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     zm_p2p_self()->wait_call = fn;
-    zm_status_t st = zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root, err,
-                                       sizeof(err));
-    if (ZM_LIKELY(st == ZM_OK))
-        return MPI_SUCCESS;
-    return zm_mpi_error(c, zm_mpi_class_of(st), fn, "%s (communicator %s)", err, c->name);
+    return coll_result(c, fn, zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root,
+                                                err, sizeof(err)), err);
 }
 ZM_WEAK(Bcast)
 
