@@ -84,6 +84,7 @@ typedef struct zmpi_hy_comm {
     int *node_first;    /* [nnodes + 1]: comm rank of each node's leader,
                          * then size (owned heap block). */
     int sync_mode;      /* An enum zmpi_hy_sync_mode value. */
+    int spins;          /* Flag polls before each poll yields (see .c). */
     unsigned gen;       /* Generation of the next synchronisation; the same
                          * in all ranks of the node. */
     MPI_Win flag_win;   /* Shared window holding the flags (owned). */
