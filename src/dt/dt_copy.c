@@ -156,16 +156,23 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
  * against 28 GB/s without it), and a pack hits that case for whole
  * messages.  Below the threshold memcpy uses its widest vector moves,
  * which beat a loop of 16-byte moves by 5-10 % out of the last-level
- * cache.  Huge runs keep one memcpy call. */
+ * cache.  Huge runs keep one memcpy call.
+ *
+ * The pieces are of equal, computed length, never the constant RUN_CHUNK:
+ * GCC expands a memcpy of a constant 2048 bytes inline as `rep movsq`,
+ * the very instruction the split is there to avoid (measured: 2 KiB
+ * blocks of a 1 MiB vector packed at 30.7 GB/s with it, against 34.8 GB/s
+ * for a plain memcpy call per block). */
 static inline void copy_run(char *d, const char *s, size_t n)
 {
     if (n < RUN_CHUNK || n >= RUN_WHOLE) {
         memcpy(d, s, n);
         return;
     }
+    size_t pieces = (n + RUN_CHUNK - 1) / RUN_CHUNK, len = n / pieces;
     size_t i = 0;
-    for (; i + RUN_CHUNK <= n; i += RUN_CHUNK)
-        memcpy(d + i, s + i, RUN_CHUNK);
+    for (; i + len <= n; i += len)
+        memcpy(d + i, s + i, len);
     if (i < n)
         memcpy(d + i, s + i, n - i);
 }

@@ -111,16 +111,35 @@ static void coop_chunk(zm_req_t *req, size_t off, size_t len)
                      req->coop.scount, req->coop.sdt, off, len);
 }
 
-/* Take and copy chunks of `req`'s cooperative copy until none is left.
- * Either side may call it; the caller holds a reference to req. */
-static void coop_take(zm_req_t *req)
+/* Claim the next chunk of `req`'s cooperative copy from the front or
+ * (back != 0) from the back; returns its index, or SIZE_MAX when none is
+ * left.  The two ends share one word so that a compare-and-swap sees both:
+ * a chunk is taken only while the front is below the back. */
+static size_t coop_claim(zm_req_t *req, int back)
+{
+    uint64_t w = atomic_load_explicit(&req->coop.ends, memory_order_relaxed);
+    for (;;) {
+        uint32_t f = (uint32_t)w, b = (uint32_t)(w >> 32);
+        if (f >= b)
+            return SIZE_MAX;
+        uint64_t nw = back ? w - ((uint64_t)1 << 32) : w + 1;
+        if (atomic_compare_exchange_weak_explicit(&req->coop.ends, &w, nw,
+                                                  memory_order_relaxed, memory_order_relaxed))
+            return back ? (size_t)b - 1 : f;
+    }
+}
+
+/* Take and copy chunks of `req`'s cooperative copy until none is left,
+ * from the front or (back != 0) from the back.  Either side may call it;
+ * the caller holds a reference to req. */
+static void coop_take(zm_req_t *req, int back)
 {
     size_t bytes = req->coop.bytes, chunk = coop_chunk_size(req);
     for (;;) {
-        size_t c = atomic_fetch_add_explicit(&req->coop.next, 1, memory_order_relaxed);
-        size_t off = c * chunk;
-        if (off >= bytes)
+        size_t c = coop_claim(req, back);
+        if (c == SIZE_MAX)
             return;
+        size_t off = c * chunk;
         size_t len = bytes - off < chunk ? bytes - off : chunk;
         coop_chunk(req, off, len);
         atomic_fetch_add_explicit(&req->coop.done, len, memory_order_release);
@@ -130,7 +149,7 @@ static void coop_take(zm_req_t *req)
 void zm_p2p_coop_help(zm_req_t *req)
 {
     if (atomic_load_explicit(&req->coop.active, memory_order_acquire))
-        coop_take(req);
+        coop_take(req, req->coop.helper_back);
 }
 
 /* Copy the first n data bytes of (src, scount, sdt) into (dst, dcount,
@@ -138,7 +157,15 @@ void zm_p2p_coop_help(zm_req_t *req)
  * owns req and only touches its coop fields, which outlive the copy, so no
  * lifetime race exists; the completer waits for every taken chunk before
  * it completes req.  The datatypes stay alive: the sender's request and
- * the receive request hold them until they complete. */
+ * the receive request hold them until they complete.
+ *
+ * The receiving rank's side takes chunks from the front and the sending
+ * rank's side from the back, whichever of them completes: in a repeated
+ * exchange each side then copies about the same bytes every time, so the
+ * lines of both buffers stay in the cache of the core that last wrote
+ * them instead of moving between the cores' caches.  Taking chunks in
+ * turn from one counter gave a side different chunks from message to
+ * message, depending on which side completed and on timing. */
 static void coop_copy(zm_req_t *req, void *dst, size_t dcount, const zm_dt_t *ddt,
                       const void *src, size_t scount, const zm_dt_t *sdt, size_t n)
 {
@@ -149,10 +176,15 @@ static void coop_copy(zm_req_t *req, void *dst, size_t dcount, const zm_dt_t *dd
     req->coop.dcount = dcount;
     req->coop.scount = scount;
     req->coop.bytes = n;
-    atomic_store_explicit(&req->coop.next, 0, memory_order_relaxed);
+    /* A receive request is completed by the sender and waited for by the
+     * receiver; a send request the other way round. */
+    int completer_back = req->kind == ZM_REQ_RECV;
+    req->coop.helper_back = !completer_back;
+    size_t chunk = coop_chunk_size(req), nchunks = (n + chunk - 1) / chunk;
+    atomic_store_explicit(&req->coop.ends, (uint64_t)nchunks << 32, memory_order_relaxed);
     atomic_store_explicit(&req->coop.done, 0, memory_order_relaxed);
     atomic_store_explicit(&req->coop.active, 1, memory_order_release);
-    coop_take(req);
+    coop_take(req, completer_back);
     atomic_store_explicit(&req->coop.active, 0, memory_order_relaxed);
     while (atomic_load_explicit(&req->coop.done, memory_order_acquire) < n)
         zm_arch_cpu_relax();

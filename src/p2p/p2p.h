@@ -109,7 +109,8 @@ typedef struct zmpi_request {
         const zm_dt_t *sdt;        /* source layout (scount elements) */
         size_t dcount, scount;     /* element counts of both sides */
         size_t bytes;              /* total */
-        _Atomic size_t next;       /* next chunk index to take */
+        int helper_back;           /* the waiter takes chunks from the back */
+        _Atomic uint64_t ends;     /* chunks left: [low 32 bits, high 32 bits) */
         _Atomic size_t done;       /* bytes copied so far */
     } coop __attribute__((aligned(ZM_CACHE_LINE)));
 } zm_req_t;
