@@ -119,6 +119,8 @@ typedef struct coll_slot {
     int deferred;                   /* left its last phase without waiting (owner only) */
     const zm_op_t *deferred_op;     /* the op that deferred collective holds (owner only) */
     uint32_t seen;                  /* every other rank's pseq has reached this (owner only) */
+    int rseen_q;                    /* rank rseen_q's pseq has reached rseen (owner only): */
+    uint32_t rseen;                 /* a Bcast receiver's look at its root */
     /* Blocking collectives started (their arguments are published), read
      * by everyone; on its own line with the flag that wakes the rank when
      * it parked waiting for another rank's pseq. */

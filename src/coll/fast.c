@@ -356,6 +356,31 @@ static inline int words_match(const coll_fhdr_t *h, const bcast_words_t *w)
     return ((x4 ^ w->w4) | (x8 ^ w->w8) | (x16 ^ w->w16) | (x24 ^ w->w24)) == 0;
 }
 
+/* Wait until the root has published its collective k.  The receiver
+ * looks at the root's pseq rather than at its ring entry, and remembers
+ * what it saw: a root that runs ahead has published many calls at once,
+ * and the receivers of another worker then read each entry once it is
+ * complete, instead of polling the line the root is writing (every poll
+ * took the line away from the root, which had to fetch it back).  Once
+ * the root's pseq has reached k + 1 its entry k holds collective k until
+ * we have started k + 1 (zm_coll_begin's guard). */
+static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned k)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (ZM_LIKELY(sl->rseen_q == root && zm_coll_reached(sl->rseen, k + 1))) {
+        atomic_thread_fence(memory_order_acquire);
+        return;
+    }
+    _Atomic uint32_t *p = &s->slots[root].pseq;
+    uint32_t v = atomic_load_explicit(p, memory_order_acquire);
+    if (!zm_coll_reached(v, k + 1)) {
+        zm_coll_wait_seq(s, me, p, k + 1);
+        v = atomic_load_explicit(p, memory_order_acquire);
+    }
+    sl->rseen_q = root;
+    sl->rseen = v;
+}
+
 zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
                               const zm_dt_t *dt, int root, char *err, size_t errlen)
 {
@@ -385,9 +410,8 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     /* The root needs nobody; a receiver waits only for the root. */
     if (me == root)
         return ZM_OK;
+    bcast_wait_root(s, me, root, k);
     coll_fhdr_t *hr = zm_coll_fhdr(s, root, k);
-    if (!zm_coll_reached(atomic_load_explicit(&hr->stamp, memory_order_acquire), k + 1))
-        zm_coll_wait_seq(s, me, &hr->stamp, k + 1);
     if (ZM_UNLIKELY(!words_match(hr, &w)))
         return fast_mismatch(s, me, ZM_COLL_BCAST, k, err, errlen);
     unpack(buf, count, dt, fdata(hr), b);
