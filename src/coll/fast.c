@@ -203,7 +203,7 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, int kind, unsigned k,
                                  size_t errlen)
 {
     int n = s->size, gone = -1;
-    zm_coll_wait_all(s, me, k + 1);
+    zm_coll_wait_all(s, me, k + 1, k + 1);
     zm_coll_args_t *all = malloc(sizeof(*all) * (size_t)n);
     if (!all) {
         if (err)
