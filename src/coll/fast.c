@@ -408,8 +408,16 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     words_put(h, &w);
     zm_coll_publish(s, me, h, k + 1);
     /* The root needs nobody; a receiver waits only for the root. */
-    if (me == root)
+    if (me == root) {
+        /* A root in a loop lets the ranks of its worker run after every
+         * half ring: otherwise it ran until the ring was full, then waited
+         * for the slowest reader with its worker's receivers queued
+         * behind it, while the other worker's readers, which had caught
+         * up, had nothing to do. */
+        if ((k & (s->ring / 2 - 1)) == 0)
+            zm_ult_yield();
         return ZM_OK;
+    }
     bcast_wait_root(s, me, root, k);
     coll_fhdr_t *hr = zm_coll_fhdr(s, root, k);
     if (ZM_UNLIKELY(!words_match(hr, &w)))
