@@ -37,24 +37,37 @@ static inline const unsigned char *fdata(const coll_fhdr_t *h)
     return (const unsigned char *)h + ZM_COLL_HDR;
 }
 
-/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
- * them as this rank's data. */
-/* memcpy for the small sizes this path sees most, without a call. */
+/* memcpy for the small sizes this path sees most, without a call: up to
+ * 64 bytes as two overlapping blocks of 4, 8, 16 or 32 bytes (all loads
+ * before the stores, so the blocks may overlap). */
+#define SMALL_PAIR(T)                                                  \
+    do {                                                               \
+        T lo, hi;                                                      \
+        memcpy(&lo, s, sizeof(T));                                     \
+        memcpy(&hi, (const char *)s + n - sizeof(T), sizeof(T));       \
+        memcpy(d, &lo, sizeof(T));                                     \
+        memcpy((char *)d + n - sizeof(T), &hi, sizeof(T));             \
+    } while (0)
+
+typedef struct { uint64_t w[2]; } small16_t;
+typedef struct { uint64_t w[4]; } small32_t;
+
 static inline void small_copy(void *d, const void *s, size_t n)
 {
-    if (n >= 8 && n <= 16) {
-        uint64_t lo, hi;
-        memcpy(&lo, s, 8);
-        memcpy(&hi, (const char *)s + n - 8, 8);
-        memcpy(d, &lo, 8);
-        memcpy((char *)d + n - 8, &hi, 8);
-    } else if (n == 4) {
-        memcpy(d, s, 4);
-    } else if (n) {
+    if (n >= 8 && n <= 16)
+        SMALL_PAIR(uint64_t);
+    else if (n >= 4 && n < 8)
+        SMALL_PAIR(uint32_t);
+    else if (n > 16 && n <= 32)
+        SMALL_PAIR(small16_t);
+    else if (n > 32 && n <= 64)
+        SMALL_PAIR(small32_t);
+    else if (n)
         memcpy(d, s, n);
-    }
 }
 
+/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
+ * them as this rank's data. */
 static inline void fast_inline(zm_coll_args_t *a, const void *buf, size_t count,
                                const zm_dt_t *dt, size_t bytes)
 {
@@ -364,13 +377,10 @@ static inline int words_match(const coll_fhdr_t *h, const bcast_words_t *w)
  * took the line away from the root, which had to fetch it back).  Once
  * the root's pseq has reached k + 1 its entry k holds collective k until
  * we have started k + 1 (zm_coll_begin's guard). */
-static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned k)
+static __attribute__((noinline, cold)) void bcast_wait_look(zm_coll_shm_t *s, int me, int root,
+                                                          unsigned k)
 {
     coll_slot_t *sl = &s->slots[me];
-    if (ZM_LIKELY(sl->rseen_q == root && zm_coll_reached(sl->rseen, k + 1))) {
-        atomic_thread_fence(memory_order_acquire);
-        return;
-    }
     _Atomic uint32_t *p = &s->slots[root].pseq;
     uint32_t v = atomic_load_explicit(p, memory_order_acquire);
     if (!zm_coll_reached(v, k + 1)) {
@@ -381,29 +391,59 @@ static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned 
     sl->rseen = v;
 }
 
+static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned k)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (ZM_LIKELY(sl->rseen_q == root && zm_coll_reached(sl->rseen, k + 1)))
+        atomic_thread_fence(memory_order_acquire);
+    else
+        bcast_wait_look(s, me, root, k);
+}
+
+/* A Bcast that does not fit the fast path: the generic one. */
+static __attribute__((noinline, cold)) zm_status_t bcast_slow(zm_coll_shm_t *s, int me, void *buf,
+                                                              size_t count, const zm_dt_t *dt,
+                                                              int root, char *err, size_t errlen)
+{
+    zm_coll_args_t a;
+    zm_coll_args_clear(&a);
+    a.kind = ZM_COLL_BCAST;
+    a.root = root;
+    a.rbuf = buf;
+    a.rcount = count;
+    a.rdt = dt;
+    return zm_coll_run(s, me, &a, err, errlen);
+}
+
+/* The data copies of a Bcast with a non-contiguous type, out of line. */
+static __attribute__((noinline)) void bcast_pack(void *inl, const void *buf, size_t count,
+                                                 const zm_dt_t *dt, size_t b)
+{
+    if (b)
+        zm_dt_copy(inl, b, &zmpi_dt_MPI_BYTE, buf, count, dt, b);
+}
+
+static __attribute__((noinline)) void bcast_unpack(void *buf, size_t count, const zm_dt_t *dt,
+                                                   const void *src, size_t b)
+{
+    unpack(buf, count, dt, src, b);
+}
+
 zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
                               const zm_dt_t *dt, int root, char *err, size_t errlen)
 {
     size_t b = zm_dt_bytes(dt, count);
-    if (ZM_UNLIKELY(!zm_coll_fast_bcast_fits(s, b))) {
-        zm_coll_args_t a;
-        zm_coll_args_clear(&a);
-        a.kind = ZM_COLL_BCAST;
-        a.root = root;
-        a.rbuf = buf;
-        a.rcount = count;
-        a.rdt = dt;
-        return zm_coll_run(s, me, &a, err, errlen);
-    }
+    if (ZM_UNLIKELY(!zm_coll_fast_bcast_fits(s, b)))
+        return bcast_slow(s, me, buf, count, dt, root, err, errlen);
     unsigned k;
     coll_fhdr_t *h = zm_coll_begin(s, me, &k);
     bcast_words_t w = { ZM_COLL_BCAST | ZM_COLL_FAST_HDR_ONLY << 8, (uint32_t)root, 0,
                         (uint32_t)b };
     if (me == root) {
-        if (dt->contig)
+        if (ZM_LIKELY(dt->contig))
             small_copy((unsigned char *)h + ZM_COLL_HDR, buf, b);
-        else if (b)
-            zm_dt_copy((unsigned char *)h + ZM_COLL_HDR, b, &zmpi_dt_MPI_BYTE, buf, count, dt, b);
+        else
+            bcast_pack((unsigned char *)h + ZM_COLL_HDR, buf, count, dt, b);
     }
     words_put(h, &w);
     zm_coll_publish(s, me, h, k + 1);
@@ -422,7 +462,10 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     coll_fhdr_t *hr = zm_coll_fhdr(s, root, k);
     if (ZM_UNLIKELY(!words_match(hr, &w)))
         return fast_mismatch(s, me, ZM_COLL_BCAST, k, err, errlen);
-    unpack(buf, count, dt, fdata(hr), b);
+    if (ZM_LIKELY(dt->contig))
+        small_copy(buf, fdata(hr), b);
+    else
+        bcast_unpack(buf, count, dt, fdata(hr), b);
     return ZM_OK;
 }
 
