@@ -75,7 +75,7 @@ void zm_coll_quiesce(zm_coll_shm_t *s, int me)
      * only one attached so far; the others attach when they start it, so
      * once all have started our last collective the block stays alive
      * until they are done with it. */
-    zm_coll_wait_all(s, me, s->slots[me].seq, s->slots[me].seq);
+    zm_coll_wait_all(s, me, s->slots[me].seq);
 }
 
 /* Record what the full check needs of a fast call in the ring, for a
@@ -120,7 +120,7 @@ static inline void copy_public(zm_coll_args_t *d, const zm_coll_args_t *a)
     d->op = a->op;
 }
 
-void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want, uint32_t hope)
+void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
 {
     coll_slot_t *sl = &s->slots[me];
     if (zm_coll_reached(sl->seen, want))
@@ -143,11 +143,6 @@ void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want, uint32_t hope)
             sl->seen = want + (s->size > 1 ? ahead : 0);
             return;
         }
-        /* We wait anyway: wait for more, so that the next calls need
-         * neither a look nor a wait (a Bcast root at the end of its ring
-         * otherwise waited, and pulled the others' counters over from
-         * the other worker, on every call). */
-        want = hope;
         zm_coll_wait_seq(s, me, &s->slots[late].pseq, want);
     }
 }

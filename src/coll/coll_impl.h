@@ -208,20 +208,8 @@ static inline void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uin
  * rank whose peer never comes).  ULT context, rank `me`. */
 void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t want);
 
-/* Wait until every other rank's pseq has reached `want` (coll.c); if
- * that means waiting at all, wait until they have reached `hope` (at
- * least want, and no more than every rank reaches without our further
- * progress in a correct program). */
-void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want, uint32_t hope);
-
-/* What zm_coll_begin waits for once it has to wait for the guard of
- * collective k: a quarter of the ring more.  Every rank of a correct
- * program starts k - 1 (reaches pseq k) without our further progress,
- * since collectives may synchronise. */
-static inline uint32_t guard_hope(const zm_coll_shm_t *s, unsigned k)
-{
-    return k - s->ring + 2 + s->ring / 4;
-}
+/* Wait until every other rank's pseq has reached `want` (coll.c). */
+void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want);
 
 /* Start rank me's next blocking collective: settle a deferred one, take
  * its number k, wait until its ring entry is free, mark the entry stale
@@ -239,7 +227,7 @@ static inline coll_fhdr_t *zm_coll_begin(zm_coll_shm_t *s, int me, unsigned *kp)
      * guard keeps the receivers in step, which measured faster.) */
     uint32_t want = k - s->ring + 2;
     if (!zm_coll_reached(sl->seen, want))
-        zm_coll_wait_all(s, me, want, guard_hope(s, k));
+        zm_coll_wait_all(s, me, want);
     coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
     /* A mismatch check may be copying the header (fast.c): mark the entry
      * stale before rewriting it. */

@@ -216,7 +216,7 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, int kind, unsigned k,
                                  size_t errlen)
 {
     int n = s->size, gone = -1;
-    zm_coll_wait_all(s, me, k + 1, k + 1);
+    zm_coll_wait_all(s, me, k + 1);
     zm_coll_args_t *all = malloc(sizeof(*all) * (size_t)n);
     if (!all) {
         if (err)
@@ -448,16 +448,8 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     words_put(h, &w);
     zm_coll_publish(s, me, h, k + 1);
     /* The root needs nobody; a receiver waits only for the root. */
-    if (me == root) {
-        /* A root in a loop lets the ranks of its worker run after every
-         * half ring: otherwise it ran until the ring was full, then waited
-         * for the slowest reader with its worker's receivers queued
-         * behind it, while the other worker's readers, which had caught
-         * up, had nothing to do. */
-        if ((k & (s->ring / 2 - 1)) == 0)
-            zm_ult_yield();
+    if (me == root)
         return ZM_OK;
-    }
     bcast_wait_root(s, me, root, k);
     coll_fhdr_t *hr = zm_coll_fhdr(s, root, k);
     if (ZM_UNLIKELY(!words_match(hr, &w)))
