@@ -394,7 +394,9 @@ static __attribute__((noinline, cold)) void bcast_wait_look(zm_coll_shm_t *s, in
 static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned k)
 {
     coll_slot_t *sl = &s->slots[me];
-    if (ZM_LIKELY(sl->rseen_q == root && zm_coll_reached(sl->rseen, k + 1)))
+    /* The root is less than a ring ahead of us (its guard): a remembered
+     * value further off is one from before the counters wrapped. */
+    if (ZM_LIKELY(sl->rseen_q == root && sl->rseen - (k + 1) < s->ring))
         atomic_thread_fence(memory_order_acquire);
     else
         bcast_wait_look(s, me, root, k);
