@@ -10,9 +10,14 @@
  * Reduce sender, the root for a Bcast receiver, everyone otherwise.  It
  * copies the data straight out of their areas, so it never waits for a
  * slower reader: the ring entry stays untouched until that reader has
- * moved on (zm_coll_run's guard).  No counter is shared by all ranks, no
- * rank releases the others, and a small call costs one cache line per
+ * moved on (zm_coll_begin's guard).  No counter is shared by all ranks,
+ * no rank releases the others, and a small call costs one cache line per
  * rank read.
+ *
+ * A small Bcast, the commonest call, has a path of its own
+ * (zm_coll_bcast_run): its header alone describes it (no record, no
+ * argument block), and a receiver learns from the root's counter, which
+ * it remembers, how many of the root's calls it may read.
  *
  * The ranks check each other with the headers only: in a correct program
  * they are equal.  When they are not, every rank that notices waits for
