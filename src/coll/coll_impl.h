@@ -139,6 +139,8 @@ struct zm_coll_shm {
     coll_rec_t *rec;                /* call records: rank, then ring entry */
     zm_coll_args_t *spub;           /* the slow path's arguments: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
+    size_t bcast_lim;               /* a Bcast of fewer bytes takes its fast path */
+    size_t rank_bytes;              /* bytes of one rank's ring of inline areas */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
     coll_nbc_t *nbc_head;           /* non-blocking collectives being matched */
@@ -248,11 +250,13 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
 
 /* Whether a Bcast of `bytes` bytes takes its own fast path
  * (zm_coll_bcast_run in fast.c): the decision depends only on what the
- * ranks of a correct program agree on, so either all take it or none. */
+ * ranks of a correct program agree on, so either all take it or none.
+ * The block's limit (shm.c) is inl_cap + 1 on communicators of up to
+ * ZM_COLL_FAST_RANKS ranks whose areas are at most ZM_COLL_FAST_MAX
+ * bytes, else 0. */
 static inline int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, size_t bytes)
 {
-    return s->size <= ZM_COLL_FAST_RANKS && s->inl_cap <= ZM_COLL_FAST_MAX &&
-           bytes <= s->inl_cap;
+    return bytes < s->bcast_lim;
 }
 
 /* The `fast` value of a fast Bcast's header: the header holds all that a

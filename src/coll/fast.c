@@ -458,7 +458,9 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     if (me == root)
         return ZM_OK;
     bcast_wait_root(s, me, root, k);
-    coll_fhdr_t *hr = zm_coll_fhdr(s, root, k);
+    /* The root's entry k: ours, in the root's ring of areas. */
+    coll_fhdr_t *hr = (coll_fhdr_t *)((char *)h + (ptrdiff_t)(root - me) *
+                                      (ptrdiff_t)s->rank_bytes);
     if (ZM_UNLIKELY(!words_match(hr, &w)))
         return fast_mismatch(s, me, ZM_COLL_BCAST, k, err, errlen);
     if (ZM_LIKELY(dt->contig))

@@ -84,6 +84,8 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->spub = (zm_coll_args_t *)((char *)s + slots);
     s->rec = (coll_rec_t *)(s->spub + 2 * n);
     s->inl_cap = cap;
+    s->rank_bytes = (cap + ZM_COLL_AREA_PAD) * ring;
+    s->bcast_lim = c->size <= ZM_COLL_FAST_RANKS && cap <= ZM_COLL_FAST_MAX ? cap + 1 : 0;
     s->inl = (unsigned char *)s + slots + pubs;
     return s;
 }
