@@ -201,6 +201,31 @@ static void coll_count_mismatch(int rank, int size)
     MPI_Bcast(v, rank == 0 ? 10 : 5, MPI_INT, 0, MPI_COMM_WORLD);
 }
 
+/* A small Bcast (the fast path, which compares headers only) after a loop
+ * of good ones with changing roots; rank 5 names another root. */
+static void coll_bcast_root_mismatch(int rank, int size)
+{
+    int v[4] = { 0 };
+
+    for (int i = 0; i < 100; i++)
+        MPI_Bcast(v, 4, MPI_INT, i % size, MPI_COMM_WORLD);
+    MPI_Bcast(v, 4, MPI_INT, rank == 5 ? 1 : 0, MPI_COMM_WORLD);
+}
+
+/* Rank 3 calls Allreduce where the others call a small Bcast. */
+static void coll_bcast_kind_mismatch(int rank, int size)
+{
+    int v[4] = { 0 }, w[4];
+
+    (void)size;
+    for (int i = 0; i < 100; i++)
+        MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 3)
+        MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        MPI_Bcast(v, 4, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
 static void coll_root_mismatch(int rank, int size)
 {
     int v = rank, r = 0;
@@ -251,6 +276,8 @@ int main(int argc, char **argv)
         { "coll_null_buffer", coll_null_buffer },
         { "coll_count_mismatch", coll_count_mismatch },
         { "coll_root_mismatch", coll_root_mismatch }, { "coll_deadlock", coll_deadlock },
+        { "coll_bcast_root_mismatch", coll_bcast_root_mismatch },
+        { "coll_bcast_kind_mismatch", coll_bcast_kind_mismatch },
         { "coll_ibarrier_missing", coll_ibarrier_missing },
     };
     int rank, size;

@@ -150,62 +150,16 @@ void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want)
 static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
                             unsigned k, char *err, size_t errlen);
 
-/* Start rank me's next blocking collective: settle a deferred one, take
- * its number k, wait until its ring entry is free, mark the entry stale
- * and return its header. */
-static inline coll_fhdr_t *run_begin(zm_coll_shm_t *s, int me, unsigned *kp)
-{
-    coll_slot_t *sl = &s->slots[me];
-    zm_coll_settle(s, me);
-    unsigned k = sl->seq++;
-    /* Our ring entry for k was last used by collective k - ring: every
-     * rank must have started k - ring + 1, so none still reads it.  (Also
-     * a Bcast receiver's entry, which only a mismatch check reads: the
-     * guard keeps the receivers in step, which measured faster.) */
-    zm_coll_wait_all(s, me, k - s->ring + 2);
-    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
-    /* A mismatch check may be copying the record (fast.c): mark the entry
-     * stale before rewriting it. */
-    atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    *kp = k;
-    return h;
-}
-
-zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
-                              const zm_dt_t *dt, int root, char *err, size_t errlen)
-{
-    zm_coll_args_t a;
-    unsigned k;
-    a.kind = ZM_COLL_BCAST;
-    a.root = root;
-    a.rbuf = buf;
-    a.rcount = count;
-    a.rdt = dt;
-    /* The fast path reads only these fields. */
-    if (zm_coll_fast_bcast_fits(s, &a)) {
-        coll_fhdr_t *h = run_begin(s, me, &k);
-        return zm_coll_fast_bcast(s, me, &a, h, k, err, errlen);
-    }
-    zm_coll_args_clear(&a);
-    a.kind = ZM_COLL_BCAST;
-    a.root = root;
-    a.rbuf = buf;
-    a.rcount = count;
-    a.rdt = dt;
-    return zm_coll_run(s, me, &a, err, errlen);
-}
-
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
     unsigned k;
-    coll_fhdr_t *h = run_begin(s, me, &k);
     /* A small Bcast, the commonest call, goes straight to its fast path:
      * it needs neither the generic preparation nor an argument entry. */
-    if (a->kind == ZM_COLL_BCAST && zm_coll_fast_bcast_fits(s, a))
-        return zm_coll_fast_bcast(s, me, a, h, k, err, errlen);
+    if (a->kind == ZM_COLL_BCAST && zm_coll_fast_bcast_fits(s, zm_dt_bytes(a->rdt, a->rcount)))
+        return zm_coll_bcast_run(s, me, a->rbuf, a->rcount, a->rdt, a->root, err, errlen);
+    coll_fhdr_t *h = zm_coll_begin(s, me, &k);
     /* The arguments go to the slow path's entry for its next collective,
      * which no rank reads any more (see run_slow); a fast call only uses
      * it as scratch, others read its record. */

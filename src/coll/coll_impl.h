@@ -78,7 +78,8 @@ static inline int zm_coll_reached(uint32_t v, uint32_t want)
 typedef struct coll_fhdr {
     _Atomic uint32_t stamp;         /* k + 1 once the entry holds collective k */
     uint8_t kind;                   /* ZM_COLL_* */
-    uint8_t fast;                   /* the call runs on the fast path */
+    uint8_t fast;                   /* 0: slow path; 1: fast path, with a record;
+                                     * ZM_COLL_FAST_HDR_ONLY: a fast Bcast */
     uint8_t opcomm;                 /* reductions: op commutative */
     uint8_t ekind;                  /* reductions: element kind */
     int32_t root;
@@ -118,6 +119,8 @@ typedef struct coll_slot {
     int deferred;                   /* left its last phase without waiting (owner only) */
     const zm_op_t *deferred_op;     /* the op that deferred collective holds (owner only) */
     uint32_t seen;                  /* every other rank's pseq has reached this (owner only) */
+    int rseen_q;                    /* rank rseen_q's pseq has reached rseen (owner only): */
+    uint32_t rseen;                 /* a Bcast receiver's look at its root */
     /* Blocking collectives started (their arguments are published), read
      * by everyone; on its own line with the flag that wakes the rank when
      * it parked waiting for another rank's pseq. */
@@ -132,9 +135,12 @@ struct zm_coll_shm {
     int size;                       /* ranks */
     int refs;                       /* attached ranks + pending requests (table lock) */
     unsigned ring;                  /* ring entries per rank, a power of two */
+    int asym;                       /* publishers need no fence (zm_arch_membarrier) */
     coll_rec_t *rec;                /* call records: rank, then ring entry */
     zm_coll_args_t *spub;           /* the slow path's arguments: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
+    size_t bcast_lim;               /* a Bcast of fewer bytes takes its fast path */
+    size_t rank_bytes;              /* bytes of one rank's ring of inline areas */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
     coll_nbc_t *nbc_head;           /* non-blocking collectives being matched */
@@ -174,10 +180,29 @@ static inline coll_fhdr_t *zm_coll_fhdr(const zm_coll_shm_t *s, int q, unsigned 
     return (coll_fhdr_t *)(s->inl + i * (s->inl_cap + ZM_COLL_AREA_PAD));
 }
 
+/* Wake the ranks parked waiting for a publication (shm.c).  ULT context. */
+void zm_coll_wake_sleepers(zm_coll_shm_t *s, int me);
+
 /* Publish that rank `me` has started its collective number v - 1 (its
  * arguments are in its ring entry, h its header), and wake ranks parked
- * waiting for any publication.  ULT context. */
-void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v);
+ * waiting for any publication.  Inline: every fast call publishes once.
+ * ULT context. */
+static inline void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v)
+{
+    atomic_store_explicit(&h->stamp, v, memory_order_release);
+    atomic_store_explicit(&s->slots[me].pseq, v, memory_order_release);
+    /* Pairs with the waiter's increment of sleepers before its last look
+     * at our stamp: either it sees v, or we see it registered.  With
+     * membarrier the waiter forces the barrier on us when it registers
+     * (rare), so we need none; a real fence here stalls until the lines
+     * the readers hold are ours again, on every call. */
+    if (s->asym)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+    if (ZM_UNLIKELY(atomic_load_explicit(&s->sleepers, memory_order_acquire)))
+        zm_coll_wake_sleepers(s, me);
+}
 
 /* Wait until the counter *p (a pseq or a stamp) reaches `want`: poll
  * while alone on the worker, else let the worker's other ranks run; after
@@ -188,20 +213,56 @@ void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t wa
 /* Wait until every other rank's pseq has reached `want` (coll.c). */
 void zm_coll_wait_all(zm_coll_shm_t *s, int me, uint32_t want);
 
+/* Start rank me's next blocking collective: settle a deferred one, take
+ * its number k, wait until its ring entry is free, mark the entry stale
+ * and return its header.  Inline, with the waits out of line: in a loop
+ * of small calls neither is usually needed.  ULT context. */
+static inline coll_fhdr_t *zm_coll_begin(zm_coll_shm_t *s, int me, unsigned *kp)
+{
+    coll_slot_t *sl = &s->slots[me];
+    if (ZM_UNLIKELY(sl->deferred))
+        zm_coll_settle(s, me);
+    unsigned k = sl->seq++;
+    /* Our ring entry for k was last used by collective k - ring: every
+     * rank must have started k - ring + 1, so none still reads it.  (Also
+     * a Bcast receiver's entry, which only a mismatch check reads: the
+     * guard keeps the receivers in step, which measured faster.) */
+    uint32_t want = k - s->ring + 2;
+    if (!zm_coll_reached(sl->seen, want))
+        zm_coll_wait_all(s, me, want);
+    coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
+    /* A mismatch check may be copying the header (fast.c): mark the entry
+     * stale before rewriting it. */
+    atomic_store_explicit(&h->stamp, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    *kp = k;
+    return h;
+}
+
 /* Prepare rank me's arguments for the fast path's common cases (what
  * zm_coll_prepare would do, without its generality); returns 0, having
  * decided nothing, when zm_coll_prepare must do it. */
 int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
 
-/* A Bcast's whole fast path at once (what prepare, sig, the record and
- * run do for it, without their generality: the commonest small call).
- * fits says whether the call takes it (the same decision as sig's);
- * bcast publishes rank me's call a in its header h and record of ring
- * entry k, and runs it, leaving the slow path's argument entry alone.
- * ULT context. */
-int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a);
-zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                               coll_fhdr_t *h, unsigned k, char *err, size_t errlen);
+/* Largest inline area the fast path works with (shm.c picks at most
+ * this much per entry). */
+#define ZM_COLL_FAST_MAX 2048
+
+/* Whether a Bcast of `bytes` bytes takes its own fast path
+ * (zm_coll_bcast_run in fast.c): the decision depends only on what the
+ * ranks of a correct program agree on, so either all take it or none.
+ * The block's limit (shm.c) is inl_cap + 1 on communicators of up to
+ * ZM_COLL_FAST_RANKS ranks whose areas are at most ZM_COLL_FAST_MAX
+ * bytes, else 0. */
+static inline int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, size_t bytes)
+{
+    return bytes < s->bcast_lim;
+}
+
+/* The `fast` value of a fast Bcast's header: the header holds all that a
+ * mismatch check needs of the call (kind, root and bytes), so the call
+ * writes no record. */
+#define ZM_COLL_FAST_HDR_ONLY 2
 
 /* The fast path (fast.c): fill rank me's header h for its prepared call
  * pa and return nonzero if the call runs on the fast path; then run it. */

@@ -10,9 +10,14 @@
  * Reduce sender, the root for a Bcast receiver, everyone otherwise.  It
  * copies the data straight out of their areas, so it never waits for a
  * slower reader: the ring entry stays untouched until that reader has
- * moved on (zm_coll_run's guard).  No counter is shared by all ranks, no
- * rank releases the others, and a small call costs one cache line per
+ * moved on (zm_coll_begin's guard).  No counter is shared by all ranks,
+ * no rank releases the others, and a small call costs one cache line per
  * rank read.
+ *
+ * A small Bcast, the commonest call, has a path of its own
+ * (zm_coll_bcast_run): its header alone describes it (no record, no
+ * argument block), and a receiver learns from the root's counter, which
+ * it remembers, how many of the root's calls it may read.
  *
  * The ranks check each other with the headers only: in a correct program
  * they are equal.  When they are not, every rank that notices waits for
@@ -23,38 +28,51 @@
  */
 #include "coll/coll_impl.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern zm_dt_t zmpi_dt_MPI_BYTE;
 
-/* Largest inline area (shm.c picks at most this much per entry). */
-#define FAST_MAX 2048
+#define FAST_MAX ZM_COLL_FAST_MAX
 
 static inline const unsigned char *fdata(const coll_fhdr_t *h)
 {
     return (const unsigned char *)h + ZM_COLL_HDR;
 }
 
-/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
- * them as this rank's data. */
-/* memcpy for the small sizes this path sees most, without a call. */
+/* memcpy for the small sizes this path sees most, without a call: up to
+ * 64 bytes as two overlapping blocks of 4, 8, 16 or 32 bytes (all loads
+ * before the stores, so the blocks may overlap). */
+#define SMALL_PAIR(T)                                                  \
+    do {                                                               \
+        T lo, hi;                                                      \
+        memcpy(&lo, s, sizeof(T));                                     \
+        memcpy(&hi, (const char *)s + n - sizeof(T), sizeof(T));       \
+        memcpy(d, &lo, sizeof(T));                                     \
+        memcpy((char *)d + n - sizeof(T), &hi, sizeof(T));             \
+    } while (0)
+
+typedef struct { uint64_t w[2]; } small16_t;
+typedef struct { uint64_t w[4]; } small32_t;
+
 static inline void small_copy(void *d, const void *s, size_t n)
 {
-    if (n >= 8 && n <= 16) {
-        uint64_t lo, hi;
-        memcpy(&lo, s, 8);
-        memcpy(&hi, (const char *)s + n - 8, 8);
-        memcpy(d, &lo, 8);
-        memcpy((char *)d + n - 8, &hi, 8);
-    } else if (n == 4) {
-        memcpy(d, s, 4);
-    } else if (n) {
+    if (n >= 8 && n <= 16)
+        SMALL_PAIR(uint64_t);
+    else if (n >= 4 && n < 8)
+        SMALL_PAIR(uint32_t);
+    else if (n > 16 && n <= 32)
+        SMALL_PAIR(small16_t);
+    else if (n > 32 && n <= 64)
+        SMALL_PAIR(small32_t);
+    else if (n)
         memcpy(d, s, n);
-    }
 }
 
+/* Copy `bytes` bytes of (buf, count, dt) into the inline area and publish
+ * them as this rank's data. */
 static inline void fast_inline(zm_coll_args_t *a, const void *buf, size_t count,
                                const zm_dt_t *dt, size_t bytes)
 {
@@ -77,14 +95,6 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
     switch (a->kind) {
     case ZM_COLL_BARRIER:
         return 1;
-    case ZM_COLL_BCAST: {
-        size_t b = zm_dt_bytes(a->rdt, a->rcount);
-        if (b > a->inl_cap)
-            return 0;
-        if (me == a->root)
-            fast_inline(a, a->rbuf, a->rcount, a->rdt, b);
-        return 1;
-    }
     case ZM_COLL_ALLGATHER: {
         if (a->sbuf == ZM_IN_PLACE)
             return 0;
@@ -138,13 +148,8 @@ int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_
     switch (a->kind) {
     case ZM_COLL_BARRIER:
         break;
-    case ZM_COLL_BCAST: {
-        size_t b = zm_dt_bytes(a->rdt, a->rcount);
-        if (b > a->inl_cap)
-            return 0;
-        h->rbytes = (uint32_t)b;
-        break;
-    }
+    /* A Bcast that fits has run zm_coll_bcast_run instead: any other
+     * takes the slow path (default). */
     case ZM_COLL_ALLGATHER:
     case ZM_COLL_ALLTOALL: {
         if (!a->inl)
@@ -189,13 +194,31 @@ static inline int hdr_match(const coll_fhdr_t *a, const coll_fhdr_t *q)
     return x4 == y4 && x8[0] == y8[0] && x8[1] == y8[1] && x8[2] == y8[2];
 }
 
+/* The arguments the full check reads, from a record. */
+static void copy_rec(zm_coll_args_t *d, const coll_rec_t *r)
+{
+    d->kind = r->kind;
+    d->root = r->root;
+    d->failed = r->failed;
+    d->sbuf = r->sbuf;
+    d->scount = r->scount;
+    d->rcount = r->rcount;
+    d->src_count = r->src_count;
+    d->rm = r->rm;
+    d->sdt = r->sdt;
+    d->rdt = r->rdt;
+    d->src_dt = r->src_dt;
+    d->edt = r->edt;
+    d->op = r->op;
+}
+
 /* The ranks disagree: once every rank has published, judge all of them
  * the way the slow path does, so that every rank that notices reports the
  * same mismatch.  The arguments are read from copies taken while each
  * rank's entry still held collective k: a rank whose entry nobody reads in
  * the normal course may have moved on and rewritten it. */
-static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, const zm_coll_args_t *pa, unsigned k,
-                                 char *err, size_t errlen)
+static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, int kind, unsigned k, char *err,
+                                 size_t errlen)
 {
     int n = s->size, gone = -1;
     zm_coll_wait_all(s, me, k + 1);
@@ -203,7 +226,7 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, const zm_coll_args_t 
     if (!all) {
         if (err)
             snprintf(err, errlen, "the ranks disagree on %s (out of memory for the details)",
-                     zm_coll_name(pa->kind));
+                     zm_coll_name(kind));
         return ZM_COLL_ERR_COUNT;
     }
     memset(all, 0, sizeof(*all) * (size_t)n);
@@ -215,23 +238,19 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, const zm_coll_args_t 
             /* A call on the slow path has a header but no record. */
             all[q].kind = hq->kind;
             all[q].root = hq->root;
-            if (hq->kind == pa->kind && (slow < 0 || q < slow))
+            if (hq->kind == kind && (slow < 0 || q < slow))
                 slow = q;
             continue;
         }
-        all[q].kind = r->kind;
-        all[q].root = r->root;
-        all[q].failed = r->failed;
-        all[q].sbuf = r->sbuf;
-        all[q].scount = r->scount;
-        all[q].rcount = r->rcount;
-        all[q].src_count = r->src_count;
-        all[q].rm = r->rm;
-        all[q].sdt = r->sdt;
-        all[q].rdt = r->rdt;
-        all[q].src_dt = r->src_dt;
-        all[q].edt = r->edt;
-        all[q].op = r->op;
+        if (hq->fast == ZM_COLL_FAST_HDR_ONLY) {
+            /* A fast Bcast: what the check compares is its byte count. */
+            all[q].kind = hq->kind;
+            all[q].root = hq->root;
+            all[q].rcount = hq->rbytes;
+            all[q].rdt = &zmpi_dt_MPI_BYTE;
+        } else {
+            copy_rec(&all[q], r);
+        }
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&hq->stamp, memory_order_relaxed) != k + 1)
             gone = q;
@@ -244,13 +263,13 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, const zm_coll_args_t 
     if (st == ZM_OK) {
         if (err && slow >= 0 && gone < 0)
             snprintf(err, errlen, "rank %d passed a different amount of data to %s than "
-                     "rank %d", slow, zm_coll_name(pa->kind), me);
+                     "rank %d", slow, zm_coll_name(kind), me);
         else if (err && gone >= 0)
             snprintf(err, errlen, "the ranks disagree on the arguments of %s (rank %d "
-                     "already finished it)", zm_coll_name(pa->kind), gone);
+                     "already finished it)", zm_coll_name(kind), gone);
         else if (err)
             snprintf(err, errlen, "the ranks passed different amounts of data to %s",
-                     zm_coll_name(pa->kind));
+                     zm_coll_name(kind));
         st = ZM_COLL_ERR_COUNT;
     }
     return st;
@@ -296,10 +315,6 @@ static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const c
     int n = s->size;
     size_t rb = h->rbytes;
     switch (a->kind) {
-    case ZM_COLL_BCAST:
-        if (me != a->root)
-            unpack(a->rbuf, a->rcount, a->rdt, fdata(zm_coll_fhdr(s, a->root, k)), rb);
-        break;
     case ZM_COLL_ALLGATHER:
     case ZM_COLL_ALLTOALL:
         for (int i = 0; i < n; i++) {
@@ -321,51 +336,137 @@ static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const c
     }
 }
 
-int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, const zm_coll_args_t *a)
+/* A fast Bcast's header after the stamp, as the four words that hold
+ * kind and fast, root and opid, esize and sbytes, rbytes and pad.  The
+ * call writes them, and compares the root's with them, as whole words
+ * from registers: reading back our own header, just written field by
+ * field, would stall on every call (narrow stores are not forwarded to
+ * wide loads). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "header words are little-endian");
+_Static_assert(offsetof(coll_fhdr_t, kind) == 4 && offsetof(coll_fhdr_t, fast) == 5 &&
+               offsetof(coll_fhdr_t, root) == 8 && offsetof(coll_fhdr_t, esize) == 16 &&
+               offsetof(coll_fhdr_t, rbytes) == 24 && sizeof(coll_fhdr_t) == ZM_COLL_HDR,
+               "coll_fhdr_t layout");
+
+typedef struct bcast_words {
+    uint32_t w4;
+    uint64_t w8, w16, w24;
+} bcast_words_t;
+
+static inline void words_put(coll_fhdr_t *h, const bcast_words_t *w)
 {
-    return s->size <= ZM_COLL_FAST_RANKS && s->inl_cap <= FAST_MAX &&
-           zm_dt_bytes(a->rdt, a->rcount) <= s->inl_cap;
+    char *p = (char *)h;
+    memcpy(p + 4, &w->w4, 4);
+    memcpy(p + 8, &w->w8, 8);
+    memcpy(p + 16, &w->w16, 8);
+    memcpy(p + 24, &w->w24, 8);
 }
 
-zm_status_t zm_coll_fast_bcast(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                               coll_fhdr_t *h, unsigned k, char *err, size_t errlen)
+static inline int words_match(const coll_fhdr_t *h, const bcast_words_t *w)
 {
-    size_t b = zm_dt_bytes(a->rdt, a->rcount);
-    int root = a->root;
-    unsigned char *inl = (unsigned char *)h + ZM_COLL_HDR;
-    if (me == root) {
-        if (a->rdt->contig)
-            small_copy(inl, a->rbuf, b);
-        else if (b)
-            zm_dt_copy(inl, b, &zmpi_dt_MPI_BYTE, a->rbuf, a->rcount, a->rdt, b);
+    const char *p = (const char *)h;
+    uint32_t x4;
+    uint64_t x8, x16, x24;
+    memcpy(&x4, p + 4, 4);
+    memcpy(&x8, p + 8, 8);
+    memcpy(&x16, p + 16, 8);
+    memcpy(&x24, p + 24, 8);
+    return ((x4 ^ w->w4) | (x8 ^ w->w8) | (x16 ^ w->w16) | (x24 ^ w->w24)) == 0;
+}
+
+/* Wait until the root has published its collective k.  The receiver
+ * looks at the root's pseq rather than at its ring entry, and remembers
+ * what it saw: a root that runs ahead has published many calls at once,
+ * and the receivers of another worker then read each entry once it is
+ * complete, instead of polling the line the root is writing (every poll
+ * took the line away from the root, which had to fetch it back).  Once
+ * the root's pseq has reached k + 1 its entry k holds collective k until
+ * we have started k + 1 (zm_coll_begin's guard). */
+static __attribute__((noinline, cold)) void bcast_wait_look(zm_coll_shm_t *s, int me, int root,
+                                                          unsigned k)
+{
+    coll_slot_t *sl = &s->slots[me];
+    _Atomic uint32_t *p = &s->slots[root].pseq;
+    uint32_t v = atomic_load_explicit(p, memory_order_acquire);
+    if (!zm_coll_reached(v, k + 1)) {
+        zm_coll_wait_seq(s, me, p, k + 1);
+        v = atomic_load_explicit(p, memory_order_acquire);
     }
-    memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
-    h->kind = ZM_COLL_BCAST;
-    h->root = root;
-    h->rbytes = (uint32_t)b;
-    h->fast = 1;
-    /* What a mismatch check reads of this call (put_rec's fields). */
-    coll_rec_t *r = zm_coll_rec(s, me, k);
-    r->kind = ZM_COLL_BCAST;
-    r->root = root;
-    r->failed = ZM_OK;
-    r->sbuf = NULL;
-    r->scount = 0;
-    r->rcount = a->rcount;
-    r->src_count = me == root ? b : 0;
-    r->rm = 0;
-    r->sdt = NULL;
-    r->rdt = a->rdt;
-    r->src_dt = me == root ? &zmpi_dt_MPI_BYTE : NULL;
-    r->edt = NULL;
-    r->op = NULL;
+    sl->rseen_q = root;
+    sl->rseen = v;
+}
+
+static inline void bcast_wait_root(zm_coll_shm_t *s, int me, int root, unsigned k)
+{
+    coll_slot_t *sl = &s->slots[me];
+    /* The root is less than a ring ahead of us (its guard): a remembered
+     * value further off is one from before the counters wrapped. */
+    if (ZM_LIKELY(sl->rseen_q == root && sl->rseen - (k + 1) < s->ring))
+        atomic_thread_fence(memory_order_acquire);
+    else
+        bcast_wait_look(s, me, root, k);
+}
+
+/* A Bcast that does not fit the fast path: the generic one. */
+static __attribute__((noinline, cold)) zm_status_t bcast_slow(zm_coll_shm_t *s, int me, void *buf,
+                                                              size_t count, const zm_dt_t *dt,
+                                                              int root, char *err, size_t errlen)
+{
+    zm_coll_args_t a;
+    zm_coll_args_clear(&a);
+    a.kind = ZM_COLL_BCAST;
+    a.root = root;
+    a.rbuf = buf;
+    a.rcount = count;
+    a.rdt = dt;
+    return zm_coll_run(s, me, &a, err, errlen);
+}
+
+/* The data copies of a Bcast with a non-contiguous type, out of line. */
+static __attribute__((noinline)) void bcast_pack(void *inl, const void *buf, size_t count,
+                                                 const zm_dt_t *dt, size_t b)
+{
+    if (b)
+        zm_dt_copy(inl, b, &zmpi_dt_MPI_BYTE, buf, count, dt, b);
+}
+
+static __attribute__((noinline)) void bcast_unpack(void *buf, size_t count, const zm_dt_t *dt,
+                                                   const void *src, size_t b)
+{
+    unpack(buf, count, dt, src, b);
+}
+
+zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
+                              const zm_dt_t *dt, int root, char *err, size_t errlen)
+{
+    size_t b = zm_dt_bytes(dt, count);
+    if (ZM_UNLIKELY(!zm_coll_fast_bcast_fits(s, b)))
+        return bcast_slow(s, me, buf, count, dt, root, err, errlen);
+    unsigned k;
+    coll_fhdr_t *h = zm_coll_begin(s, me, &k);
+    bcast_words_t w = { ZM_COLL_BCAST | ZM_COLL_FAST_HDR_ONLY << 8, (uint32_t)root, 0,
+                        (uint32_t)b };
+    if (me == root) {
+        if (ZM_LIKELY(dt->contig))
+            small_copy((unsigned char *)h + ZM_COLL_HDR, buf, b);
+        else
+            bcast_pack((unsigned char *)h + ZM_COLL_HDR, buf, count, dt, b);
+    }
+    words_put(h, &w);
     zm_coll_publish(s, me, h, k + 1);
     /* The root needs nobody; a receiver waits only for the root. */
     if (me == root)
         return ZM_OK;
-    if (!fast_peer(s, me, root, k, h))
-        return fast_mismatch(s, me, a, k, err, errlen);
-    unpack(a->rbuf, a->rcount, a->rdt, fdata(zm_coll_fhdr(s, root, k)), b);
+    bcast_wait_root(s, me, root, k);
+    /* The root's entry k: ours, in the root's ring of areas. */
+    coll_fhdr_t *hr = (coll_fhdr_t *)((char *)h + (ptrdiff_t)(root - me) *
+                                      (ptrdiff_t)s->rank_bytes);
+    if (ZM_UNLIKELY(!words_match(hr, &w)))
+        return fast_mismatch(s, me, ZM_COLL_BCAST, k, err, errlen);
+    if (ZM_LIKELY(dt->contig))
+        small_copy(buf, fdata(hr), b);
+    else
+        bcast_unpack(buf, count, dt, fdata(hr), b);
     return ZM_OK;
 }
 
@@ -376,10 +477,7 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     zm_status_t st = ZM_OK;
     int root = pa->root, kind = pa->kind;
     zm_coll_publish(s, me, h, k + 1);
-    if (kind == ZM_COLL_BCAST) {
-        if (me != root && !fast_peer(s, me, root, k, h))
-            st = fast_mismatch(s, me, pa, k, err, errlen);
-    } else if (kind != ZM_COLL_REDUCE || me == root) {
+    if (kind != ZM_COLL_REDUCE || me == root) {
         int ok = (kind != ZM_COLL_ALLGATHER && kind != ZM_COLL_ALLTOALL) ||
                  h->sbytes == h->rbytes;
         for (int i = 1; i < s->size; i++)
@@ -388,7 +486,7 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
         if (!zm_coll_reached(s->slots[me].seen, k + 1))
             s->slots[me].seen = k + 1;
         if (!ok)
-            st = fast_mismatch(s, me, pa, k, err, errlen);
+            st = fast_mismatch(s, me, kind, k, err, errlen);
     }
     if (st == ZM_OK)
         fast_part(s, me, pa, h, k);

@@ -80,9 +80,12 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->world0 = world0;
     s->size = c->size;
     s->ring = ring;
+    s->asym = shm_table.asym;
     s->spub = (zm_coll_args_t *)((char *)s + slots);
     s->rec = (coll_rec_t *)(s->spub + 2 * n);
     s->inl_cap = cap;
+    s->rank_bytes = (cap + ZM_COLL_AREA_PAD) * ring;
+    s->bcast_lim = c->size <= ZM_COLL_FAST_RANKS && cap <= ZM_COLL_FAST_MAX ? cap + 1 : 0;
     s->inl = (unsigned char *)s + slots + pubs;
     return s;
 }
@@ -145,21 +148,8 @@ void zm_coll_detach(zm_coll_shm_t *s)
         free(s);
 }
 
-void zm_coll_publish(zm_coll_shm_t *s, int me, coll_fhdr_t *h, uint32_t v)
+void zm_coll_wake_sleepers(zm_coll_shm_t *s, int me)
 {
-    atomic_store_explicit(&h->stamp, v, memory_order_release);
-    atomic_store_explicit(&s->slots[me].pseq, v, memory_order_release);
-    /* Pairs with the waiter's increment of sleepers before its last look
-     * at our stamp: either it sees v, or we see it registered.  With
-     * membarrier the waiter forces the barrier on us when it registers
-     * (rare), so we need none; a real fence here stalls until the lines
-     * the readers hold are ours again, on every call. */
-    if (shm_table.asym)
-        atomic_signal_fence(memory_order_seq_cst);
-    else
-        atomic_thread_fence(memory_order_seq_cst);
-    if (ZM_LIKELY(!atomic_load_explicit(&s->sleepers, memory_order_acquire)))
-        return;
     for (int q = 0; q < s->size; q++)
         if (q != me && atomic_load_explicit(&s->slots[q].pwake, memory_order_relaxed) != 1)
             zm_coll_flag_release(&s->slots[q].pwake, s->slots[q].ult);
@@ -186,7 +176,7 @@ void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t wa
          * sleepers stored its pseq before we look. */
         atomic_store_explicit(&sl->pwake, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->sleepers, 1, memory_order_seq_cst);
-        if (shm_table.asym)
+        if (s->asym)
             zm_arch_membarrier();
         if (!zm_coll_reached(atomic_load_explicit(p, memory_order_seq_cst), want))
             zm_coll_flag_wait(&sl->pwake);

@@ -360,7 +360,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     char err[200];
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
+    /* me already holds our rank: no second walk from the thread to it. */
+    zm_p2p_rank(me->world_rank)->wait_call = fn;
     return coll_result(c, fn, zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root,
                                                 err, sizeof(err)), err);
 }
