@@ -167,7 +167,7 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     copy_public(pa, a);
     pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
     pa->inl_cap = s->inl_cap;
-    if (s->size > ZM_COLL_FAST_RANKS || !zm_coll_fast_prepare(pa, me, s->size))
+    if (s->size > zm_coll_fast_ranks(a->kind) || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);
     if (zm_coll_fast_sig(s, pa, h)) {
         put_rec(zm_coll_rec(s, me, k), pa);

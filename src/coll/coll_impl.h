@@ -63,6 +63,23 @@ typedef struct coll_nbc {
  * itself; beyond it the last arriver checks them once for all. */
 #define ZM_COLL_FAST_RANKS 64
 
+/* The fast path's own limit for collective `kind`.  Every rank of a fast
+ * Barrier or reduction reads every other rank's header, n^2 reads per
+ * call, while the slow path's last arriver checks once for all: measured
+ * with 2 workers (8 B, alternated runs), the slow Barrier is faster from
+ * 24 ranks (24: 2.5 vs 3.9 us, 32: 3.5-4.2 vs 6.0-6.8 us, 64: 15 vs
+ * 21 us) and the slow Allreduce from about 48 (48: 24 vs 30 us, 64: 38 vs
+ * 50 us), whereas Bcast, Allgather and Alltoall stay faster on the fast
+ * path up to 64 ranks (Bcast 64 ranks: 2 vs 9 us). */
+static inline int zm_coll_fast_ranks(int kind)
+{
+    if (kind == ZM_COLL_BARRIER)
+        return 16;
+    if (kind == ZM_COLL_ALLREDUCE || kind == ZM_COLL_REDUCE)
+        return 32;
+    return ZM_COLL_FAST_RANKS;
+}
+
 /* Nonzero if counter value v has reached `want` (counters only grow,
  * modulo 2^32). */
 static inline int zm_coll_reached(uint32_t v, uint32_t want)

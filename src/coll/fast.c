@@ -140,7 +140,7 @@ int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *a, coll_fhdr_
     memset((char *)h + sizeof(h->stamp), 0, ZM_COLL_HDR - sizeof(h->stamp));
     h->kind = (uint8_t)a->kind;
     h->root = a->root;
-    if (s->size > ZM_COLL_FAST_RANKS || a->failed || s->inl_cap > FAST_MAX)
+    if (s->size > zm_coll_fast_ranks(a->kind) || a->failed || s->inl_cap > FAST_MAX)
         return 0;
     /* The decision depends only on what all ranks of a correct program
      * agree on (the collective, the amount of data, the communicator
