@@ -212,6 +212,20 @@ static void coll_bcast_root_mismatch(int rank, int size)
     MPI_Bcast(v, 4, MPI_INT, rank == 5 ? 1 : 0, MPI_COMM_WORLD);
 }
 
+/* Rank 0 takes itself for the root of a small Bcast whose root is 1 for
+ * everyone else: nobody reads rank 0's call, so the mismatch shows at the
+ * next collective that compares all ranks. */
+static void coll_bcast_false_root(int rank, int size)
+{
+    int v[4] = { 0 };
+
+    (void)size;
+    for (int i = 0; i < 100; i++)
+        MPI_Bcast(v, 4, MPI_INT, 1, MPI_COMM_WORLD);
+    MPI_Bcast(v, 4, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Rank 3 calls Allreduce where the others call a small Bcast. */
 static void coll_bcast_kind_mismatch(int rank, int size)
 {
@@ -278,6 +292,7 @@ int main(int argc, char **argv)
         { "coll_root_mismatch", coll_root_mismatch }, { "coll_deadlock", coll_deadlock },
         { "coll_bcast_root_mismatch", coll_bcast_root_mismatch },
         { "coll_bcast_kind_mismatch", coll_bcast_kind_mismatch },
+        { "coll_bcast_false_root", coll_bcast_false_root },
         { "coll_ibarrier_missing", coll_ibarrier_missing },
     };
     int rank, size;

@@ -17,11 +17,24 @@
 extern zm_dt_t zmpi_dt_MPI_INT;
 
 /* First-phase hook: judge the arguments once for all ranks. */
+/* Whether every rank ran the same blocking collectives before this one
+ * (zm_coll_hist_step); reports the first rank that did not as rank 0. */
+static zm_status_t check_hist(const zm_coll_view_t *v, char *err, size_t errlen)
+{
+    uint32_t h0 = zm_coll_arg(v, 0)->hist;
+    for (int q = 1; q < v->n; q++)
+        if (zm_coll_arg(v, q)->hist != h0)
+            return zm_coll_hist_error(zm_coll_arg(v, 0)->kind, 0, q, err, errlen);
+    return ZM_OK;
+}
+
 static void arrive_hook(zm_coll_shm_t *s, void *arg)
 {
     const zm_coll_view_t *v = arg;
     s->msg[0] = '\0';
-    s->verdict = zm_coll_check(v, s->msg, sizeof(s->msg));
+    s->verdict = check_hist(v, s->msg, sizeof(s->msg));
+    if (s->verdict == ZM_OK)
+        s->verdict = zm_coll_check(v, s->msg, sizeof(s->msg));
     s->mode = s->verdict == ZM_OK ? zm_coll_sync(v) : ZM_SYNC_ALL;
 }
 
@@ -165,11 +178,14 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
      * it as scratch, others read its record. */
     zm_coll_args_t *pa = &s->spub[2 * (size_t)me + (sl->sseq & 1)];
     copy_public(pa, a);
+    pa->hist = zm_coll_hist_step(sl, a->kind, a->root);
     pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
     pa->inl_cap = s->inl_cap;
     if (s->size > zm_coll_fast_ranks(a->kind) || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);
-    if (zm_coll_fast_sig(s, pa, h)) {
+    int fast = zm_coll_fast_sig(s, pa, h);
+    h->hist = pa->hist;
+    if (fast) {
         put_rec(zm_coll_rec(s, me, k), pa);
         return zm_coll_fast_run(s, me, pa, k, err, errlen);
     }

@@ -139,6 +139,8 @@ typedef struct zm_coll_args {
     size_t inl_cap;                 /* its size; 0: never copy (non-blocking) */
     int inl;                        /* data copied into inl_buf */
     zm_status_t failed;             /* preparing failed (out of memory) */
+    uint32_t hist;                  /* blocking: digest of the rank's earlier
+                                     * blocking collectives on the communicator */
 } zm_coll_args_t;
 
 /* Zero the public part of `a` (field by field: cheaper than a memset call

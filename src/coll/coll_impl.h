@@ -104,7 +104,7 @@ typedef struct coll_fhdr {
     uint32_t esize;                 /* reductions: element size */
     uint32_t sbytes, rbytes;        /* bytes sent / received per rank; elements
                                      * for reductions */
-    uint32_t pad;
+    uint32_t hist;                  /* zm_coll_hist_step: the earlier calls */
 } coll_fhdr_t;
 
 #define ZM_COLL_HDR 32              /* data starts this far into the area */
@@ -138,6 +138,7 @@ typedef struct coll_slot {
     uint32_t seen;                  /* every other rank's pseq has reached this (owner only) */
     int rseen_q;                    /* rank rseen_q's pseq has reached rseen (owner only): */
     uint32_t rseen;                 /* a Bcast receiver's look at its root */
+    uint32_t hist;                  /* zm_coll_hist_step's digest (owner only) */
     /* Blocking collectives started (their arguments are published), read
      * by everyone; on its own line with the flag that wakes the rank when
      * it parked waiting for another rank's pseq. */
@@ -172,6 +173,26 @@ struct zm_coll_shm {
     _Alignas(ZM_CACHE_LINE) _Atomic int sleepers;
     coll_slot_t slots[];            /* one per rank */
 };
+
+/*
+ * Returns the digest of the blocking collectives rank `sl` ran on this
+ * communicator before the one of `kind` and `root` it is starting, and
+ * adds that one.  Headers carry the digest, so the ranks compare their
+ * whole history whenever they compare headers.  A rank that nobody reads
+ * in a call (a fast Bcast "root" whom the others do not take for the
+ * root) is then caught at the next call in which someone reads it,
+ * instead of returning with a wrong result unnoticed.  Rootless kinds add
+ * no root: their root argument is not defined.  Owner only.
+ */
+static inline uint32_t zm_coll_hist_step(coll_slot_t *sl, int kind, int root)
+{
+    uint32_t h = sl->hist;
+    int rooted = kind == ZM_COLL_BCAST || kind == ZM_COLL_REDUCE || kind == ZM_COLL_GATHER ||
+                 kind == ZM_COLL_GATHERV || kind == ZM_COLL_SCATTER || kind == ZM_COLL_SCATTERV;
+    uint32_t call = (uint32_t)kind | (rooted ? (uint32_t)(root + 1) << 8 : 0);
+    sl->hist = (h ^ call) * 0x9e3779b1u + 0x7f4a7c15u;
+    return h;
+}
 
 /* Largest reduction input copied inline, where every rank then reduces
  * all n inputs itself: n times the work of the slow path's slices, which
@@ -310,6 +331,11 @@ enum { ZM_SYNC_NONE, ZM_SYNC_ROOT, ZM_SYNC_ALL };
  * frees them. */
 zm_status_t zm_coll_prepare(zm_coll_args_t *a, int me, int n, int nbc);
 zm_status_t zm_coll_check(const zm_coll_view_t *v, char *err, size_t errlen);
+
+/* Writes to err the report of ranks a and b having run different blocking
+ * collectives (or roots) before this one of `kind`, and returns the status
+ * for it.  Any thread; err is the caller's. */
+zm_status_t zm_coll_hist_error(int kind, int a, int b, char *err, size_t errlen);
 int zm_coll_sync(const zm_coll_view_t *v);
 zm_status_t zm_coll_part(const zm_coll_view_t *v, int r, char *err, size_t errlen);
 void zm_coll_finish(const zm_coll_view_t *v, int r);

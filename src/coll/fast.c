@@ -212,6 +212,26 @@ static void copy_rec(zm_coll_args_t *d, const coll_rec_t *r)
     d->op = r->op;
 }
 
+zm_status_t zm_coll_hist_error(int kind, int a, int b, char *err, size_t errlen)
+{
+    if (err)
+        snprintf(err, errlen, "the collectives before this %s did not match: ranks %d and %d "
+                 "called different collectives or passed different roots on this communicator",
+                 zm_coll_name(kind), a, b);
+    return ZM_COLL_ERR_KIND;
+}
+
+/* The first rank whose history differs from rank me's, or -1.  Every
+ * rank has published collective k. */
+static int hist_differs(const zm_coll_shm_t *s, int me, unsigned k)
+{
+    uint32_t mine = zm_coll_fhdr(s, me, k)->hist;
+    for (int q = 0; q < s->size; q++)
+        if (zm_coll_fhdr(s, q, k)->hist != mine)
+            return q;
+    return -1;
+}
+
 /* The ranks disagree: once every rank has published, judge all of them
  * the way the slow path does, so that every rank that notices reports the
  * same mismatch.  The arguments are read from copies taken while each
@@ -222,6 +242,9 @@ static zm_status_t fast_mismatch(zm_coll_shm_t *s, int me, int kind, unsigned k,
 {
     int n = s->size, gone = -1;
     zm_coll_wait_all(s, me, k + 1);
+    int other = hist_differs(s, me, k);
+    if (other >= 0)
+        return zm_coll_hist_error(kind, me, other, err, errlen);
     zm_coll_args_t *all = malloc(sizeof(*all) * (size_t)n);
     if (!all) {
         if (err)
@@ -337,7 +360,7 @@ static void fast_part(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, const c
 }
 
 /* A fast Bcast's header after the stamp, as the four words that hold
- * kind and fast, root and opid, esize and sbytes, rbytes and pad.  The
+ * kind and fast, root and opid, esize and sbytes, rbytes and hist.  The
  * call writes them, and compares the root's with them, as whole words
  * from registers: reading back our own header, just written field by
  * field, would stall on every call (narrow stores are not forwarded to
@@ -444,8 +467,9 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
         return bcast_slow(s, me, buf, count, dt, root, err, errlen);
     unsigned k;
     coll_fhdr_t *h = zm_coll_begin(s, me, &k);
+    uint32_t hist = zm_coll_hist_step(&s->slots[me], ZM_COLL_BCAST, root);
     bcast_words_t w = { ZM_COLL_BCAST | ZM_COLL_FAST_HDR_ONLY << 8, (uint32_t)root, 0,
-                        (uint32_t)b };
+                        (uint32_t)b | (uint64_t)hist << 32 };
     if (me == root) {
         if (ZM_LIKELY(dt->contig))
             small_copy((unsigned char *)h + ZM_COLL_HDR, buf, b);
