@@ -180,7 +180,7 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
     copy_public(pa, a);
     pa->hist = zm_coll_hist_step(sl, a->kind, a->root);
     pa->inl_buf = (unsigned char *)h + ZM_COLL_HDR;
-    pa->inl_cap = s->inl_cap;
+    pa->inl_cap = s->inl_cap < ZM_COLL_INLINE_MAX ? s->inl_cap : ZM_COLL_INLINE_MAX;
     if (s->size > zm_coll_fast_ranks(a->kind) || !zm_coll_fast_prepare(pa, me, s->size))
         pa->failed = zm_coll_prepare(pa, me, s->size, 0);
     int fast = zm_coll_fast_sig(s, pa, h);
