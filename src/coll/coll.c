@@ -16,7 +16,6 @@
 
 extern zm_dt_t zmpi_dt_MPI_INT;
 
-/* First-phase hook: judge the arguments once for all ranks. */
 /* Whether every rank ran the same blocking collectives before this one
  * (zm_coll_hist_step); reports the first rank that did not as rank 0. */
 static zm_status_t check_hist(const zm_coll_view_t *v, char *err, size_t errlen)
@@ -28,6 +27,7 @@ static zm_status_t check_hist(const zm_coll_view_t *v, char *err, size_t errlen)
     return ZM_OK;
 }
 
+/* First-phase hook: judge the arguments once for all ranks. */
 static void arrive_hook(zm_coll_shm_t *s, void *arg)
 {
     const zm_coll_view_t *v = arg;

@@ -322,7 +322,9 @@ static inline void unpack(void *d, size_t dc, const zm_dt_t *ddt, const void *sr
  * left is always the lower rank), and write the result to our output. */
 static void fast_reduce(zm_coll_shm_t *s, const zm_coll_args_t *a, unsigned k)
 {
-    unsigned char acc[FAST_MAX] __attribute__((aligned(64)));
+    /* Inline reduction inputs stay within the generic inline limit
+     * (zm_coll_red_inline of the capped inl_cap). */
+    unsigned char acc[ZM_COLL_INLINE_MAX] __attribute__((aligned(64)));
     size_t nb = a->rm * (size_t)a->edt->extent;
     int n = s->size;
     memcpy(acc, fdata(zm_coll_fhdr(s, n - 1, k)), nb);
