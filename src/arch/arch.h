@@ -95,6 +95,17 @@ void *zm_arch_image_sym(void *image, const char *name);
 /* Unload a copy: its destructors run on the calling thread. */
 void zm_arch_image_close(void *image);
 
+/* ZM_ARCH_WIDE on a function compiles it once per vector width (AVX-512,
+ * AVX2 and the x86-64 baseline's SSE2) and lets the dynamic loader pick
+ * the widest version the CPU runs (a GNU ifunc), so that element loops
+ * such as reductions and run copies use the CPU's full vector width while
+ * the library still runs on any x86-64.  Elsewhere it expands to nothing. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define ZM_ARCH_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ZM_ARCH_WIDE
+#endif
+
 /* Pause hint for spin loops. */
 static inline void zm_arch_cpu_relax(void)
 {

@@ -3,6 +3,7 @@
  * and user functions (MPI_Op_create).
  */
 #include "coll/coll.h"
+#include "arch/arch.h"
 
 #include <complex.h>
 #include <stdbool.h>
@@ -64,9 +65,18 @@ int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt)
 }
 
 /* Element-wise loops for one C type.  ARITH covers the operations defined
- * on every real type; BITS adds the bitwise ones for integers. */
+ * on every real type; BITS adds the bitwise ones for integers.
+ *
+ * The loops are vectorized (op.c is built with -O3) in the widest vectors
+ * the CPU has (ZM_ARCH_WIDE): an 8-byte double sum went from one addsd
+ * per element to eight per vaddpd.  Every element is still computed alone
+ * and in the same order of operands, so results are bit for bit those of
+ * the scalar loop, whichever version runs.  `restrict` is sound because
+ * the standard forbids the two buffers to overlap; the identical buffer
+ * that MPI_Reduce_local might still be handed stays correct too, since
+ * element i is only ever combined with element i. */
 #define LOOP(T, EXPR) \
-    do { const T *a = in; T *b = inout; \
+    do { const T *restrict a = in; T *restrict b = inout; \
          for (size_t i = 0; i < count; i++) b[i] = (EXPR); } while (0)
 
 #define ARITH(T)                                                   \
@@ -84,13 +94,13 @@ int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt)
     case ZM_OP_BXOR: LOOP(T, b[i] ^ a[i]); return;
 
 #define INT_FN(name, T) \
-    static void name(int id, const void *in, void *inout, size_t count) \
+    ZM_ARCH_WIDE static void name(int id, const void *in, void *inout, size_t count) \
     { switch (id) { ARITH(T) BITS(T) } }
 #define REAL_FN(name, T) \
-    static void name(int id, const void *in, void *inout, size_t count) \
+    ZM_ARCH_WIDE static void name(int id, const void *in, void *inout, size_t count) \
     { switch (id) { ARITH(T) } }
 #define CPLX_FN(name, T) \
-    static void name(int id, const void *in, void *inout, size_t count) \
+    ZM_ARCH_WIDE static void name(int id, const void *in, void *inout, size_t count) \
     { switch (id) { case ZM_OP_SUM: LOOP(T, b[i] + a[i]); return; \
                     case ZM_OP_PROD: LOOP(T, b[i] * a[i]); return; } }
 
