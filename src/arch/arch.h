@@ -82,6 +82,13 @@ size_t zm_arch_page_size(void);
  * cores in order with later stores) when it returns.  Any thread. */
 void zm_arch_copy_stream(void *dst, const void *src, size_t n);
 
+/* Copy k runs of len >= 64 bytes, the destination runs ds bytes apart and
+ * the source runs ss bytes apart, with the widest vector moves the CPU
+ * has (copy_wide.c).  Runs must not overlap each other's bytes.  Any
+ * thread; the caller owns both buffers. */
+void zm_arch_copy_runs(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
+                       size_t k);
+
 /* Load a private copy of the running program (which must be linked as an
  * executable shared object) for rank `id`; returns its handle, or NULL with
  * a message in err.  The copy has its own global variables; its
