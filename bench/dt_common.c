@@ -181,7 +181,7 @@ static int is_option(const char *arg, char letter)
     return arg[0] == '-' && arg[1] == letter && arg[2] == '\0';
 }
 
-/* Takes -k and -b out of argv into *opts and the other arguments into
+/* Takes -k, -b and -F out of argv into *opts and the other arguments into
  * rest[0..*nrest).  Returns 0, or -1 on a missing or bad value. */
 static int split_args(int argc, char **argv, char **rest, int *nrest,
                       struct dt_opts *opts, int *max_given)
@@ -190,6 +190,10 @@ static int split_args(int argc, char **argv, char **rest, int *nrest,
     *max_given = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
+        if (i > 0 && is_option(arg, 'F')) {
+            opts->floor = 1;
+            continue;
+        }
         int ours = i > 0 && (is_option(arg, 'k') || is_option(arg, 'b'));
         if (!ours) {
             *max_given |= i > 0 && is_option(arg, 'm');
@@ -215,6 +219,7 @@ int dt_parse_args(int argc, char **argv, const char *what,
 {
     opts->kernel = NULL;
     opts->block = 0;
+    opts->floor = 0;
     /* argv is shared by all ranks under zmpi: work on a copy of the
      * pointer array, never on argv itself. */
     char **rest = malloc(((size_t)argc + 1) * sizeof(*rest));

@@ -101,6 +101,7 @@ struct dt_opts {
     struct bench_opts common; /* -M, -m, -x as for the p2p benchmarks. */
     const char *kernel;       /* -k NAME, or NULL for the default. */
     size_t block;             /* -b BYTES, or 0 for the default list. */
+    int floor;                /* -F: measure the memory floor instead. */
 };
 
 /*
@@ -113,5 +114,18 @@ struct dt_opts {
 int dt_parse_args(int argc, char **argv, const char *what,
                   size_t default_min, size_t default_max,
                   const char *extra_usage, struct dt_opts *opts, int rank);
+
+/*
+ * The memory floor of a ping-pong of nmsgs messages per direction
+ * (dt_floor.c): two POSIX threads copy each message straight from layout
+ * send[m] of one rank's send buffer to layout recv[m] of the other rank's
+ * receive buffer, both buffers buf_bytes, half the blocks each, one spin
+ * barrier per direction.  Returns the best time of one direction in
+ * microseconds, with ordinary or (for blocks of 64 bytes and more)
+ * streaming stores.  Allocates and frees its own buffers; calls no MPI
+ * function but MPI_Abort.
+ */
+double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
+                     int nmsgs, size_t buf_bytes, long iters);
 
 #endif

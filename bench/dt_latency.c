@@ -559,16 +559,24 @@ static long warm_up(const struct dt_case *c, unsigned char *sbuf,
     return timed;
 }
 
+static void run_floor(const struct dt_case *c, long iters, int rank);
+
 /* Measures one planned case: types, buffers, warm-up, check, timed run,
  * check, and the output line on rank 0.  Ranks above 1 only take part in
  * the barriers. */
 static void run_case(struct dt_case *c, void (*make_types)(struct dt_case *),
-                     int index, int rank, double factor)
+                     int index, int rank, const struct dt_opts *o)
 {
     int active = rank < 2, peer = rank == 0 ? 1 : 0;
     size_t payload = case_payload(c);
+    double factor = o->common.iter_factor;
     struct bench_iters it = bench_iters_for(&dt_policy, payload, factor);
     unsigned char *sbuf = NULL, *rbuf = NULL;
+
+    if (o->floor) {
+        run_floor(c, it.timed, rank);
+        return;
+    }
 
     make_types(c);
     if (active) {
@@ -594,6 +602,29 @@ static void run_case(struct dt_case *c, void (*make_types)(struct dt_case *),
     free(sbuf);
     free(rbuf);
     free_types(c);
+}
+
+/* Prints the memory floor of case c (dt_floor.c) on rank 0, measured
+ * with at most `iters` round trips per trial. */
+static void run_floor(const struct dt_case *c, long iters, int rank)
+{
+    struct dt_layout send[MAX_MSGS], recv[MAX_MSGS];
+    if (rank != 0)
+        return;
+    for (int m = 0; m < c->nmsgs; m++) {
+        send[m] = c->msg[m].send;
+        recv[m] = c->msg[m].recv;
+    }
+    double first = dt_floor_usec(send, recv, c->nmsgs, c->buf_bytes, 1);
+    /* Each trial gets a fifth of SIZE_SECONDS: the floor runs up to six
+     * timed trials per case (three per kind of store). */
+    long fit = (long)(SIZE_SECONDS / 5 * 1e6 / 2.0 / (first > 0.01 ? first : 0.01));
+    if (fit < iters)
+        iters = fit > MIN_TIMED ? fit : MIN_TIMED;
+    double usec = dt_floor_usec(send, recv, c->nmsgs, c->buf_bytes, iters);
+    printf("%-10s %12zu %14.3f  %s\n", c->series, case_payload(c), usec,
+           c->shape);
+    fflush(stdout);
 }
 
 /* Returns how far apart two payloads are, as a factor (>= 1). */
@@ -636,7 +667,7 @@ static int sweep_kernel(const struct kernel *k, const struct dt_opts *o,
             continue;
         last = chosen;
         snprintf(c.series, sizeof(c.series), "%s", k->name);
-        run_case(&c, k->make_types, index++, rank, o->common.iter_factor);
+        run_case(&c, k->make_types, index++, rank, o);
     }
     return index;
 }
@@ -654,8 +685,7 @@ static int sweep_vector(const struct dt_opts *o, int index, int rank)
             struct dt_case c;
             memset(&c, 0, sizeof(c));
             vector_plan_blocks(block, total / block, &c);
-            run_case(&c, vector_make_types, index++, rank,
-                     o->common.iter_factor);
+            run_case(&c, vector_make_types, index++, rank, o);
         }
         if (o->block)
             break;
@@ -667,6 +697,9 @@ static const char extra_usage[] =
     "  -k KERNEL    milc, wrf, mg, stencil, vector or all (default all)\n"
     "  -b BLOCK     vector block size in bytes, a multiple of 8 (default:\n"
     "               8, 64, 512, 4K and 16K)\n"
+    "  -F           print the memory floor instead: two threads of this rank\n"
+    "               copy each message layout to layout, no MPI (dt_floor.c);\n"
+    "               run it on one rank\n"
     "  Sizes are payload bytes per round and direction; here -M defaults\n"
     "  to 1K and -m to 16M.\n";
 
@@ -700,7 +733,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return status < 0 ? 1 : 0;
     }
-    bench_require_two(nranks, rank);
+    if (!o.floor)
+        bench_require_two(nranks, rank);
     const char *k = o.kernel ? o.kernel : "all";
     if (rank == 0) {
         printf("# zmpi bench: derived-datatype ping-pong (half round trip)\n"

@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 import run_p2p as p2p  # noqa: E402  (after the path is set)
 
 REPO = p2p.REPO
-SOURCES = ["dt_common.c", "bench_common.c"]
+SOURCES = ["dt_common.c", "dt_floor.c", "bench_common.c"]
 PROGRAMS = ["dt_latency", "dt_pack"]
 
 # The kernels of dt_latency (its -k values) and the pack probe.
@@ -40,6 +40,10 @@ CONFIGS = p2p.CONFIGS
 PEERS = p2p.PEERS
 # dt_pack runs on one rank; zmpi's worker count does not matter for it.
 PACK_CONFIGS = ["zmpi-w1", "mpich", "openmpi"]
+# dt_latency -F on one rank: the memory floor (dt_floor.c), run with the
+# first of these builds that exists.
+FLOOR = "floor"
+FLOOR_FAMILIES = ["mpich", "openmpi", "zmpi"]
 
 # The issue's goals: at payloads of 64 KiB and more zmpi takes at most half
 # the latency of the better peer, and at no size more than the peer; pack
@@ -106,7 +110,8 @@ def build_all(tools, reasons, build_dir):
         os.makedirs(os.path.join(build_dir, fam), exist_ok=True)
         for prog in PROGRAMS:
             exe = os.path.join(build_dir, fam, prog)
-            cmd = [pair[0], "-O2", "-o", exe, os.path.join(HERE, prog + ".c")]
+            cmd = [pair[0], "-O2", "-pthread", "-o", exe,
+                   os.path.join(HERE, prog + ".c")]
             cmd += [os.path.join(HERE, s) for s in SOURCES]
             commands.append(cmd)
             res = subprocess.run(cmd, stdout=subprocess.PIPE,
@@ -210,7 +215,28 @@ def run_rounds(args, tools, exes):
                 if rec["status"] != "ok" and rec.get("stderr"):
                     print("  " + rec["stderr"].strip().replace(
                         "\n", "\n  ")[-600:], file=sys.stderr)
+            if not pack:
+                run_floor(args, tools, exes, item, rnd, runs)
     return runs
+
+
+def run_floor(args, tools, exes, item, rnd, runs):
+    """Runs dt_latency -F for item on one rank with the first family that
+    built it, and appends the record (config "floor") to runs."""
+    for fam in FLOOR_FAMILIES:
+        exe = exes.get((fam, "dt_latency"))
+        if exe is None:
+            continue
+        config = "zmpi-w1" if fam == "zmpi" else fam
+        cmd, env = run_command(config, tools[fam][1], exe,
+                               bench_args(args, item) + ["-F"], 1)
+        rec = p2p.run_once(cmd, env, args.timeout, parse_latency)
+        rec.update({"round": rnd, "item": item, "config": FLOOR,
+                    "command": p2p.env_prefix(env) + shlex.join(cmd)})
+        runs.append(rec)
+        print("round %d %-8s %-8s %-7s %6.1fs" % (
+            rnd, item, FLOOR, rec["status"], rec["seconds"]), flush=True)
+        return
 
 
 def aggregate_latency(runs):
@@ -282,15 +308,28 @@ def latency_ratio(values, config, payload):
     return p2p.ratio(values, config, payload, True)
 
 
+def below_floor(values, payload):
+    """True when the target time at payload (the allowed ratio times the
+    better peer) is below the measured memory floor: no MPI can meet it on
+    this machine."""
+    f = values.get(FLOOR, {}).get(payload)
+    peers = [values.get(p, {}).get(payload) for p in PEERS]
+    peers = [v for v in peers if v is not None]
+    return f is not None and bool(peers) and \
+        f >= target_for(payload) * min(peers)
+
+
 def latency_rows(values, shapes, markdown):
     """Returns the header and rows of one kernel's latency table."""
-    header = (["payload", "shape"] + CONFIGS +
+    columns = CONFIGS + ([FLOOR] if FLOOR in values else [])
+    header = (["payload", "shape"] + columns +
               ["w2/best-peer", "w1/best-peer", "target"])
-    payloads = sorted({p for d in values.values() for p in d})
+    payloads = sorted({p for c, d in values.items() if c != FLOOR
+                       for p in d})
     rows = []
     for payload in payloads:
         row = [bytes_label(payload), shapes.get(payload, "")]
-        for config in CONFIGS:
+        for config in columns:
             v = values.get(config, {}).get(payload)
             row.append("missing" if v is None else "%.3f" % v)
         for config in ("zmpi-w2", "zmpi-w1"):
@@ -300,7 +339,10 @@ def latency_rows(values, shapes, markdown):
             elif r <= target_for(payload):
                 row.append("%.2f ok" % r)
             else:
-                row.append(("%.2f **MISS**" if markdown else "%.2f MISS") % r)
+                miss = "**MISS**" if markdown else "MISS"
+                if below_floor(values, payload):
+                    miss += " (floor)"
+                row.append("%.2f %s" % (r, miss))
         row.append("<= %g" % target_for(payload))
         rows.append(row)
     return header, rows
@@ -316,9 +358,15 @@ def latency_verdict(values, config):
     missed = [p for p, r in measured if r > target_for(p)]
     if not missed:
         return "met at all %d sizes" % len(measured)
-    return "missed at %d of %d sizes (%s)" % (
+    text = "missed at %d of %d sizes (%s)" % (
         len(missed), len(measured), ", ".join(bytes_label(p)
                                               for p in missed))
+    floor = [p for p in missed if below_floor(values, p)]
+    if floor:
+        text += "; %s below the memory floor" % (
+            "all" if len(floor) == len(missed) else
+            ", ".join(bytes_label(p) for p in floor))
+    return text
 
 
 def pack_rows(per_config, markdown):
@@ -418,7 +466,13 @@ def markdown_report(meta, best, median, shapes, pack_best, build_cmds,
             "payload is the data bytes of one direction of a round (the "
             "stencil's six faces together).  Ratios: zmpi divided by the "
             "better of MPICH and Open MPI at that payload, `ok` when within "
-            "the target.", ""]
+            "the target.  The floor column (`dt_latency -F`, "
+            "bench/dt_floor.c) is the time two threads of one process take "
+            "to copy the same messages layout to layout between the same "
+            "four buffers, with no MPI at all, with ordinary or streaming "
+            "stores, whichever is faster: no MPI can beat it on this "
+            "machine.  `MISS (floor)` marks a missed target whose time lies "
+            "below that floor.", ""]
     for series in series_order(best):
         for kind, values in (("best across rounds", best),
                              ("median across rounds", median)):
@@ -449,12 +503,14 @@ def plot_latency(plt, results, out_dir):
     fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.8 * nrows),
                              squeeze=False)
     for ax, series in zip(axes.flat, names):
-        for config in CONFIGS:
+        for config in CONFIGS + [FLOOR]:
             points = sorted((int(p), v) for p, v in
                             best[series].get(config, {}).items() if v > 0)
+            style = {"color": "black", "linestyle": "--"} \
+                if config == FLOOR else {"marker": "o", "markersize": 3}
             if points:
                 ax.plot([q[0] for q in points], [q[1] for q in points],
-                        marker="o", markersize=3, label=config)
+                        label=config, **style)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(series)

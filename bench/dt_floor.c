@@ -1,0 +1,248 @@
+/*
+ * dt_floor.c: the memory floor of a derived-datatype ping-pong
+ * (dt_latency -F).
+ *
+ * Two threads, one per core, copy every message of a round straight from
+ * the sender's layout into the receiver's layout, each thread half of the
+ * outermost loop, with one spin barrier per direction: the least data
+ * movement any MPI needs between two ranks of one address space, with no
+ * matching, no protocol and no datatype engine (the reference layouts of
+ * dt_common.h are walked by a plain loop nest).  The four buffers are
+ * those of dt_latency (each rank's send and receive buffer), so the cache
+ * sees the same working set.  Each case is timed with ordinary stores and,
+ * where the blocks fill whole cache lines, with streaming stores that skip
+ * reading the destination, and the faster is printed: no MPI can be faster
+ * than this on the same machine.
+ *
+ * The only MPI calls are MPI_Wtime and MPI_Abort; the threads are POSIX
+ * threads of one rank.
+ */
+#include "dt_common.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define FLOOR_THREADS 2
+#define FLOOR_TRIALS 3
+
+/* What both threads share for one case. */
+struct floor_job {
+    const struct dt_layout *send, *recv;
+    int nmsgs;
+    unsigned char *sbuf[2], *rbuf[2]; /* of rank 0 and rank 1 */
+    long iters;
+    int streaming;
+    atomic_int arrived, phase;
+};
+
+/* Sense-reversing spin barrier of the two threads. */
+static void floor_barrier(struct floor_job *j)
+{
+    int ph = atomic_load_explicit(&j->phase, memory_order_relaxed);
+    if (atomic_fetch_add(&j->arrived, 1) == FLOOR_THREADS - 1) {
+        atomic_store(&j->arrived, 0);
+        atomic_store(&j->phase, ph + 1);
+        return;
+    }
+    while (atomic_load_explicit(&j->phase, memory_order_acquire) == ph) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
+/* Copies one block of n bytes with stores that bypass the cache: the
+ * 16-byte aligned middle streamed, the ends copied normally. */
+static void copy_streaming(unsigned char *d, const unsigned char *s, size_t n)
+{
+#if defined(__SSE2__)
+    size_t head = (size_t)(-(uintptr_t)d & 15);
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    size_t i = head;
+    for (; i + 16 <= n; i += 16)
+        _mm_stream_si128((__m128i *)(d + i),
+                         _mm_loadu_si128((const __m128i *)(s + i)));
+    memcpy(d + i, s + i, n - i);
+#else
+    memcpy(d, s, n);
+#endif
+}
+
+/* The copy loops are compiled once per vector width where GCC can do so
+ * (AVX-512, AVX2, SSE2; the loader picks the widest the CPU runs), so that
+ * the floor moves blocks as fast as zmpi's own engine does: a loop of
+ * 64-byte moves for blocks of 64 bytes to 4 KiB (faster than a memcpy call
+ * per block), memcpy for longer ones. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define FLOOR_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FLOOR_WIDE
+#endif
+
+typedef char v64_t __attribute__((vector_size(64)));
+
+/* Copies n >= 64 bytes in 64-byte moves, the last one overlapping. */
+#define COPY_WIDE(d, s, n)                                             \
+    do {                                                               \
+        v64_t v_;                                                      \
+        size_t i_ = 0;                                                 \
+        for (; i_ + 64 <= (n); i_ += 64) {                             \
+            memcpy(&v_, (s) + i_, 64);                                 \
+            memcpy((d) + i_, &v_, 64);                                 \
+        }                                                              \
+        if (i_ < (n)) {                                                \
+            memcpy(&v_, (s) + (n) - 64, 64);                           \
+            memcpy((d) + (n) - 64, &v_, 64);                           \
+        }                                                              \
+    } while (0)
+
+/* Copies thread me's share of message (recv <- send). */
+FLOOR_WIDE static void copy_share(unsigned char *rb, const struct dt_layout *rl,
+                       const unsigned char *sb, const struct dt_layout *sl,
+                       int me, int streaming)
+{
+    int nlev = sl->nlevels, top = nlev - 1;
+    size_t block = sl->block, idx[DT_MAX_LEVELS] = {0};
+    size_t soff = sl->base, roff = rl->base, lo = 0, hi = 1;
+    if (nlev == 0) {
+        /* One block: each thread copies half of its bytes. */
+        size_t a = block * (size_t)me / FLOOR_THREADS;
+        size_t b = block * (size_t)(me + 1) / FLOOR_THREADS;
+        memcpy(rb + roff + a, sb + soff + a, b - a);
+        return;
+    }
+    lo = sl->count[top] * (size_t)me / FLOOR_THREADS;
+    hi = sl->count[top] * (size_t)(me + 1) / FLOOR_THREADS;
+    if (lo >= hi)
+        return;
+    idx[top] = lo;
+    soff += lo * sl->stride[top];
+    roff += lo * rl->stride[top];
+    for (;;) {
+        if (block == 8)
+            memcpy(rb + roff, sb + soff, 8);
+        else if (streaming)
+            copy_streaming(rb + roff, sb + soff, block);
+        else if (block >= 64 && block < 4096)
+            COPY_WIDE(rb + roff, sb + soff, block);
+        else
+            memcpy(rb + roff, sb + soff, block);
+        int l = 0;
+        for (; l < nlev; l++) {
+            size_t end = l == top ? hi : sl->count[l];
+            if (++idx[l] < end) {
+                soff += sl->stride[l];
+                roff += rl->stride[l];
+                break;
+            }
+            if (l == top)
+                break;
+            soff -= (sl->count[l] - 1) * sl->stride[l];
+            roff -= (rl->count[l] - 1) * rl->stride[l];
+            idx[l] = 0;
+        }
+        if (l >= top && idx[top] >= hi)
+            break;
+    }
+}
+
+struct floor_arg {
+    struct floor_job *j;
+    int me;
+};
+
+static void *floor_thread(void *p)
+{
+    struct floor_arg *a = p;
+    struct floor_job *j = a->j;
+    for (long i = 0; i < j->iters; i++) {
+        for (int dir = 0; dir < 2; dir++) {
+            for (int m = 0; m < j->nmsgs; m++)
+                copy_share(j->rbuf[1 - dir], &j->recv[m], j->sbuf[dir],
+                           &j->send[m], a->me, j->streaming);
+#if defined(__SSE2__)
+            if (j->streaming)
+                _mm_sfence();
+#endif
+            floor_barrier(j);
+        }
+    }
+    return NULL;
+}
+
+/* Seconds of j->iters round trips on both threads. */
+static double floor_run(struct floor_job *j)
+{
+    pthread_t other;
+    struct floor_arg args[FLOOR_THREADS] = { { j, 0 }, { j, 1 } };
+    double start = MPI_Wtime();
+    if (pthread_create(&other, NULL, floor_thread, &args[1]) != 0) {
+        fprintf(stderr, "dt_latency -F: cannot start a thread\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    floor_thread(&args[0]);
+    pthread_join(other, NULL);
+    return MPI_Wtime() - start;
+}
+
+/* Returns nonzero when the two layouts have the same loop shape, which
+ * the plain loop nest needs (true of every dt_latency kernel). */
+static int same_shape(const struct dt_layout *a, const struct dt_layout *b)
+{
+    if (a->block != b->block || a->nlevels != b->nlevels)
+        return 0;
+    for (int l = 0; l < a->nlevels; l++)
+        if (a->count[l] != b->count[l])
+            return 0;
+    return 1;
+}
+
+double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
+                     int nmsgs, size_t buf_bytes, long iters)
+{
+    struct floor_job j = { .send = send, .recv = recv, .nmsgs = nmsgs };
+    int lines = 1;
+    for (int m = 0; m < nmsgs; m++) {
+        if (!same_shape(&send[m], &recv[m])) {
+            fprintf(stderr, "dt_latency -F: message %d has different "
+                    "send and receive shapes\n", m);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        lines &= send[m].block >= 64;
+    }
+    for (int r = 0; r < 2; r++) {
+        j.sbuf[r] = bench_alloc(buf_bytes, 0xa5);
+        j.rbuf[r] = bench_alloc(buf_bytes, DT_FILL);
+    }
+    double best = 1e30;
+    for (j.streaming = 0; j.streaming <= lines; j.streaming++) {
+        /* Warm up for at least 50 ms: the first case of a process ran
+         * three times slower after only a tenth of its round trips. */
+        j.iters = 1 + iters / 10;
+        for (double spent = 0.0; spent < 0.05;)
+            spent += floor_run(&j);
+        j.iters = iters;
+        for (int t = 0; t < FLOOR_TRIALS; t++) {
+            double s = floor_run(&j) / (2.0 * (double)iters);
+            if (s < best)
+                best = s;
+        }
+    }
+    for (int r = 0; r < 2; r++) {
+        free(j.sbuf[r]);
+        free(j.rbuf[r]);
+    }
+    return best * 1e6;
+}
