@@ -14,6 +14,8 @@
  *     sides but different strides and offsets (runs against runs), and
  *     against a contiguous receive (runs against one long run), at eager,
  *     rendezvous and cooperative-copy sizes.
+ * Packs over 8 MiB (written with streaming stores where the runs are
+ * whole, aligned cache lines) are checked the same way.
  * Usage: dt_runs (2 ranks or more; ranks above 1 only join).
  */
 #include "zt.h"
@@ -88,6 +90,38 @@ static void pack_case(size_t count, size_t L, size_t gap, size_t base, unsigned 
     free(out);
 }
 
+/* A pack big enough (over 8 MiB) to write its output with streaming
+ * stores: runs of L bytes, `gap` apart, into a packed buffer `mis` bytes
+ * past a 64-byte boundary (streaming needs whole aligned lines; the
+ * others must fall back).  Checks every packed byte, then unpacks. */
+static void big_pack_case(size_t L, size_t gap, size_t mis, unsigned seed)
+{
+    size_t count = ((size_t)9 << 20) / L + 1, stride = L + gap, n = count * L;
+    size_t span = count * stride + 64;
+    unsigned char *vec = zt_malloc(span), *out = zt_malloc(span);
+    unsigned char *packed = aligned_alloc(64, (n + 64 + 63) / 64 * 64);
+    ZT_CHECK(packed != NULL, "out of memory");
+    MPI_Datatype t = runs_type((int)count, (int)L, (MPI_Aint)stride);
+    memset(vec, FILL, span);
+    for (size_t j = 0; j < n; j++)
+        vec[model_off(j, L, stride, 0)] = pat(j, seed);
+    unsigned char *pk = packed + mis;
+    int pos = 0;
+    ZT_OK(MPI_Pack(vec, 1, t, pk, (int)n, &pos, MPI_COMM_SELF));
+    ZT_EQ(pos, n, "bytes packed");
+    for (size_t j = 0; j < n; j++)
+        ZT_CHECK(pk[j] == pat(j, seed), "big pack L=%zu mis=%zu: byte %zu is %#x, want %#x",
+                 L, mis, j, pk[j], pat(j, seed));
+    memset(out, FILL, span);
+    pos = 0;
+    ZT_OK(MPI_Unpack(pk, (int)n, &pos, out, 1, t, MPI_COMM_SELF));
+    check_runs(out, span, count, L, stride, 0, seed, "big unpack");
+    ZT_OK(MPI_Type_free(&t));
+    free(vec);
+    free(packed);
+    free(out);
+}
+
 /* Rank 0 sends `count` runs of L bytes (gap gs, offset bs) to rank 1,
  * which receives them as runs (gap gr, offset br), or contiguously when
  * gr is -1.  Rank 1 checks, then returns the data to rank 0 the other way
@@ -143,6 +177,13 @@ int main(int argc, char **argv)
                 pack_case(7, L, base == 3 ? 1 : L % 13 + 3, base * 5, seed++);
         for (size_t i = 0; i < NLONG; i++)
             pack_case(5, long_lengths[i], 3 + i, i % 8, seed++);
+        /* Streamed (whole aligned lines) and fallen back (misaligned
+         * output, runs of partial lines, runs longer than 4 KiB). */
+        big_pack_case(256, 256, 0, seed++);
+        big_pack_case(4096, 64, 0, seed++);
+        big_pack_case(8192, 8, 0, seed++);
+        big_pack_case(256, 256, 8, seed++);
+        big_pack_case(200, 56, 0, seed++);
     }
     seed = 1000; /* both ranks from here on */
     for (size_t L = 1; L <= 300; L++) {

