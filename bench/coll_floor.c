@@ -29,14 +29,14 @@
  * compiler: cc -O3 -march=native -pthread coll_floor.c.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define MAX_THREADS 64
+#include "floor_threads.h"
+
+#define MAX_THREADS FLOOR_MAX_THREADS
 #define TRIALS 5
 
 enum op { OP_BCAST, OP_ALLGATHER, OP_ALLTOALL, OP_ALLREDUCE };
@@ -48,25 +48,8 @@ struct job {
     size_t size;          /* bytes per rank (per block for allgather/alltoall) */
     long iters;
     unsigned char **sbuf, **rbuf;
-    atomic_int arrived;   /* spin barrier: arrivals of the current phase */
-    atomic_int phase;
+    struct floor_sync sync; /* one barrier per call */
 };
-
-/* Sense-reversing spin barrier over all t threads. */
-static void barrier(struct job *j)
-{
-    int ph = atomic_load_explicit(&j->phase, memory_order_relaxed);
-    if (atomic_fetch_add(&j->arrived, 1) == j->t - 1) {
-        atomic_store(&j->arrived, 0);
-        atomic_store(&j->phase, ph + 1);
-        return;
-    }
-    while (atomic_load_explicit(&j->phase, memory_order_acquire) == ph) {
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-    }
-}
 
 /* The data movement of one call done by thread `me`. */
 static void one_call(struct job *j, int me)
@@ -109,19 +92,13 @@ static void one_call(struct job *j, int me)
     }
 }
 
-struct arg {
-    struct job *j;
-    int me;
-};
-
-static void *thread_main(void *p)
+static void thread_main(void *ctx, int me)
 {
-    struct arg *a = p;
-    for (long i = 0; i < a->j->iters; i++) {
-        one_call(a->j, a->me);
-        barrier(a->j);
+    struct job *j = ctx;
+    for (long i = 0; i < j->iters; i++) {
+        one_call(j, me);
+        floor_sync_wait(&j->sync);
     }
-    return NULL;
 }
 
 static double now(void)
@@ -134,17 +111,8 @@ static double now(void)
 /* Runs j->iters calls on j->t threads; returns seconds. */
 static double run(struct job *j)
 {
-    pthread_t th[MAX_THREADS];
-    struct arg args[MAX_THREADS];
     double start = now();
-    for (int i = 1; i < j->t; i++) {
-        args[i] = (struct arg){ j, i };
-        pthread_create(&th[i], NULL, thread_main, &args[i]);
-    }
-    args[0] = (struct arg){ j, 0 };
-    thread_main(&args[0]);
-    for (int i = 1; i < j->t; i++)
-        pthread_join(th[i], NULL);
+    floor_run_threads(j->t, thread_main, j);
     return now() - start;
 }
 
@@ -198,6 +166,7 @@ int main(int argc, char **argv)
     }
     j.n = atoi(argv[2]);
     j.t = atoi(argv[3]);
+    j.sync.threads = j.t;
     size_t min = argc > 4 ? parse_size(argv[4]) : 4096;
     size_t max = argc > 5 ? parse_size(argv[5]) : 1 << 20;
     if (j.n < 1 || j.t < 1 || j.t > MAX_THREADS || j.t > j.n || min < 4 || max < min) {

@@ -18,9 +18,8 @@
  * threads of one rank.
  */
 #include "dt_common.h"
+#include "floor_threads.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,24 +41,8 @@ struct floor_job {
     unsigned char *sbuf[2], *rbuf[2]; /* of rank 0 and rank 1 */
     long iters;
     int streaming;
-    atomic_int arrived, phase;
+    struct floor_sync sync; /* one barrier per direction */
 };
-
-/* Sense-reversing spin barrier of the two threads. */
-static void floor_barrier(struct floor_job *j)
-{
-    int ph = atomic_load_explicit(&j->phase, memory_order_relaxed);
-    if (atomic_fetch_add(&j->arrived, 1) == FLOOR_THREADS - 1) {
-        atomic_store(&j->arrived, 0);
-        atomic_store(&j->phase, ph + 1);
-        return;
-    }
-    while (atomic_load_explicit(&j->phase, memory_order_acquire) == ph) {
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-    }
-}
 
 /* Copies one block of n bytes with stores that bypass the cache: the
  * 16-byte aligned middle streamed, the ends copied normally. */
@@ -158,42 +141,28 @@ FLOOR_WIDE static void copy_share(unsigned char *rb, const struct dt_layout *rl,
     }
 }
 
-struct floor_arg {
-    struct floor_job *j;
-    int me;
-};
-
-static void *floor_thread(void *p)
+static void floor_thread(void *ctx, int me)
 {
-    struct floor_arg *a = p;
-    struct floor_job *j = a->j;
+    struct floor_job *j = ctx;
     for (long i = 0; i < j->iters; i++) {
         for (int dir = 0; dir < 2; dir++) {
             for (int m = 0; m < j->nmsgs; m++)
                 copy_share(j->rbuf[1 - dir], &j->recv[m], j->sbuf[dir],
-                           &j->send[m], a->me, j->streaming);
+                           &j->send[m], me, j->streaming);
 #if defined(__SSE2__)
             if (j->streaming)
                 _mm_sfence();
 #endif
-            floor_barrier(j);
+            floor_sync_wait(&j->sync);
         }
     }
-    return NULL;
 }
 
 /* Seconds of j->iters round trips on both threads. */
 static double floor_run(struct floor_job *j)
 {
-    pthread_t other;
-    struct floor_arg args[FLOOR_THREADS] = { { j, 0 }, { j, 1 } };
     double start = MPI_Wtime();
-    if (pthread_create(&other, NULL, floor_thread, &args[1]) != 0) {
-        fprintf(stderr, "dt_latency -F: cannot start a thread\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    floor_thread(&args[0]);
-    pthread_join(other, NULL);
+    floor_run_threads(FLOOR_THREADS, floor_thread, j);
     return MPI_Wtime() - start;
 }
 
@@ -213,6 +182,7 @@ double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
                      int nmsgs, size_t buf_bytes, long iters)
 {
     struct floor_job j = { .send = send, .recv = recv, .nmsgs = nmsgs };
+    j.sync.threads = FLOOR_THREADS;
     int lines = 1;
     for (int m = 0; m < nmsgs; m++) {
         if (!same_shape(&send[m], &recv[m])) {

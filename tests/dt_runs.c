@@ -14,8 +14,8 @@
  *     sides but different strides and offsets (runs against runs), and
  *     against a contiguous receive (runs against one long run), at eager,
  *     rendezvous and cooperative-copy sizes.
- * Packs over 8 MiB (written with streaming stores where the runs are
- * whole, aligned cache lines) are checked the same way.
+ * Packs and messages over 8 MiB (written with streaming stores) are
+ * checked the same way.
  * Usage: dt_runs (2 ranks or more; ranks above 1 only join).
  */
 #include "zt.h"
@@ -199,6 +199,13 @@ int main(int argc, char **argv)
         p2p_case(rank, count, L, 64 + i, i, (long)(i * 3), 8 - i % 8, seed++);
         p2p_case(rank, count, L, 5, 2, -1, 1, seed++);
     }
+    /* Messages over 8 MiB, whose cooperative copies stream their whole
+     * destination lines: aligned runs, runs at odd offsets and gaps,
+     * short runs of whole lines, and a contiguous receive. */
+    p2p_case(rank, ((size_t)9 << 20) / 512 + 1, 512, 512, 0, 512, 0, seed++);
+    p2p_case(rank, ((size_t)9 << 20) / 4096 + 1, 4096, 32, 8, 40, 24, seed++);
+    p2p_case(rank, ((size_t)9 << 20) / 64 + 1, 64, 64, 0, 64, 0, seed++);
+    p2p_case(rank, ((size_t)9 << 20) / 1000 + 1, 1000, 24, 3, -1, 5, seed++);
     /* Many short runs at cooperative sizes: chunks start inside runs. */
     p2p_case(rank, 200000 / 24, 24, 40, 0, 8, 3, seed++);
     p2p_case(rank, 200000 / 144, 144, 432, 288, 432, 32, seed++);

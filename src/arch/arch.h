@@ -92,9 +92,9 @@ void zm_arch_copy_runs(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_
 /* As zm_arch_copy_runs, but the destination is written with 64-byte
  * streaming stores where the CPU has them (copy_wide.c): they do not read
  * the destination lines first and leave them out of the caches, for
- * outputs larger than the last-level cache.  len must be a multiple of 64
- * and every destination run 64-byte aligned.  The stores are fenced before
- * it returns.  Any thread; the caller owns both buffers. */
+ * outputs larger than the last-level cache.  Only the lines a run fills
+ * whole are streamed, so runs should span several lines.  The stores are
+ * fenced before it returns.  Any thread; the caller owns both buffers. */
 void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
                               size_t k);
 

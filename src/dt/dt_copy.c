@@ -342,11 +342,13 @@ static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, siz
 }
 
 /* copy_strided into the destination iterator dst, with streaming stores
- * when dst asks for them and every run is whole, aligned cache lines. */
+ * when dst asks for them and the runs are whole, aligned cache lines or
+ * long enough (WIDE_MIN) that their partial end lines matter little. */
 static inline void copy_runs_to(const iter_t *dst, char *d, ptrdiff_t ds, const char *s,
                                 ptrdiff_t ss, size_t L, size_t k)
 {
-    if (ZM_UNLIKELY(dst->stream) && ((L | (size_t)ds | (uintptr_t)d) & 63) == 0)
+    if (ZM_UNLIKELY(dst->stream) &&
+        (L >= WIDE_MIN || ((L | (size_t)ds | (uintptr_t)d) & 63) == 0))
         zm_arch_copy_runs_stream(d, ds, s, ss, L, k);
     else
         copy_strided(d, ds, s, ss, L, k);
@@ -486,6 +488,19 @@ void zm_dt_copy_range(void *dbuf, size_t dcount, const zm_dt_t *ddt,
     iter_t d, s;
     it_init(&d, dbuf, dcount, ddt, off);
     it_init(&s, sbuf, scount, sdt, off);
+    copy_iters(&d, &s, n);
+}
+
+void zm_dt_copy_range_stream(void *dbuf, size_t dcount, const zm_dt_t *ddt,
+                             const void *sbuf, size_t scount, const zm_dt_t *sdt,
+                             size_t off, size_t n)
+{
+    if (n == 0)
+        return;
+    iter_t d, s;
+    it_init(&d, dbuf, dcount, ddt, off);
+    it_init(&s, sbuf, scount, sdt, off);
+    d.stream = 1;
     copy_iters(&d, &s, n);
 }
 
