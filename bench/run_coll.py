@@ -326,8 +326,8 @@ def ratio_to_peer(values, size):
 
 def below_floor(values, size, ratio, target):
     """Returns " (floor)" when the target time at size lies below the
-    measured memory floor, i.e. no in-process implementation can meet it
-    on this machine; else ""."""
+    measured memory floor, i.e. no in-process implementation that copies
+    this way can meet it on this machine; else ""."""
     f = values.get("floor", {}).get(size)
     mine = values.get("zmpi", {}).get(size)
     if f is None or not mine:
@@ -450,9 +450,10 @@ def markdown(meta, best, statuses, args):
             "the time the bare data movement of one call takes on one "
             "thread per zmpi worker with the ranks' buffers in one address "
             "space: copies with glibc's memcpy and vectorized sums, one "
-            "spin barrier per call whose own time is taken off.  No "
-            "in-process MPI can be faster.  `NO (floor)` marks a missed "
-            "target whose time lies below that floor.", ""]
+            "spin barrier per call whose own time is taken off.  It is a "
+            "bound in practice (the best copies we know, split statically "
+            "between the threads), not a proof.  `NO (floor)` marks a "
+            "missed target whose time lies below that floor.", ""]
     summary, sections = [], []
     for n in args.ranks:
         for c in args.only:
