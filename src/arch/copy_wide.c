@@ -8,7 +8,8 @@
  * 2 KiB blocks of a vector held in L2 ran at 70-78 GB/s through memcpy
  * calls per block and at 100-107 GB/s with 64-byte moves).  The function
  * is compiled once per vector width (ZM_ARCH_WIDE) and the loader picks
- * the widest the CPU runs.
+ * the widest the CPU runs.  The second half of the file streams big
+ * copies past the caches.
  */
 #include "arch/arch.h"
 

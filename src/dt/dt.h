@@ -153,9 +153,10 @@ void zm_dt_copy_range(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                       const void *sbuf, size_t scount, const zm_dt_t *sdt,
                       size_t off, size_t n);
 
-/* As zm_dt_copy_range, but runs of whole, aligned destination cache lines
- * are written with streaming stores where the CPU has 64-byte ones: for
- * copies whose destination cannot stay in the caches.  Both layouts must
+/* As zm_dt_copy_range, but the destination lines that runs of 256 bytes
+ * and more (or of whole, aligned lines) fill whole are written with
+ * streaming stores where the CPU has 64-byte ones: for copies whose
+ * destination cannot stay in the caches.  Both layouts must
  * be non-contiguous or not, as for zm_dt_copy_range; contiguous pairs go
  * to zm_arch_copy_stream instead.  Any thread; no allocation. */
 void zm_dt_copy_range_stream(void *dbuf, size_t dcount, const zm_dt_t *ddt,
