@@ -218,6 +218,11 @@ int main(int argc, char **argv)
     int status = dt_parse_args(argc, argv, "Pack/unpack bandwidth",
                                DEFAULT_MIN, DEFAULT_MAX, extra_usage, &o,
                                rank);
+    if (status == 0 && o.floor) {
+        if (rank == 0)
+            fprintf(stderr, "dt_pack: -F is an option of dt_latency only\n");
+        status = -1;
+    }
     if (status == 0 && o.block != 0 &&
         (o.block < MIN_BLOCK || o.block > MAX_BLOCK ||
          (o.block & (o.block - 1)) != 0)) {
