@@ -61,6 +61,17 @@ ZM_ARCH_WIDE void zm_arch_copy_runs(char *d, ptrdiff_t ds, const char *s, ptrdif
  * streaming stores.  So only CPUs with 64-byte vectors (AVX-512) stream;
  * the others keep ordinary stores. */
 
+/* The ordinary-store version: runs of a line or more in wide moves. */
+static void runs_plain(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len, size_t k)
+{
+    if (len >= 64) {
+        zm_arch_copy_runs(d, ds, s, ss, len, k);
+        return;
+    }
+    for (size_t j = 0; j < k; j++, d += ds, s += ss)
+        memcpy(d, s, len);
+}
+
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
@@ -88,16 +99,6 @@ __attribute__((target("avx512f"))) static void runs_stream_avx512(char *d, ptrdi
     _mm_sfence();
 }
 
-static void runs_plain(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len, size_t k)
-{
-    if (len >= 64) {
-        zm_arch_copy_runs(d, ds, s, ss, len, k);
-        return;
-    }
-    for (size_t j = 0; j < k; j++, d += ds, s += ss)
-        memcpy(d, s, len);
-}
-
 /* Picks the version once, when the library is loaded (GNU ifunc). */
 static void (*resolve_runs_stream(void))(char *, ptrdiff_t, const char *, ptrdiff_t, size_t,
                                           size_t)
@@ -114,12 +115,7 @@ void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss
 void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t len,
                               size_t k)
 {
-    if (len >= 64) {
-        zm_arch_copy_runs(d, ds, s, ss, len, k);
-        return;
-    }
-    for (size_t j = 0; j < k; j++, d += ds, s += ss)
-        memcpy(d, s, len);
+    runs_plain(d, ds, s, ss, len, k);
 }
 
 #endif

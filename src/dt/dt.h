@@ -156,9 +156,9 @@ void zm_dt_copy_range(void *dbuf, size_t dcount, const zm_dt_t *ddt,
 /* As zm_dt_copy_range, but the destination lines that runs of 256 bytes
  * and more (or of whole, aligned lines) fill whole are written with
  * streaming stores where the CPU has 64-byte ones: for copies whose
- * destination cannot stay in the caches.  Both layouts must
- * be non-contiguous or not, as for zm_dt_copy_range; contiguous pairs go
- * to zm_arch_copy_stream instead.  Any thread; no allocation. */
+ * destination cannot stay in the caches.  For pairs of layouts of which
+ * at least one is non-contiguous (two contiguous ones are a plain copy:
+ * zm_arch_copy_stream).  Any thread; no allocation. */
 void zm_dt_copy_range_stream(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                              const void *sbuf, size_t scount, const zm_dt_t *sdt,
                              size_t off, size_t n);

@@ -149,9 +149,9 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
 }
 
 /* A pack of this many bytes or more writes its contiguous output with
- * streaming stores where its runs are whole, aligned cache lines
- * (zm_arch_copy_runs_stream, which streams only on CPUs with 64-byte
- * vectors): such an output cannot stay in the caches next to its source,
+ * streaming stores (copy_runs_to: runs of WIDE_MIN bytes and more, or of
+ * whole aligned lines; zm_arch_copy_runs_stream streams only on CPUs with
+ * 64-byte vectors): such an output cannot stay in the caches next to its source,
  * and ordinary stores would first read every output line from memory.
  * Measured on Zen 5, 16 MiB of 256 B-16 KiB blocks: 0.67-0.77 of memcpy
  * with ordinary stores. */
@@ -475,6 +475,18 @@ static void copy_iters(iter_t *d, iter_t *s, size_t n)
     }
 }
 
+/* Layout to layout, bytes [off, off + n), streaming the destination when
+ * `stream` is set. */
+static void copy_layouts(void *dbuf, size_t dcount, const zm_dt_t *ddt, const void *sbuf,
+                         size_t scount, const zm_dt_t *sdt, size_t off, size_t n, int stream)
+{
+    iter_t d, s;
+    it_init(&d, dbuf, dcount, ddt, off);
+    it_init(&s, sbuf, scount, sdt, off);
+    d.stream = stream;
+    copy_iters(&d, &s, n);
+}
+
 void zm_dt_copy_range(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                       const void *sbuf, size_t scount, const zm_dt_t *sdt,
                       size_t off, size_t n)
@@ -485,23 +497,15 @@ void zm_dt_copy_range(void *dbuf, size_t dcount, const zm_dt_t *ddt,
         memcpy((char *)dbuf + off, (const char *)sbuf + off, n);
         return;
     }
-    iter_t d, s;
-    it_init(&d, dbuf, dcount, ddt, off);
-    it_init(&s, sbuf, scount, sdt, off);
-    copy_iters(&d, &s, n);
+    copy_layouts(dbuf, dcount, ddt, sbuf, scount, sdt, off, n, 0);
 }
 
 void zm_dt_copy_range_stream(void *dbuf, size_t dcount, const zm_dt_t *ddt,
                              const void *sbuf, size_t scount, const zm_dt_t *sdt,
                              size_t off, size_t n)
 {
-    if (n == 0)
-        return;
-    iter_t d, s;
-    it_init(&d, dbuf, dcount, ddt, off);
-    it_init(&s, sbuf, scount, sdt, off);
-    d.stream = 1;
-    copy_iters(&d, &s, n);
+    if (n)
+        copy_layouts(dbuf, dcount, ddt, sbuf, scount, sdt, off, n, 1);
 }
 
 void zm_dt_copy(void *dbuf, size_t dcount, const zm_dt_t *ddt,
