@@ -120,12 +120,13 @@ int dt_parse_args(int argc, char **argv, const char *what,
  * (dt_floor.c): two POSIX threads copy each message straight from layout
  * send[m] of one rank's send buffer to layout recv[m] of the other rank's
  * receive buffer, both buffers buf_bytes, half the blocks each, one spin
- * barrier per direction.  Returns the best time of one direction in
- * microseconds, with ordinary or (for blocks of 64 bytes and more)
- * streaming stores.  Allocates and frees its own buffers; calls no MPI
- * function but MPI_Abort.
+ * barrier per direction.  Each kind of store (ordinary, and for blocks of
+ * 64 bytes and more streaming) is warmed up for 50 ms, then timed in
+ * trials of at most max_iters round trips cut to about trial_seconds.
+ * Returns the best time of one direction in microseconds.  Allocates and
+ * frees its own buffers; calls no MPI function but MPI_Wtime and MPI_Abort.
  */
 double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
-                     int nmsgs, size_t buf_bytes, long iters);
+                     int nmsgs, size_t buf_bytes, long max_iters, double trial_seconds);
 
 #endif

@@ -208,7 +208,7 @@ static int same_shape(const struct dt_layout *a, const struct dt_layout *b)
 }
 
 double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
-                     int nmsgs, size_t buf_bytes, long iters)
+                     int nmsgs, size_t buf_bytes, long max_iters, double trial_seconds)
 {
     struct floor_job j = { .send = send, .recv = recv, .nmsgs = nmsgs };
     j.sync.threads = FLOOR_THREADS;
@@ -236,12 +236,17 @@ double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
     for (j.streaming = 0; j.streaming < (kinds ? kinds : 1); j.streaming++) {
         /* Warm up for at least 50 ms: the first case of a process ran
          * three times slower after only a tenth of its round trips. */
-        j.iters = 1 + iters / 10;
-        for (double spent = 0.0; spent < 0.05;)
+        j.iters = 1 + max_iters / 10;
+        double spent = 0.0;
+        long done = 0;
+        for (; spent < 0.05; done += j.iters)
             spent += floor_run(&j);
-        j.iters = iters;
+        /* Each timed trial is cut to about trial_seconds, judged from
+         * the warm-up's pace, but times at least 3 round trips. */
+        long fit = (long)(trial_seconds / (spent / (double)done));
+        j.iters = fit < max_iters ? (fit > 3 ? fit : 3) : max_iters;
         for (int t = 0; t < FLOOR_TRIALS; t++) {
-            double s = floor_run(&j) / (2.0 * (double)iters);
+            double s = floor_run(&j) / (2.0 * (double)j.iters);
             if (s < best)
                 best = s;
         }

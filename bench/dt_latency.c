@@ -615,13 +615,9 @@ static void run_floor(const struct dt_case *c, long iters, int rank)
         send[m] = c->msg[m].send;
         recv[m] = c->msg[m].recv;
     }
-    double first = dt_floor_usec(send, recv, c->nmsgs, c->buf_bytes, 1);
-    /* Each trial gets a fifth of SIZE_SECONDS: the floor runs up to six
+    /* Each trial gets a fifth of SIZE_SECONDS: the floor runs up to nine
      * timed trials per case (three per kind of store). */
-    long fit = (long)(SIZE_SECONDS / 5 * 1e6 / 2.0 / (first > 0.01 ? first : 0.01));
-    if (fit < iters)
-        iters = fit > MIN_TIMED ? fit : MIN_TIMED;
-    double usec = dt_floor_usec(send, recv, c->nmsgs, c->buf_bytes, iters);
+    double usec = dt_floor_usec(send, recv, c->nmsgs, c->buf_bytes, iters, SIZE_SECONDS / 5);
     printf("%-10s %12zu %14.3f  %s\n", c->series, case_payload(c), usec,
            c->shape);
     fflush(stdout);
