@@ -132,7 +132,6 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
     if (dest != MPI_PROC_NULL) {
         req->comm = comm;
-        zm_mpi_req_hold(req, dt);
         zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
         if (ZM_UNLIKELY(st != ZM_OK)) {
             atomic_store(&req->cstate, ZM_REQ_DONE);
@@ -140,6 +139,13 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
             return st == ZM_ERR_BUFFER ? bsend_error(c, fn, count, dt)
                                        : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
         }
+        /* A send that completed in the call (copied into a posted receive
+         * or an eager buffer) no longer reads its type, so only a pending
+         * one holds it.  Nobody can free the type or the request while
+         * this rank is inside the call, and holding after a completion
+         * that races with this test is harmless (the free drops it). */
+        if (!zm_p2p_req_done(req))
+            zm_mpi_req_hold(req, dt);
     }
     *request = req;
     return MPI_SUCCESS;

@@ -99,12 +99,15 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 
 
 /* Poll while alone on the worker; returns 1 once the wait is satisfied.
- * Waiting for all, only the first request not yet seen complete is polled:
- * completions mostly come in order, and polling every request would pull
- * each one's line away from the completer that is about to write it. */
+ * Waiting for all, only the last request not yet seen complete is polled:
+ * completions mostly come in the order the requests were started, so the
+ * completer writes the earlier ones without this rank pulling their lines
+ * away in between (polling the first pending one cost a line transfer per
+ * request of a six-face halo exchange).  Once the last is complete, the
+ * ones before it are usually complete too. */
 static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 {
-    int first = 0;
+    int last = n - 1;
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         /* The first polls skip the pause instruction (~25 ns on this
          * machine's CPUs): it would delay noticing a completion that is
@@ -112,11 +115,17 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
         if (i > 256 || (n > 1 && !need_all))
             zm_arch_cpu_relax();
         if (need_all) {
-            while (first < n && (!reqs[first] || zm_p2p_req_done(reqs[first])))
-                first++;
-            if (first == n)
+            while (last >= 0 && (!reqs[last] || zm_p2p_req_done(reqs[last])))
+                last--;
+            if (last < 0)
                 return 1;
-            zm_p2p_coop_help(reqs[first]);
+            /* A cooperative copy is most likely under way for an earlier
+             * request.  Looking at a request's coop line does not disturb
+             * its completer, which writes that line only for a copy it
+             * shares. */
+            for (int k = 0; k <= last; k++)
+                if (reqs[k])
+                    zm_p2p_coop_help(reqs[k]);
             continue;
         }
         if (wait_satisfied(reqs, n, need_all))
