@@ -90,11 +90,13 @@ static void pack_case(size_t count, size_t L, size_t gap, size_t base, unsigned 
     free(out);
 }
 
-/* A pack big enough (over 8 MiB) to write its output with streaming
- * stores: runs of L bytes, `gap` apart, into a packed buffer `mis` bytes
- * past a 64-byte boundary (runs from 256 bytes stream the lines they fill
- * whole; shorter ones only when they are whole aligned lines, else they
- * fall back).  Checks every packed byte, then unpacks. */
+/* A pack and an unpack big enough (over 8 MiB) to write their output with
+ * streaming stores: runs of L bytes, `gap` apart, into a packed buffer
+ * `mis` bytes past a 64-byte boundary (runs from 256 bytes stream the
+ * lines they fill whole; shorter ones only when they are whole aligned
+ * lines, else they fall back; a streamed gather prefetches its source).
+ * Checks every packed byte, then unpacks into a fresh buffer and checks
+ * its runs and that its gaps stay untouched. */
 static void big_pack_case(size_t L, size_t gap, size_t mis, unsigned seed)
 {
     size_t count = ((size_t)9 << 20) / L + 1, stride = L + gap, n = count * L;
@@ -178,10 +180,11 @@ int main(int argc, char **argv)
                 pack_case(7, L, base == 3 ? 1 : L % 13 + 3, base * 5, seed++);
         for (size_t i = 0; i < NLONG; i++)
             pack_case(5, long_lengths[i], 3 + i, i % 8, seed++);
-        /* Streamed whole (aligned runs of 256 B, 4 KiB, 8 KiB), streamed
+        /* Streamed whole (aligned runs of 256 B, 128 B, 4 KiB, 8 KiB), streamed
          * with partial end lines (misaligned output) and fallen back
          * (200-byte runs). */
         big_pack_case(256, 256, 0, seed++);
+        big_pack_case(128, 128, 0, seed++);
         big_pack_case(4096, 64, 0, seed++);
         big_pack_case(8192, 8, 0, seed++);
         big_pack_case(256, 256, 8, seed++);

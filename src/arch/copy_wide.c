@@ -75,11 +75,32 @@ static void runs_plain(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
+/* A streamed copy prefetches the source runs about this many bytes of
+ * data ahead, when the hardware prefetchers alone leave the core waiting:
+ * gathering short runs (under 256 B: every other 64 B line, 16 MiB, 2
+ * ranks: 840 -> 650 us) or gathering into a dense output (pack: 128 B
+ * blocks 10.5 -> 17 GB/s, 2 KiB blocks 18 -> 22 GB/s on Zen 5; 2-8 KiB
+ * ahead measured alike).  Copying 512 B-16 KiB runs between two strided
+ * layouts on both cores at once, it only cost time (5-10 %): memory
+ * bandwidth is the limit there and the hardware follows such runs. */
+#define STREAM_AHEAD 4096
+#define STREAM_PF_SHORT 256
+
 __attribute__((target("avx512f"))) static void runs_stream_avx512(char *d, ptrdiff_t ds,
                                                                  const char *s, ptrdiff_t ss,
                                                                  size_t len, size_t k)
 {
+    /* Prefetch the run this far ahead, or none (see STREAM_AHEAD): a
+     * contiguous source needs no help. */
+    int pf = ss != (ptrdiff_t)len && (len < STREAM_PF_SHORT || ds == (ptrdiff_t)len);
+    size_t ahead = pf ? (STREAM_AHEAD + len - 1) / len : k;
     for (size_t j = 0; j < k; j++, d += ds, s += ss) {
+        if (j + ahead < k) {
+            const char *p = s + (ptrdiff_t)ahead * ss;
+            for (size_t o = 0; o < len; o += 64)
+                _mm_prefetch(p + o, _MM_HINT_T0);
+            _mm_prefetch(p + len - 1, _MM_HINT_T0);
+        }
         /* The lines the run fills whole are streamed; a partial first or
          * last line is stored normally (its other bytes are not ours). */
         size_t head = (size_t)(-(uintptr_t)d & 63), i;

@@ -148,13 +148,14 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
     it->stream = 0;
 }
 
-/* A pack of this many bytes or more writes its contiguous output with
+/* A pack or unpack of this many bytes or more writes its output with
  * streaming stores (copy_runs_to: runs of WIDE_MIN bytes and more, or of
  * whole aligned lines; zm_arch_copy_runs_stream streams only on CPUs with
- * 64-byte vectors): such an output cannot stay in the caches next to its source,
- * and ordinary stores would first read every output line from memory.
- * Measured on Zen 5, 16 MiB of 256 B-16 KiB blocks: 0.67-0.77 of memcpy
- * with ordinary stores. */
+ * 64-byte vectors): such an output cannot stay in the caches next to its
+ * source, and ordinary stores would first read every output line from
+ * memory.  Measured on Zen 5, 16 MiB of 256 B-16 KiB blocks: 0.67-0.77
+ * of memcpy with ordinary stores (unpack of 128 B-2 KiB blocks 0.65-0.75,
+ * 0.9-1.2 streamed). */
 #define ZM_DT_STREAM_MIN ((size_t)8 << 20)
 
 /* Runs from WIDE_MIN bytes up to WIDE_MAX go through zm_arch_copy_runs,
@@ -542,6 +543,7 @@ void zm_dt_unpack_range(void *buf, size_t count, const zm_dt_t *dt, const void *
     iter_t d, s;
     it_init(&d, buf, count, dt, off);
     it_init_line(&s, packed, n);
+    d.stream = n >= ZM_DT_STREAM_MIN;
     copy_iters(&d, &s, n);
 }
 
