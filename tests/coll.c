@@ -239,6 +239,59 @@ static void check_bcast(MPI_Comm comm)
     free(buf);
 }
 
+/* Bcasts large enough for the root to stage them (beyond the inline ring,
+ * up to 16 KiB on 4 ranks or more), many in a row with rotating roots, so
+ * that the ring and the root's staging buffers are reused many times.  The
+ * root overwrites its buffer as soon as the call returns, which a staged
+ * Bcast allows (its receivers read the root's copy); every third call
+ * uses a vector type on both sides. */
+static void check_bcast_staged(MPI_Comm comm)
+{
+    static const int sizes[] = { 700, 1000, 4000, 7000, 16000, 16384 };
+    int rank, size;
+    unsigned char *buf = zt_malloc(2 * 16384), *want = zt_malloc(16384);
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int it = 0; it < 300; it++) {
+        int root = it % size, n = sizes[it % 6], derived = it % 3 == 0;
+        /* With the vector, n bytes are n / 8 blocks of 8 at stride 16. */
+        if (derived)
+            n &= ~7;
+        zt_fill(want, (size_t)n, root, it);
+        memset(buf, 0x5a, 2 * 16384);
+        if (rank == root) {
+            for (int i = 0; i < n; i++)
+                buf[derived ? i / 8 * 16 + i % 8 : i] = want[i];
+        }
+        if (derived) {
+            MPI_Datatype t;
+            ZT_OK(MPI_Type_vector(n / 8, 8, 16, MPI_BYTE, &t));
+            ZT_OK(MPI_Type_commit(&t));
+            ZT_OK(MPI_Bcast(buf, 1, t, root, comm));
+            ZT_OK(MPI_Type_free(&t));
+        } else {
+            ZT_OK(MPI_Bcast(buf, n, MPI_BYTE, root, comm));
+        }
+        if (rank == root) {
+            memset(buf, 0xee, 2 * 16384);
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            size_t at = derived ? (size_t)(i / 8 * 16 + i % 8) : (size_t)i;
+            ZT_CHECK(buf[at] == want[i], "staged Bcast %d (%d bytes, root %d%s): byte %d is "
+                     "%#x, want %#x", it, n, root, derived ? ", vector" : "", i, buf[at],
+                     want[i]);
+        }
+        /* The gaps of the vector stay untouched. */
+        for (int i = 0; derived && i < n / 8; i++)
+            ZT_CHECK(buf[i * 16 + 8] == 0x5a, "staged Bcast %d wrote a gap at %d", it,
+                     i * 16 + 8);
+    }
+    free(buf);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm halves;
@@ -251,12 +304,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < 100; i++)
         ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     check_bcast(MPI_COMM_WORLD);
+    check_bcast_staged(MPI_COMM_WORLD);
     check_reductions(MPI_COMM_WORLD);
     check_minmaxloc(MPI_COMM_WORLD);
     /* The same on two halves at once, which must not interfere. */
     ZT_OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &halves));
     ZT_OK(MPI_Barrier(halves));
     check_bcast(halves);
+    check_bcast_staged(halves);
     check_reductions(halves);
     ZT_OK(MPI_Comm_free(&halves));
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));

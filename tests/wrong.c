@@ -201,6 +201,17 @@ static void coll_count_mismatch(int rank, int size)
     MPI_Bcast(v, rank == 0 ? 10 : 5, MPI_INT, 0, MPI_COMM_WORLD);
 }
 
+/* A Bcast the root stages (4000 bytes on 16 ranks), after a loop of good
+ * ones: rank 7 expects 2000 bytes. */
+static void coll_bcast_staged_mismatch(int rank, int size)
+{
+    char v[4000] = { 0 };
+
+    for (int i = 0; i < 100; i++)
+        MPI_Bcast(v, 4000, MPI_CHAR, i % size, MPI_COMM_WORLD);
+    MPI_Bcast(v, rank == 7 ? 2000 : 4000, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
 /* A small Bcast (the fast path, which compares headers only) after a loop
  * of good ones with changing roots; rank 5 names another root. */
 static void coll_bcast_root_mismatch(int rank, int size)
@@ -291,6 +302,7 @@ int main(int argc, char **argv)
         { "coll_count_mismatch", coll_count_mismatch },
         { "coll_root_mismatch", coll_root_mismatch }, { "coll_deadlock", coll_deadlock },
         { "coll_bcast_root_mismatch", coll_bcast_root_mismatch },
+        { "coll_bcast_staged_mismatch", coll_bcast_staged_mismatch },
         { "coll_bcast_kind_mismatch", coll_bcast_kind_mismatch },
         { "coll_bcast_false_root", coll_bcast_false_root },
         { "coll_ibarrier_missing", coll_ibarrier_missing },

@@ -122,6 +122,11 @@ typedef struct coll_rec {
 } coll_rec_t;
 #define ZM_COLL_AREA_PAD 64         /* area = inl_cap + this, line aligned */
 
+/* Staging buffers per rank for Bcasts too large for the inline ring
+ * (fast.c, bcast_staged): a root runs at most this many staged Bcasts
+ * ahead of its slowest receiver (4: 1 KiB 0.92 us, 2: 1.25-1.36 us). */
+#define ZM_COLL_STAGES 4
+
 /* One rank's slot. */
 typedef struct coll_slot {
     zm_coll_flag_t go;              /* phase release, written by the last arriver */
@@ -139,6 +144,13 @@ typedef struct coll_slot {
     int rseen_q;                    /* rank rseen_q's pseq has reached rseen (owner only): */
     uint32_t rseen;                 /* a Bcast receiver's look at its root */
     uint32_t hist;                  /* zm_coll_hist_step's digest (owner only) */
+    unsigned stage_next;            /* staged Bcasts rooted here (owner only) */
+    /* Staging buffers of the Bcasts this rank roots (fast.c, bcast_staged):
+     * written by the owner, read by the receivers of the call that used
+     * them, freed with the block. */
+    unsigned char *stage[ZM_COLL_STAGES];
+    size_t stage_cap[ZM_COLL_STAGES];   /* bytes allocated (owner only) */
+    uint32_t stage_k[ZM_COLL_STAGES];   /* collective that last used it (owner only) */
     /* Blocking collectives started (their arguments are published), read
      * by everyone; on its own line with the flag that wakes the rank when
      * it parked waiting for another rank's pseq. */
@@ -158,6 +170,7 @@ struct zm_coll_shm {
     zm_coll_args_t *spub;           /* the slow path's arguments: rank, then sseq & 1 */
     size_t inl_cap;                 /* bytes of inline data per ring entry */
     size_t bcast_lim;               /* a Bcast of fewer bytes takes its fast path */
+    size_t stage_lim;               /* ... or its staged one, below this many bytes */
     size_t rank_bytes;              /* bytes of one rank's ring of inline areas */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
     zm_spinlock_t nbc_lock;         /* guards nbc_head */
@@ -292,15 +305,40 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
  * between the buffers (0.6 -> 1.0 us). */
 #define ZM_COLL_INLINE_MAX 2048
 
+/* Largest Bcast that the root stages (fast.c, bcast_staged).  Staging
+ * costs one more copy, by the root, and memory (ZM_COLL_STAGES buffers
+ * per rooting rank), but the root no longer waits for its receivers and
+ * they no longer wait for each other.  Measured with 16 ranks on 2
+ * workers against the direct copies of the generic path (alternated
+ * runs, in the host's fast and slow phases): 1-2 KiB 1.2-1.5 -> 0.25-0.32
+ * us (slow phase 4.7-5.1 -> 0.9-1.2), 4-8 KiB 1.5-1.8 -> 0.7-0.9 us, 16
+ * KiB 1.9-2.2 -> 1.7-1.8 us; 32 KiB 2.8-3.1 -> 3.3 us (slow phase 6.3-6.7
+ * -> 4.8-5.1), 64 KiB about equal, and from 128 KiB on slower (1 MiB
+ * 142-148 -> 310-390 us): the receivers then read a different staging
+ * buffer in each call, which does not stay in the caches the way the
+ * root's one buffer does.  With fewer ranks the root's copy weighs more:
+ * 4 ranks, 2-4 KiB 0.43 -> 0.14-0.32 us, 8 KiB equal, 16 KiB 0.57 ->
+ * 0.81 us; so a block stages at most ZM_COLL_STAGE_PER_RANK bytes per
+ * rank (shm.c). */
+#define ZM_COLL_STAGE_MAX ((size_t)16 << 10)
+#define ZM_COLL_STAGE_PER_RANK ((size_t)1 << 10)
+
+/* Smallest communicator whose large Bcasts are staged: with fewer
+ * receivers the root's extra copy is a large share of the work (2 ranks:
+ * twice the bytes of the direct copy). */
+#define ZM_COLL_STAGE_RANKS 4
+
 /* Whether a Bcast of `bytes` bytes takes its own fast path
- * (zm_coll_bcast_run in fast.c): the decision depends only on what the
- * ranks of a correct program agree on, so either all take it or none.
- * The block's limit (shm.c) is inl_cap + 1 on communicators of up to
- * ZM_COLL_FAST_RANKS ranks whose areas are at most ZM_COLL_FAST_MAX
- * bytes, else 0. */
+ * (zm_coll_bcast_run in fast.c), inline or staged: the decision depends
+ * only on what the ranks of a correct program agree on, so either all
+ * take it or none.  The block's limits (shm.c): bcast_lim is inl_cap + 1
+ * on communicators of up to ZM_COLL_FAST_RANKS ranks whose areas are at
+ * most ZM_COLL_FAST_MAX bytes, else 0; stage_lim, on those of them with
+ * ZM_COLL_STAGE_RANKS ranks or more, is one more than ZM_COLL_STAGE_PER_RANK
+ * bytes per rank up to ZM_COLL_STAGE_MAX, else 0. */
 static inline int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, size_t bytes)
 {
-    return bytes < s->bcast_lim;
+    return bytes < s->bcast_lim || bytes < s->stage_lim;
 }
 
 /* The `fast` value of a fast Bcast's header: the header holds all that a

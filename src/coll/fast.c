@@ -461,6 +461,76 @@ static __attribute__((noinline)) void bcast_unpack(void *buf, size_t count, cons
     unpack(buf, count, dt, src, b);
 }
 
+/* The root's staging buffer for its staged Bcast number k of b bytes:
+ * the next of its ZM_COLL_STAGES buffers, once every rank has started the
+ * collective after the one that used it last (so nobody reads it any
+ * more), grown if too small.  NULL if out of memory. */
+static unsigned char *stage_take(zm_coll_shm_t *s, int me, unsigned k, size_t b)
+{
+    coll_slot_t *sl = &s->slots[me];
+    unsigned j = sl->stage_next++ % ZM_COLL_STAGES;
+    if (sl->stage[j]) {
+        uint32_t want = sl->stage_k[j] + 2;
+        if (!zm_coll_reached(sl->seen, want))
+            zm_coll_wait_all(s, me, want);
+    }
+    sl->stage_k[j] = k;
+    if (sl->stage_cap[j] < b) {
+        size_t cap = (b + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
+        free(sl->stage[j]);
+        sl->stage[j] = aligned_alloc(ZM_CACHE_LINE, cap);
+        sl->stage_cap[j] = sl->stage[j] ? cap : 0;
+    }
+    return sl->stage[j];
+}
+
+/*
+ * A Bcast too large for the inline ring, on a communicator of
+ * ZM_COLL_STAGE_RANKS ranks or more: the root copies its data once into a
+ * staging buffer of its own and returns, as it does for small ones; every
+ * receiver copies from that buffer (paper 001's one shared copy per
+ * node).  The root publishes the buffer's address as the call's inline
+ * data.  Nobody waits for anybody but the root, so the copies of
+ * successive calls overlap instead of each call waiting for its slowest
+ * receiver before the next can start.  A root out of memory publishes no
+ * buffer, and every rank reports the failure.
+ */
+static zm_status_t bcast_staged(zm_coll_shm_t *s, int me, void *buf, size_t count,
+                                const zm_dt_t *dt, int root, size_t b, coll_fhdr_t *h,
+                                unsigned k, const bcast_words_t *w, char *err, size_t errlen)
+{
+    unsigned char *stage = NULL;
+    if (me == root) {
+        stage = stage_take(s, me, k, b);
+        if (stage && dt->contig)
+            memcpy(stage, buf, b);
+        else if (stage)
+            bcast_pack(stage, buf, count, dt, b);
+        memcpy((unsigned char *)h + ZM_COLL_HDR, &stage, sizeof(stage));
+    }
+    words_put(h, w);
+    zm_coll_publish(s, me, h, k + 1);
+    if (me != root) {
+        bcast_wait_root(s, me, root, k);
+        coll_fhdr_t *hr = (coll_fhdr_t *)((char *)h + (ptrdiff_t)(root - me) *
+                                          (ptrdiff_t)s->rank_bytes);
+        if (ZM_UNLIKELY(!words_match(hr, w)))
+            return fast_mismatch(s, me, ZM_COLL_BCAST, k, err, errlen);
+        memcpy(&stage, fdata(hr), sizeof(stage));
+        if (stage && dt->contig)
+            memcpy(buf, stage, b);
+        else if (stage)
+            bcast_unpack(buf, count, dt, stage, b);
+    }
+    if (ZM_UNLIKELY(!stage)) {
+        if (err)
+            snprintf(err, errlen, "the root (rank %d) is out of memory for staging %zu "
+                     "bytes", root, b);
+        return ZM_ERR_NOMEM;
+    }
+    return ZM_OK;
+}
+
 zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
                               const zm_dt_t *dt, int root, char *err, size_t errlen)
 {
@@ -472,6 +542,8 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     uint32_t hist = zm_coll_hist_step(&s->slots[me], ZM_COLL_BCAST, root);
     bcast_words_t w = { ZM_COLL_BCAST | ZM_COLL_FAST_HDR_ONLY << 8, (uint32_t)root, 0,
                         (uint32_t)b | (uint64_t)hist << 32 };
+    if (b >= s->bcast_lim)
+        return bcast_staged(s, me, buf, count, dt, root, b, h, k, &w, err, errlen);
     if (me == root) {
         if (ZM_LIKELY(dt->contig))
             small_copy((unsigned char *)h + ZM_COLL_HDR, buf, b);

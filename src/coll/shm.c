@@ -88,6 +88,13 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->inl_cap = cap;
     s->rank_bytes = (cap + ZM_COLL_AREA_PAD) * ring;
     s->bcast_lim = c->size <= ZM_COLL_FAST_RANKS && cap <= ZM_COLL_FAST_MAX ? cap + 1 : 0;
+    s->stage_lim = 0;
+    if (s->bcast_lim && c->size >= ZM_COLL_STAGE_RANKS) {
+        s->stage_lim = ZM_COLL_STAGE_PER_RANK * n;
+        if (s->stage_lim > ZM_COLL_STAGE_MAX)
+            s->stage_lim = ZM_COLL_STAGE_MAX;
+        s->stage_lim++;
+    }
     s->inl = (unsigned char *)s + slots + pubs;
     return s;
 }
@@ -146,8 +153,12 @@ void zm_coll_detach(zm_coll_shm_t *s)
         *pp = s->hnext;
     }
     zm_spin_unlock(&shm_table.lock);
-    if (last)
-        free(s);
+    if (!last)
+        return;
+    for (int q = 0; q < s->size; q++)
+        for (int j = 0; j < ZM_COLL_STAGES; j++)
+            free(s->slots[q].stage[j]);
+    free(s);
 }
 
 void zm_coll_wake_sleepers(zm_coll_shm_t *s, int me)
