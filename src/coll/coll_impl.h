@@ -319,7 +319,11 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n);
  * root's one buffer does.  With fewer ranks the root's copy weighs more:
  * 4 ranks, 2-4 KiB 0.43 -> 0.14-0.32 us, 8 KiB equal, 16 KiB 0.57 ->
  * 0.81 us; so a block stages at most ZM_COLL_STAGE_PER_RANK bytes per
- * rank (shm.c). */
+ * rank (shm.c).  Tried for the other fast collectives and dropped:
+ * staging each rank's Allgather block (1/n more copying) made 16 ranks
+ * faster at 1-2 KiB blocks (3.9 -> 2.5 us) but 4 ranks slower from 4 KiB
+ * (16 KiB 1.7 -> 3.7 us) and 64 ranks from 8 KiB; staging Alltoall send
+ * buffers doubles the copies (4 KiB blocks, 16 ranks: 9 -> 18.5 us). */
 #define ZM_COLL_STAGE_MAX ((size_t)16 << 10)
 #define ZM_COLL_STAGE_PER_RANK ((size_t)1 << 10)
 
