@@ -127,12 +127,23 @@ typedef struct coll_rec {
  * ahead of its slowest receiver (4: 1 KiB 0.92 us, 2: 1.25-1.36 us). */
 #define ZM_COLL_STAGES 4
 
+/* The ranks of a block that run on one worker: a phase counts its
+ * arrivals here first, so only the last of them touches the block's
+ * counter and only it is released from another worker (shm.c). */
+typedef struct coll_group {
+    _Alignas(ZM_CACHE_LINE) _Atomic int arrived; /* members in the current phase */
+    int leader;                     /* the member that arrived last (it waits for all) */
+    int members;                    /* ranks of the block on this worker */
+    const int *rank;                /* those ranks */
+} coll_group_t;
+
 /* One rank's slot. */
 typedef struct coll_slot {
     zm_coll_flag_t go;              /* phase release, written by the last arriver */
     zm_coll_flag_t dgo;             /* root: released when every part is done */
     _Atomic int pending;            /* root: parts not yet done */
     zm_ult_t *ult;                  /* the rank's ULT, to wake it */
+    coll_group_t *group;            /* the ranks on its worker */
     /* The owner's own counters, away from the line the others write
      * (pending above took a hit from every call's seq++ there). */
     _Alignas(ZM_CACHE_LINE) unsigned seq; /* blocking collectives run (owner only) */
@@ -181,7 +192,10 @@ struct zm_coll_shm {
     zm_status_t verdict;            /* ZM_OK or the mismatch found */
     int mode;                       /* ZM_SYNC_* */
     char msg[256];                  /* message of a mismatch */
-    _Alignas(ZM_CACHE_LINE) _Atomic int arrived; /* ranks in the current phase */
+    int ngroups;                    /* workers the ranks run on */
+    coll_group_t *groups;           /* one per worker that has ranks of the block */
+    int *group_ranks;               /* every group's ranks, group after group */
+    _Alignas(ZM_CACHE_LINE) _Atomic int arrived; /* groups in the current phase */
     /* Ranks parked in zm_coll_wait_seq: a publisher wakes them. */
     _Alignas(ZM_CACHE_LINE) _Atomic int sleepers;
     coll_slot_t slots[];            /* one per rank */
@@ -364,7 +378,8 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
 /* One phase: arrive, and wait until every rank of the block has arrived.
  * If `hook` is not NULL the last rank to arrive calls hook(s, arg) before
  * it releases the others.  With `defer` set the caller does not wait: it
- * returns 1 if it still has to (zm_coll_settle does it later), else 0.
+ * returns 1 if it still has to (zm_coll_settle does it later), else 0
+ * (the last of its worker's ranks always waits: it releases the others).
  * ULT context. */
 int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg,
                   int defer);

@@ -65,6 +65,49 @@ static unsigned ring_for(int n)
     return r;
 }
 
+/* Group the block's ranks by the worker they run on (ULTs never
+ * migrate).  Returns 0, or -1 if out of memory. */
+static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
+{
+    int n = c->size, nw = zm_ult_nworkers();
+    int *count = calloc((size_t)nw, sizeof(int)), *first = calloc((size_t)nw, sizeof(int));
+    int *index = malloc(sizeof(int) * (size_t)nw);
+    s->group_ranks = malloc(sizeof(int) * (size_t)n);
+    s->groups = aligned_alloc(ZM_CACHE_LINE, sizeof(coll_group_t) * (size_t)(n < nw ? n : nw));
+    if (!count || !first || !index || !s->group_ranks || !s->groups) {
+        free(count), free(first), free(index);
+        return -1;
+    }
+    for (int r = 0; r < n; r++)
+        count[zm_ult_get(c->world ? c->world[r] : r)->worker_id]++;
+    s->ngroups = 0;
+    for (int w = 0, at = 0; w < nw; w++) {
+        index[w] = count[w] ? s->ngroups++ : -1;
+        first[w] = at;
+        at += count[w];
+    }
+    memset(s->groups, 0, sizeof(coll_group_t) * (size_t)s->ngroups);
+    for (int r = 0; r < n; r++) {
+        int w = zm_ult_get(c->world ? c->world[r] : r)->worker_id;
+        coll_group_t *g = &s->groups[index[w]];
+        g->rank = s->group_ranks + first[w];
+        s->group_ranks[first[w] + g->members++] = r;
+        s->slots[r].group = g;
+    }
+    free(count), free(first), free(index);
+    return 0;
+}
+
+static void shm_free(zm_coll_shm_t *s)
+{
+    for (int q = 0; q < s->size; q++)
+        for (int j = 0; j < ZM_COLL_STAGES; j++)
+            free(s->slots[q].stage[j]);
+    free(s->groups);
+    free(s->group_ranks);
+    free(s);
+}
+
 static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
 {
     size_t n = (size_t)c->size, cap = inl_cap_for(c->size);
@@ -96,6 +139,10 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
         s->stage_lim++;
     }
     s->inl = (unsigned char *)s + slots + pubs;
+    if (shm_groups(s, c) != 0) {
+        shm_free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -153,12 +200,8 @@ void zm_coll_detach(zm_coll_shm_t *s)
         *pp = s->hnext;
     }
     zm_spin_unlock(&shm_table.lock);
-    if (!last)
-        return;
-    for (int q = 0; q < s->size; q++)
-        for (int j = 0; j < ZM_COLL_STAGES; j++)
-            free(s->slots[q].stage[j]);
-    free(s);
+    if (last)
+        shm_free(s);
 }
 
 void zm_coll_wake_sleepers(zm_coll_shm_t *s, int me)
@@ -223,31 +266,64 @@ void zm_coll_flag_wait(zm_coll_flag_t *f)
     zm_ult_park(flag_commit, (void *)f);
 }
 
+/* Release the ranks of group g other than me (they wait on their go
+ * flags).  They run on this worker, so the releases only queue them. */
+static void release_group(zm_coll_shm_t *s, const coll_group_t *g, int me)
+{
+    for (int i = 0; i < g->members; i++) {
+        int r = g->rank[i];
+        if (r != me)
+            zm_coll_flag_release(&s->slots[r].go, s->slots[r].ult);
+    }
+}
+
+/*
+ * A phase in two levels: the ranks of one worker count themselves in
+ * their group; the last of them (the group's leader for this phase)
+ * counts the group in the block and waits; the last leader runs the hook
+ * and releases the other leaders, and every leader releases its group.
+ * Only one rank per worker touches the block's counter and only one is
+ * woken from another worker, where all ranks counting on one line and
+ * each woken by the last arriver cost a cache-line transfer per rank and
+ * a cross-worker wake-up per remote rank.
+ */
 int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg,
                   int defer)
 {
     coll_slot_t *sl = &s->slots[me];
-    int n = s->size;
+    coll_group_t *g = sl->group;
     atomic_store_explicit(&sl->go, 0, memory_order_relaxed);
-    /* acq_rel: the last arriver sees every rank's published arguments and
-     * flag reset; its counter reset is ordered before its releases. */
-    if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) != n - 1) {
-        if (defer)
-            return 1;
-        zm_coll_flag_wait(&sl->go);
-        return 0;
-    }
-    atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
-    if (hook)
-        hook(s, arg);
-    /* Release the ranks of other workers first: they run in parallel with
-     * the wake-ups of this worker's ranks, which only queue them. */
-    zm_worker_t *mine = zm_ult_self()->worker;
-    for (int pass = 0; pass < 2; pass++)
-        for (int r = 0; r < n; r++) {
-            zm_ult_t *u = s->slots[r].ult;
-            if (r != me && (u->worker != mine) == (pass == 0))
-                zm_coll_flag_release(&s->slots[r].go, u);
+    /* acq_rel: the last arriver of the group, and then of the block, sees
+     * every rank's published arguments and flag reset; the counter resets
+     * are ordered before the releases. */
+    if (g->members > 1) {
+        if (atomic_fetch_add_explicit(&g->arrived, 1, memory_order_acq_rel) !=
+            g->members - 1) {
+            if (defer)
+                return 1;
+            zm_coll_flag_wait(&sl->go);
+            return 0;
         }
+        atomic_store_explicit(&g->arrived, 0, memory_order_relaxed);
+        g->leader = me;
+    }
+    if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) != s->ngroups - 1) {
+        zm_coll_flag_wait(&sl->go);
+    } else {
+        atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
+        if (hook)
+            hook(s, arg);
+        /* Other workers first: they run in parallel with the wake-ups of
+         * this worker's ranks, which only queue them. */
+        for (int i = 0; i < s->ngroups; i++) {
+            const coll_group_t *o = &s->groups[i];
+            /* A rank alone on its worker leads its group without writing
+             * it down (2 ranks on 2 workers: no line more per phase). */
+            int r = o->members == 1 ? o->rank[0] : o->leader;
+            if (o != g)
+                zm_coll_flag_release(&s->slots[r].go, s->slots[r].ult);
+        }
+    }
+    release_group(s, g, me);
     return 0;
 }
