@@ -379,8 +379,8 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
  * If `hook` is not NULL the last rank to arrive calls hook(s, arg) before
  * it releases the others.  With `defer` set the caller does not wait: it
  * returns 1 if it still has to (zm_coll_settle does it later), else 0
- * (the last of its worker's ranks always waits: it releases the others).
- * ULT context. */
+ * (the last of several ranks of a worker always waits: it releases the
+ * others).  ULT context. */
 int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *), void *arg,
                   int defer);
 

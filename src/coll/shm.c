@@ -308,6 +308,9 @@ int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *
         g->leader = me;
     }
     if (atomic_fetch_add_explicit(&s->arrived, 1, memory_order_acq_rel) != s->ngroups - 1) {
+        /* Alone on its worker, the rank releases nobody: it may defer. */
+        if (defer && g->members == 1)
+            return 1;
         zm_coll_flag_wait(&sl->go);
     } else {
         atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
