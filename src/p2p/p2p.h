@@ -116,7 +116,8 @@ typedef struct zmpi_request {
 } zm_req_t;
 
 /* How long a waiting rank that is alone on its worker polls before it
- * parks: about the idle spin of a worker (tens of microseconds).  Polling
+ * parks (about 0.44 ms on Zen 5, where a pause takes 22 ns; its worker
+ * then polls on before it sleeps, ult.c's IDLE_SPIN_NS).  Polling
  * keeps the completer off the wake path (no counter, no inbox, no context
  * switch), which is most of a cross-worker round trip. */
 #define ZM_P2P_WAIT_SPINS 20000

@@ -17,9 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Spin this long (in polls of the inbox) before sleeping; about 50-100 us,
- * longer than a cross-worker round trip, so ping-pong never sleeps. */
-#define IDLE_SPINS 20000
+/* An idle worker polls its inbox this long before it sleeps.  A sleeping
+ * worker's CPU halts, and under a hypervisor waking it again took
+ * milliseconds: with 20000 polls (0.44 ms on Zen 5, where a pause takes
+ * 22 ns) a hiccup of the other worker put one of them to sleep in 7-9 of
+ * 20 runs of a 16-rank Bcast loop, each time adding 5-15 ms to the loop;
+ * spinning 4.4 ms, none in 20.  Polls are counted in batches between
+ * clock reads, so the time does not depend on the cost of a pause. */
+#define IDLE_SPIN_NS 5000000ull
+#define IDLE_POLLS_PER_CLOCK 256
 
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
 
@@ -234,6 +240,22 @@ static void worker_sleep(zm_worker_t *w)
     atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
 }
 
+/* Poll w's inbox for IDLE_SPIN_NS; returns nonzero as soon as a ULT
+ * arrives or the job ends, 0 if the worker should sleep. */
+static int idle_spin(zm_worker_t *w)
+{
+    uint64_t end = zm_arch_time_ns() + IDLE_SPIN_NS;
+    do {
+        for (int i = 0; i < IDLE_POLLS_PER_CLOCK; i++) {
+            if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
+                atomic_load_explicit(&job.done, memory_order_relaxed))
+                return 1;
+            zm_arch_cpu_relax();
+        }
+    } while (zm_arch_time_ns() < end);
+    return atomic_load_explicit(&w->inbox, memory_order_relaxed) != NULL;
+}
+
 /* Next ULT to run, or NULL when the job is over.  Spins, then sleeps. */
 static zm_ult_t *worker_next(zm_worker_t *w)
 {
@@ -245,13 +267,7 @@ static zm_ult_t *worker_next(zm_worker_t *w)
             continue;
         if (atomic_load_explicit(&job.done, memory_order_acquire))
             return NULL;
-        for (int i = 0; i < IDLE_SPINS; i++) {
-            if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
-                atomic_load_explicit(&job.done, memory_order_relaxed))
-                break;
-            zm_arch_cpu_relax();
-        }
-        if (!atomic_load_explicit(&w->inbox, memory_order_relaxed))
+        if (!idle_spin(w))
             worker_sleep(w);
     }
 }
