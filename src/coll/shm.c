@@ -131,12 +131,9 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->inl_cap = cap;
     s->rank_bytes = (cap + ZM_COLL_AREA_PAD) * ring;
     s->bcast_lim = c->size <= ZM_COLL_FAST_RANKS && cap <= ZM_COLL_FAST_MAX ? cap + 1 : 0;
-    s->stage_lim = 0;
     if (s->bcast_lim && c->size >= ZM_COLL_STAGE_RANKS) {
-        s->stage_lim = ZM_COLL_STAGE_PER_RANK * n;
-        if (s->stage_lim > ZM_COLL_STAGE_MAX)
-            s->stage_lim = ZM_COLL_STAGE_MAX;
-        s->stage_lim++;
+        size_t lim = ZM_COLL_STAGE_PER_RANK * n;
+        s->stage_lim = (lim < ZM_COLL_STAGE_MAX ? lim : ZM_COLL_STAGE_MAX) + 1;
     }
     s->inl = (unsigned char *)s + slots + pubs;
     if (shm_groups(s, c) != 0) {

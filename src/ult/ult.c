@@ -20,10 +20,11 @@
 /* An idle worker polls its inbox this long before it sleeps.  A sleeping
  * worker's CPU halts, and under a hypervisor waking it again took
  * milliseconds: with 20000 polls (0.44 ms on Zen 5, where a pause takes
- * 22 ns) a hiccup of the other worker put one of them to sleep in 7-9 of
+ * 22 ns) a hiccup of the other worker put one of them to sleep in 7-12 of
  * 20 runs of a 16-rank Bcast loop, each time adding 5-15 ms to the loop;
- * spinning 4.4 ms, none in 20.  Polls are counted in batches between
- * clock reads, so the time does not depend on the cost of a pause. */
+ * spinning 4.4 ms (200000 polls) none in 20, and 5 ms by the clock, as
+ * here, 1 in 20.  Polls are counted in batches between clock reads, so
+ * the time does not depend on the cost of a pause. */
 #define IDLE_SPIN_NS 5000000ull
 #define IDLE_POLLS_PER_CLOCK 256
 
