@@ -129,4 +129,24 @@ int dt_parse_args(int argc, char **argv, const char *what,
 double dt_floor_usec(const struct dt_layout *send, const struct dt_layout *recv,
                      int nmsgs, size_t buf_bytes, long max_iters, double trial_seconds);
 
+/* The kinds of bare copy of dt_floor_vector. */
+enum {
+    DT_FLOOR_WIDE,   /* 64-byte moves per block (memcpy under 64 B, from 4 KiB) */
+    DT_FLOOR_MEMCPY, /* one memcpy call per block */
+    DT_FLOOR_STREAM, /* 64-byte streaming stores (whole lines, AVX-512 only) */
+    DT_FLOOR_STREAM_AHEAD, /* packs only: as STREAM, prefetching 4 KiB of data ahead */
+    DT_FLOOR_KINDS
+};
+
+/*
+ * The floor of dt_pack -F (dt_floor.c): packs (unpack == 0: dense <- vec)
+ * or unpacks (vec <- dense) a vector of total bytes in blocks of block
+ * bytes, two blocks apart in vec, with bare copies of the given kind on
+ * the calling thread, no datatype engine.  Returns 0, copying nothing,
+ * when the kind does not apply (streaming needs blocks of whole lines and
+ * a CPU with 64-byte vectors), else 1.  Calls no MPI function.
+ */
+int dt_floor_vector(unsigned char *dense, unsigned char *vec, size_t total, size_t block,
+                    int unpack, int kind);
+
 #endif

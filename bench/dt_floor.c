@@ -17,6 +17,9 @@
  *
  * The only MPI calls are MPI_Wtime and MPI_Abort; the threads are POSIX
  * threads of one rank.
+ *
+ * The same loops, on one thread, give dt_pack -F its floor: packing or
+ * unpacking a vector with bare copies of each kind (dt_floor_vector).
  */
 #include "dt_common.h"
 #include "floor_threads.h"
@@ -33,6 +36,8 @@
 #endif
 
 #define FLOOR_THREADS 2
+/* Bytes of data a prefetching pack (DT_FLOOR_STREAM_AHEAD) reads ahead. */
+#define FLOOR_AHEAD 4096
 #define FLOOR_TRIALS 3
 
 /* What both threads share for one case. */
@@ -64,6 +69,19 @@ __attribute__((target("avx512f"))) static void stream_lines(unsigned char *d,
         _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512(s + i));
     if (i < n)
         memcpy(d + i, s + i, n - i);
+}
+
+/* As stream_lines for a run of whole lines at d and s, with a prefetch of
+ * the line `ahead` bytes past each line loaded (the next runs of a
+ * strided source, which the hardware prefetchers follow too late). */
+__attribute__((target("avx512f"))) static void stream_lines_ahead(unsigned char *d,
+                                                                 const unsigned char *s,
+                                                                 size_t n, size_t ahead)
+{
+    for (size_t i = 0; i < n; i += 64) {
+        _mm_prefetch((const char *)s + i + ahead, _MM_HINT_T0);
+        _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512(s + i));
+    }
 }
 #define HAVE_STREAM_LINES 1
 #endif
@@ -119,6 +137,69 @@ typedef char v64_t __attribute__((vector_size(64)));
             memcpy((d) + (n) - 64, &v_, 64);                           \
         }                                                              \
     } while (0)
+
+/* The wide kind of dt_floor_vector: 64-byte moves for blocks of 64 B to
+ * 4 KiB, memcpy otherwise, as in copy_share; blocks of 8-32 bytes in one
+ * move of their size each (a memcpy call per 8 bytes would be no floor). */
+FLOOR_WIDE static void vector_wide(unsigned char *dense, unsigned char *vec, size_t total,
+                                   size_t block, int unpack)
+{
+#define VECTOR_LOOP(COPY)                                                \
+    for (size_t off = 0; off < total; off += block) {                    \
+        unsigned char *v_ = vec + 2 * off, *c_ = dense + off;            \
+        unsigned char *d = unpack ? v_ : c_;                             \
+        const unsigned char *s = unpack ? c_ : v_;                       \
+        COPY;                                                            \
+    }
+    if (block == 8)
+        VECTOR_LOOP(memcpy(d, s, 8))
+    else if (block == 16)
+        VECTOR_LOOP(memcpy(d, s, 16))
+    else if (block == 32)
+        VECTOR_LOOP(memcpy(d, s, 32))
+    else if (block >= 64 && block < 4096)
+        VECTOR_LOOP(COPY_WIDE(d, s, block))
+    else
+        VECTOR_LOOP(memcpy(d, s, block))
+#undef VECTOR_LOOP
+}
+
+int dt_floor_vector(unsigned char *dense, unsigned char *vec, size_t total, size_t block,
+                    int unpack, int kind)
+{
+    if (kind == DT_FLOOR_WIDE) {
+        vector_wide(dense, vec, total, block, unpack);
+        return 1;
+    }
+    if (kind == DT_FLOOR_STREAM || kind == DT_FLOOR_STREAM_AHEAD) {
+#if defined(HAVE_STREAM_LINES)
+        __builtin_cpu_init();
+        /* Prefetching applies to packs only: an unpack reads densely. */
+        if (block % 64 != 0 || !__builtin_cpu_supports("avx512f") ||
+            (kind == DT_FLOOR_STREAM_AHEAD && unpack))
+            return 0;
+        for (size_t off = 0; off < total; off += block) {
+            if (unpack)
+                stream_lines(vec + 2 * off, dense + off, block);
+            else if (kind == DT_FLOOR_STREAM_AHEAD && off + FLOOR_AHEAD < total)
+                stream_lines_ahead(dense + off, vec + 2 * off, block, 2 * FLOOR_AHEAD);
+            else
+                stream_lines(dense + off, vec + 2 * off, block);
+        }
+        _mm_sfence();
+        return 1;
+#else
+        return 0;
+#endif
+    }
+    for (size_t off = 0; off < total; off += block) {
+        if (unpack)
+            memcpy(vec + 2 * off, dense + off, block);
+        else
+            memcpy(dense + off, vec + 2 * off, block);
+    }
+    return 1;
+}
 
 /* Copies thread me's share of message (recv <- send). */
 FLOOR_WIDE static void copy_share(unsigned char *rb, const struct dt_layout *rl,

@@ -28,6 +28,11 @@
  * (including the gaps, which must stay untouched) are checked against a
  * reference layout described without MPI (dt_common.h).  Other ranks only
  * wait; run it with one rank.
+ *
+ * With -F the pack and unpack columns are the floor instead: the fastest
+ * of the bare copy loops of dt_floor_vector (64-byte moves, a memcpy call
+ * per block, 64-byte streaming stores) on the same buffers, timed the
+ * same way, with no MPI call in the loop.
  */
 #include "dt_common.h"
 
@@ -131,6 +136,62 @@ static double time_unpack(const struct pack_case *pc, struct pack_bufs *b)
     return MPI_Wtime() - start;
 }
 
+/* Returns the seconds of reps bare packs (or unpacks) of kind, or -1 when
+ * the kind does not apply to the case (dt_floor_vector). */
+static double time_floor(const struct pack_case *pc, struct pack_bufs *b, int unpack,
+                         int kind)
+{
+    if (pc->cold)
+        evict_caches(b);
+    double start = MPI_Wtime();
+    for (long i = 0; i < pc->reps; i++)
+        if (!dt_floor_vector(b->packed, unpack ? b->out : b->vec, pc->total, pc->block,
+                             unpack, kind))
+            return -1.0;
+    return MPI_Wtime() - start;
+}
+
+/* Runs every kind of bare copy once and checks its result as check_case
+ * does; calls MPI_Abort on any difference. */
+static void check_floor(const struct pack_case *pc, struct pack_bufs *b, unsigned seed)
+{
+    char what[96];
+    struct dt_layout flat = dt_layout_block(0, pc->total);
+    for (int kind = 0; kind < DT_FLOOR_KINDS; kind++) {
+        snprintf(what, sizeof(what), "dt_pack -F total %zu block %zu kind %d", pc->total,
+                 pc->block, kind);
+        memset(b->packed, DT_FILL, pc->total);
+        memset(b->out, DT_FILL, 2 * pc->total);
+        if (dt_floor_vector(b->packed, b->vec, pc->total, pc->block, 0, kind))
+            dt_check(b->packed, &flat, &pc->layout, seed, 0, what);
+        else
+            /* Not a pack of this kind: unpack the right bytes. */
+            dt_floor_vector(b->packed, b->vec, pc->total, pc->block, 0, DT_FLOOR_MEMCPY);
+        if (!dt_floor_vector(b->packed, b->out, pc->total, pc->block, 1, kind))
+            continue;
+        dt_check(b->out, &pc->layout, &pc->layout, seed, 1, what);
+        dt_check_untouched(b->out, 2 * pc->total, what);
+    }
+}
+
+/* Keeps in *best the shortest of its value and t, ignoring t < 0. */
+static void keep_best(double *best, double t)
+{
+    if (t >= 0.0 && t < *best)
+        *best = t;
+}
+
+/* One trial of the floor: every kind, pack and unpack. */
+static void trial_floor(const struct pack_case *pc, struct pack_bufs *b,
+                        struct pack_times *best)
+{
+    keep_best(&best->copy, time_memcpy(pc, b));
+    for (int kind = 0; kind < DT_FLOOR_KINDS; kind++) {
+        keep_best(&best->pack, time_floor(pc, b, 0, kind));
+        keep_best(&best->unpack, time_floor(pc, b, 1, kind));
+    }
+}
+
 /* Packs and unpacks once and checks both results byte by byte, and that
  * MPI agrees on the packed size; calls MPI_Abort on any difference. */
 static void check_case(const struct pack_case *pc, struct pack_bufs *b,
@@ -162,7 +223,7 @@ static void check_case(const struct pack_case *pc, struct pack_bufs *b,
 
 /* Measures one total and block size and prints its line. */
 static void run_case(size_t total, size_t block, struct pack_bufs *b,
-                     double factor, int index)
+                     double factor, int index, int floor)
 {
     struct pack_case pc;
     pc.total = total;
@@ -181,13 +242,17 @@ static void run_case(size_t total, size_t block, struct pack_bufs *b,
     unsigned seed = dt_seed(0, index);
     dt_fill(b->vec, &pc.layout, seed);
     check_case(&pc, b, seed);
+    if (floor)
+        check_floor(&pc, b, seed);
     struct pack_times best = {1e30, 1e30, 1e30};
     for (int t = 0; t < trials; t++) {
-        double c = time_memcpy(&pc, b), p = time_pack(&pc, b);
-        double u = time_unpack(&pc, b);
-        best.copy = c < best.copy ? c : best.copy;
-        best.pack = p < best.pack ? p : best.pack;
-        best.unpack = u < best.unpack ? u : best.unpack;
+        if (floor) {
+            trial_floor(&pc, b, &best);
+            continue;
+        }
+        keep_best(&best.copy, time_memcpy(&pc, b));
+        keep_best(&best.pack, time_pack(&pc, b));
+        keep_best(&best.unpack, time_unpack(&pc, b));
     }
     double bytes = (double)total * (double)pc.reps / 1e9;
     printf("pack %10zu %8zu %10.3f %10.3f %10.3f\n", total, block,
@@ -239,7 +304,7 @@ static void run_all(const struct dt_opts *o)
              block *= 2) {
             if (o->block != 0 && block != o->block)
                 continue;
-            run_case(total, block, &b, o->common.iter_factor, index++);
+            run_case(total, block, &b, o->common.iter_factor, index++, o->floor);
         }
     }
     free_bufs(&b);
@@ -247,6 +312,8 @@ static void run_all(const struct dt_opts *o)
 
 static const char extra_usage[] =
     "  -b BLOCK     only this block size (a power of two, 8 to 64K)\n"
+    "  -F           print the floor instead: the fastest bare copy loops\n"
+    "               (dt_floor.c) pack and unpack the same vector\n"
     "  Sizes are the vector's data bytes (totals step by 16); here -M\n"
     "  defaults to 64K and -m to 16M.  Only rank 0 measures.\n";
 
@@ -259,11 +326,6 @@ int main(int argc, char **argv)
     int status = dt_parse_args(argc, argv, "Pack/unpack bandwidth",
                                DEFAULT_MIN, DEFAULT_MAX, extra_usage, &o,
                                rank);
-    if (status == 0 && o.floor) {
-        if (rank == 0)
-            fprintf(stderr, "dt_pack: -F is an option of dt_latency only\n");
-        status = -1;
-    }
     if (status == 0 && o.block != 0 &&
         (o.block < MIN_BLOCK || o.block > MAX_BLOCK ||
          (o.block & (o.block - 1)) != 0)) {
@@ -277,11 +339,12 @@ int main(int argc, char **argv)
         return status < 0 ? 1 : 0;
     }
     if (rank == 0) {
-        printf("# zmpi bench: MPI_Pack/MPI_Unpack of a vector (stride 2 "
-               "blocks) against memcpy, best of %d trials (of %d, from "
-               "memory, from %zu bytes)\n"
+        printf("# zmpi bench: %s of a vector (stride 2 blocks) against "
+               "memcpy, best of %d trials (%d, from memory, for totals from "
+               "%zu bytes)\n"
                "# totals from %zu to %zu bytes, iteration factor %g\n"
-               "# %-3s %10s %8s %10s %10s %10s\n", TRIALS, COLD_TRIALS,
+               "# %-3s %10s %8s %10s %10s %10s\n",
+               o.floor ? "the floor (bare loops, -F)" : "MPI_Pack/MPI_Unpack", TRIALS, COLD_TRIALS,
                COLD_MIN,
                bench_first_size(&o.common), o.common.max_bytes,
                o.common.iter_factor, "op", "total", "block", "memcpy_GBs",
