@@ -91,22 +91,18 @@ static inline void wake_waiter(uintptr_t old)
  * 212-306 us. */
 #define COOP_NC_STREAM_MIN (8 * 1024 * 1024)
 
-/* A streamed copy is split into this many chunks (256 KiB for a vector of
- * 8 MiB, 512 KiB for 16 MiB contiguous) rather than into the 32 KiB ones
- * of cached copies: each chunk costs a claim on the line both sides write
- * and a store fence that waits for the chunk's streaming stores to drain.
- * Alternated runs on Zen 5, 2 workers, medians of 5-9: 8 MiB vectors of
- * 4 KiB blocks 260 -> 252 us, of 512 B blocks 294 -> 275, the MILC face
- * 593 -> 564, 16 MiB 3-5 % faster (16 and 64 chunks were slower than 32);
- * contiguous ping-pong 16-64 MiB 3.5-7 % faster, p2p_bw 3-7 % higher. */
-#define COOP_STREAM_CHUNKS 32
+/* A copy is split into at most this many chunks: past 1 MiB, chunks grow
+ * beyond 32 KiB.
+ * Each chunk costs a claim on the line both sides write (and, streamed, a
+ * store fence that waits for its streaming stores to drain), and the
+ * sides need only a few chunks each to balance.  Alternated runs on Zen 5,
+ * 2 workers, medians of 5-9, against 32 KiB chunks: contiguous ping-pong
+ * 2-8 MiB 13-18 % faster, 16-64 MiB 3.5-7 % (p2p_bw 3-7 % higher);
+ * vectors of 4 KiB blocks 8 MiB 260 -> 252 us, of 512 B blocks 294 ->
+ * 275, the MILC face 593 -> 564 (4 MiB 134 -> 129), NAS MG 2 MiB 290 ->
+ * 270.  16 and 64 chunks were slower than 32. */
+#define COOP_MAX_CHUNKS 32
 
-/* The chunk of a streamed copy of n bytes: whole lines, so that only the
- * ends of the message can leave a line to two writers. */
-static inline size_t stream_chunk(size_t n)
-{
-    return (n / COOP_STREAM_CHUNKS) & ~(size_t)63;
-}
 
 /* Whether a copy of n bytes between layouts of these contiguity is split. */
 static inline int coop_worth(size_t n, int contig)
@@ -117,12 +113,15 @@ static inline int coop_worth(size_t n, int contig)
 /* Chunk size of req's cooperative copy; both sides compute the same. */
 static inline size_t coop_chunk_size(const zm_req_t *req)
 {
+    size_t n = req->coop.bytes, c;
     if (req->coop.ddt->contig && req->coop.sdt->contig)
-        return req->coop.bytes >= COOP_STREAM_MIN ? stream_chunk(req->coop.bytes) : COOP_CHUNK;
-    size_t c = req->coop.bytes / 4;
-    if (req->coop.bytes >= COOP_NC_STREAM_MIN)
-        return stream_chunk(req->coop.bytes);
-    return c < COOP_NC_CHUNK_MIN ? COOP_NC_CHUNK_MIN : c > COOP_CHUNK ? COOP_CHUNK : c;
+        c = COOP_CHUNK;
+    else
+        c = n / 4 < COOP_NC_CHUNK_MIN ? COOP_NC_CHUNK_MIN : n / 4 > COOP_CHUNK ? COOP_CHUNK : n / 4;
+    /* At most COOP_MAX_CHUNKS chunks, of whole lines, so that only the
+     * ends of the message can leave a line to two writers. */
+    size_t few = (n / COOP_MAX_CHUNKS) & ~(size_t)63;
+    return few > c ? few : c;
 }
 
 /* Copy chunk [off, off + len) of `req`'s cooperative copy. */
