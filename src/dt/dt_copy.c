@@ -158,13 +158,16 @@ static void it_init_line(iter_t *it, const void *buf, size_t n)
  * 0.9-1.2 streamed). */
 #define ZM_DT_STREAM_MIN ((size_t)8 << 20)
 
-/* Runs from WIDE_MIN bytes up to WIDE_MAX go through zm_arch_copy_runs,
- * whose moves are as wide as the CPU's vectors: the x86-64 baseline this
- * file is compiled for has 16-byte vectors, and glibc's memcpy pays a call
- * and a size dispatch per run.  Measured on an AMD Zen 5 packing a vector
- * held in L2: 512 B-2 KiB blocks 70-78 GB/s through memcpy, 100-107 GB/s
- * through 64-byte moves.  From WIDE_MAX on, memcpy uses `rep movsb`, which
- * is faster still there (4-16 KiB blocks 103-126 GB/s against 72-100). */
+/* Runs of k > 1 from 64 bytes, and single runs from WIDE_MIN bytes, up to
+ * WIDE_MAX go through zm_arch_copy_runs, whose moves are as wide as the
+ * CPU's vectors: the x86-64 baseline this file is compiled for has 16-byte
+ * vectors, and glibc's memcpy pays a call and a size dispatch per run.
+ * Measured on an AMD Zen 5 packing a vector held in L2: 512 B-2 KiB blocks
+ * 70-78 GB/s through memcpy, 100-107 GB/s through 64-byte moves; 128 B
+ * blocks 72-78 GB/s through loops of 16-byte moves, 122-130 through
+ * 64-byte ones (runs of 64 bytes alike either way: one move).  From
+ * WIDE_MAX on, memcpy uses `rep movsb`, which is faster still there (4-16
+ * KiB blocks 103-126 GB/s against 72-100). */
 #define WIDE_MIN 256
 #define WIDE_MAX 4096
 
@@ -192,14 +195,14 @@ static inline void copy_run(char *d, const char *s, size_t n)
 }
 
 /* Copy k runs of L bytes, strides ds and ss apart.  A memcpy call per run
- * costs more than the copy itself for runs up to a few hundred bytes, so
- * these lengths get loops of fixed-size moves (constant-size memcpy, which
- * the compiler turns into plain vector loads and stores), one loop per
- * length class, with the branch outside the loop.  A run whose length is
- * not a multiple of the move width ends with one move that overlaps the
- * previous one: it rewrites a few bytes with the same values, which is
- * harmless because source and destination never overlap.  Longer runs go
- * through copy_run. */
+ * costs more than the copy itself for short runs, so runs under 64 bytes
+ * get loops of fixed-size moves (constant-size memcpy, which the compiler
+ * turns into plain vector loads and stores), one loop per length class,
+ * with the branch outside the loop; runs up to WIDE_MAX take the widest
+ * vector moves (zm_arch_copy_runs).  A run whose length is not a multiple
+ * of the move width ends with one move that overlaps the previous one: it
+ * rewrites a few bytes with the same values, which is harmless because
+ * source and destination never overlap.  Longer runs go through copy_run. */
 #define STRIDED_LOOP(BODY)                                           \
     do {                                                             \
         for (size_t j = 0; j < k; j++, d += ds, s += ss) {           \
@@ -210,93 +213,6 @@ static inline void copy_run(char *d, const char *s, size_t n)
 /* Two moves of W bytes covering a run of L bytes, W <= L <= 2W. */
 #define MOVE_PAIR(W)                                                 \
     STRIDED_LOOP(memcpy(d, s, W); memcpy(d + L - (W), s + L - (W), W))
-
-/* Runs shorter than this are copied with fixed-size moves; from here on
- * memcpy's wider (AVX) moves win over the call (measured: 256- and 512-byte
- * runs 5-18 % faster through memcpy, 144-byte runs 15-50 % slower). */
-#define SMALL_RUN_MAX 256
-
-/* 16 bytes held in a vector register (a GNU vector type: plain SSE2 or
- * NEON loads and stores, no alignment assumed). */
-typedef long long v16_t __attribute__((vector_size(16)));
-
-static inline v16_t load16(const char *p)
-{
-    v16_t v;
-    memcpy(&v, p, 16);
-    return v;
-}
-
-static inline void store16(char *p, v16_t v)
-{
-    memcpy(p, &v, 16);
-}
-
-/* Move 128 bytes: all loads before any store, so that both cache lines
- * are fetched at once when they miss. */
-static inline void move128(char *d, const char *s)
-{
-    v16_t a = load16(s), b = load16(s + 16), c = load16(s + 32), e = load16(s + 48);
-    v16_t f = load16(s + 64), g = load16(s + 80), h = load16(s + 96), i = load16(s + 112);
-    store16(d, a);
-    store16(d + 16, b);
-    store16(d + 32, c);
-    store16(d + 48, e);
-    store16(d + 64, f);
-    store16(d + 80, g);
-    store16(d + 96, h);
-    store16(d + 112, i);
-}
-
-/* Move 64 < n <= 128 bytes: the first and the last 64, loads first. */
-static inline void move65_128(char *d, const char *s, size_t n)
-{
-    const char *t = s + n - 64;
-    v16_t a = load16(s), b = load16(s + 16), c = load16(s + 32), e = load16(s + 48);
-    v16_t f = load16(t), g = load16(t + 16), h = load16(t + 32), i = load16(t + 48);
-    char *u = d + n - 64;
-    store16(d, a);
-    store16(d + 16, b);
-    store16(d + 32, c);
-    store16(d + 48, e);
-    store16(u, f);
-    store16(u + 16, g);
-    store16(u + 32, h);
-    store16(u + 48, i);
-}
-
-/* Move the last r bytes of a run of L >= 64 bytes, 0 < r <= 128, with
- * moves that may overlap the bytes before them. */
-static inline void move_tail(char *d, const char *s, size_t L, size_t r)
-{
-    if (r > 64) {
-        move65_128(d + L - r, s + L - r, r);
-    } else if (r > 32) {
-        memcpy(d + L - r, s + L - r, 32);
-        memcpy(d + L - 32, s + L - 32, 32);
-    } else if (r > 16) {
-        memcpy(d + L - r, s + L - r, 16);
-        memcpy(d + L - 16, s + L - 16, 16);
-    } else {
-        memcpy(d + L - 16, s + L - 16, 16);
-    }
-}
-
-/* Runs of 64 < L < SMALL_RUN_MAX bytes: 128-byte moves, then the rest. */
-static void copy_strided_mid(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, size_t L,
-                             size_t k)
-{
-    size_t n128 = L & ~(size_t)127, rest = L - n128;
-    if (n128 == 0) {
-        STRIDED_LOOP(move65_128(d, s, L));
-        return;
-    }
-    STRIDED_LOOP(
-        for (size_t i = 0; i < n128; i += 128)
-            move128(d + i, s + i);
-        if (rest)
-            move_tail(d, s, L, rest));
-}
 
 #define CASE_FIXED(N)                                                \
     case N:                                                          \
@@ -334,8 +250,6 @@ static void copy_strided(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss, siz
         MOVE_PAIR(16);
     else if (L < 64)
         MOVE_PAIR(32);
-    else if (L < SMALL_RUN_MAX)
-        copy_strided_mid(d, ds, s, ss, L, k);
     else if (L < WIDE_MAX)
         zm_arch_copy_runs(d, ds, s, ss, L, k);
     else
