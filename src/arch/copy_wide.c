@@ -112,6 +112,30 @@ __attribute__((target("avx512f"))) static inline size_t stream_lines_pf(char *d,
     return i;
 }
 
+/* runs_stream_avx512 for runs of whole lines at line-aligned addresses and
+ * strides: no partial lines, so no per-run bookkeeping.  Measured on Zen
+ * 5, packs of 16 MiB from memory in a bare harness, 256 B-2 KiB blocks:
+ * 5-20 % faster than the general loop, whose per-run checks slowed even
+ * this memory-bound copy.  The first k - ahead runs prefetch the run
+ * `ahead` runs on (ahead >= k: none). */
+__attribute__((target("avx512f"))) static void runs_stream_whole(char *d, ptrdiff_t ds,
+                                                                const char *s, ptrdiff_t ss,
+                                                                size_t len, size_t k,
+                                                                size_t ahead)
+{
+    ptrdiff_t dist = (ptrdiff_t)ahead * ss;
+    size_t j = 0, kp = k > ahead ? k - ahead : 0;
+    for (; j < kp; j++, d += ds, s += ss)
+        for (size_t i = 0; i < len; i += 64) {
+            _mm_prefetch(s + dist + i, _MM_HINT_T0);
+            _mm512_stream_si512((void *)(d + i), _mm512_load_si512(s + i));
+        }
+    for (; j < k; j++, d += ds, s += ss)
+        for (size_t i = 0; i < len; i += 64)
+            _mm512_stream_si512((void *)(d + i), _mm512_load_si512(s + i));
+    _mm_sfence();
+}
+
 __attribute__((target("avx512f"))) static void runs_stream_avx512(char *d, ptrdiff_t ds,
                                                                  const char *s, ptrdiff_t ss,
                                                                  size_t len, size_t k)
@@ -120,6 +144,10 @@ __attribute__((target("avx512f"))) static void runs_stream_avx512(char *d, ptrdi
      * contiguous source needs no help. */
     int pf = ss != (ptrdiff_t)len && (len < STREAM_PF_SHORT || ds == (ptrdiff_t)len);
     size_t ahead = pf ? (STREAM_AHEAD + len - 1) / len : k;
+    if ((((uintptr_t)d | (uintptr_t)s | (size_t)ds | (size_t)ss | len) & 63) == 0) {
+        runs_stream_whole(d, ds, s, ss, len, k, ahead);
+        return;
+    }
     ptrdiff_t dist = (ptrdiff_t)ahead * ss;
     for (size_t j = 0; j < k; j++, d += ds, s += ss) {
         /* The lines the run fills whole are streamed; a partial first or
