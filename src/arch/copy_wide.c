@@ -97,10 +97,11 @@ __attribute__((target("avx512f"))) static inline size_t stream_lines(char *d, co
 
 /* As stream_lines, with one prefetch of the run at p per line stored.
  * Spread over the run so, prefetches paid better than issued all at its
- * start (measured on Zen 5, packs of 16 MiB from memory, memcpy 21 GB/s:
- * 128 B blocks 15 -> 19-20 GB/s, 256 B 15-16 -> 17.6, 16-64 KiB 17-22 ->
- * 23-26, where a burst of up to a thousand prefetches stalled the start of
- * each run; 512 B-8 KiB within noise). */
+ * start (measured on Zen 5 before runs_stream_whole took aligned runs,
+ * packs of 16 MiB from memory, memcpy 21 GB/s: 128 B blocks 15 -> 19-20
+ * GB/s, 256 B 15-16 -> 17.6, 16-64 KiB 17-22 -> 23-26, where a burst of
+ * up to a thousand prefetches stalled the start of each run; 512 B-8 KiB
+ * within noise). */
 __attribute__((target("avx512f"))) static inline size_t stream_lines_pf(char *d, const char *s,
                                                                        const char *p, size_t i,
                                                                        size_t len)
