@@ -214,6 +214,10 @@ int main(int argc, char **argv)
     /* Many short runs at cooperative sizes: chunks start inside runs. */
     p2p_case(rank, 200000 / 24, 24, 40, 0, 8, 3, seed++);
     p2p_case(rank, 200000 / 144, 144, 432, 288, 432, 32, seed++);
+    /* Over 1 MiB: at most 32 chunks, each larger than 32 KiB, starting
+     * inside runs; a contiguous message of an odd size too. */
+    p2p_case(rank, ((size_t)3 << 20) / 144 + 7, 144, 432, 288, 432, 32, seed++);
+    p2p_case(rank, 1, ((size_t)3 << 20) + 40, 0, 0, 0, 0, seed++);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("dt_runs: ok\n");
