@@ -149,4 +149,9 @@ enum {
 int dt_floor_vector(unsigned char *dense, unsigned char *vec, size_t total, size_t block,
                     int unpack, int kind);
 
+/* Nonzero when dt_floor_vector copies blocks of this size in this
+ * direction with kind (the streaming kinds need whole lines and 64-byte
+ * vectors; the prefetching one packs only). */
+int dt_floor_applies(size_t block, int unpack, int kind);
+
 #endif

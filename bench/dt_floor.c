@@ -164,20 +164,32 @@ FLOOR_WIDE static void vector_wide(unsigned char *dense, unsigned char *vec, siz
 #undef VECTOR_LOOP
 }
 
+int dt_floor_applies(size_t block, int unpack, int kind)
+{
+    if (kind != DT_FLOOR_STREAM && kind != DT_FLOOR_STREAM_AHEAD)
+        return 1;
+#if defined(HAVE_STREAM_LINES)
+    __builtin_cpu_init();
+    /* Prefetching applies to packs only: an unpack reads densely. */
+    return block % 64 == 0 && __builtin_cpu_supports("avx512f") &&
+           !(kind == DT_FLOOR_STREAM_AHEAD && unpack);
+#else
+    (void)block, (void)unpack;
+    return 0;
+#endif
+}
+
 int dt_floor_vector(unsigned char *dense, unsigned char *vec, size_t total, size_t block,
                     int unpack, int kind)
 {
+    if (!dt_floor_applies(block, unpack, kind))
+        return 0;
     if (kind == DT_FLOOR_WIDE) {
         vector_wide(dense, vec, total, block, unpack);
         return 1;
     }
     if (kind == DT_FLOOR_STREAM || kind == DT_FLOOR_STREAM_AHEAD) {
 #if defined(HAVE_STREAM_LINES)
-        __builtin_cpu_init();
-        /* Prefetching applies to packs only: an unpack reads densely. */
-        if (block % 64 != 0 || !__builtin_cpu_supports("avx512f") ||
-            (kind == DT_FLOOR_STREAM_AHEAD && unpack))
-            return 0;
         for (size_t off = 0; off < total; off += block) {
             if (unpack)
                 stream_lines(vec + 2 * off, dense + off, block);
@@ -187,10 +199,8 @@ int dt_floor_vector(unsigned char *dense, unsigned char *vec, size_t total, size
                 stream_lines(dense + off, vec + 2 * off, block);
         }
         _mm_sfence();
-        return 1;
-#else
-        return 0;
 #endif
+        return 1;
     }
     for (size_t off = 0; off < total; off += block) {
         if (unpack)

@@ -65,8 +65,14 @@ static unsigned ring_for(int n)
     return r;
 }
 
-/* Group the block's ranks by the worker they run on (ULTs never
- * migrate).  Returns 0, or -1 if out of memory. */
+/* The worker that rank r of c runs on (ULTs never migrate). */
+static int rank_worker(const zm_p2p_comm_t *c, int r)
+{
+    return zm_ult_get(c->world ? c->world[r] : r)->worker_id;
+}
+
+/* Group the block's ranks by the worker they run on.  Returns 0, or -1 if
+ * out of memory. */
 static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
 {
     int n = c->size, nw = zm_ult_nworkers();
@@ -79,7 +85,7 @@ static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
         return -1;
     }
     for (int r = 0; r < n; r++)
-        count[zm_ult_get(c->world ? c->world[r] : r)->worker_id]++;
+        count[rank_worker(c, r)]++;
     s->ngroups = 0;
     for (int w = 0, at = 0; w < nw; w++) {
         index[w] = count[w] ? s->ngroups++ : -1;
@@ -88,7 +94,7 @@ static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
     }
     memset(s->groups, 0, sizeof(coll_group_t) * (size_t)s->ngroups);
     for (int r = 0; r < n; r++) {
-        int w = zm_ult_get(c->world ? c->world[r] : r)->worker_id;
+        int w = rank_worker(c, r);
         coll_group_t *g = &s->groups[index[w]];
         g->rank = s->group_ranks + first[w];
         s->group_ranks[first[w] + g->members++] = r;

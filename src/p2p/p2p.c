@@ -91,15 +91,16 @@ static inline void wake_waiter(uintptr_t old)
  * 212-306 us. */
 #define COOP_NC_STREAM_MIN (8 * 1024 * 1024)
 
-/* A copy is split into at most this many chunks: past 1 MiB, chunks grow
- * beyond 32 KiB.  Each chunk costs a claim on the line both sides write
- * (and, streamed, a store fence that waits for its streaming stores to
- * drain), and the sides need only a few chunks each to balance.  Alternated runs on Zen 5,
- * 2 workers, medians of 5-9, against 32 KiB chunks: contiguous ping-pong
- * 2-8 MiB 13-18 % faster, 16-64 MiB 3.5-7 % (p2p_bw 3-7 % higher);
- * vectors of 4 KiB blocks 8 MiB 260 -> 252 us, of 512 B blocks 294 ->
- * 275, the MILC face 593 -> 564 (4 MiB 134 -> 129), NAS MG 2 MiB 290 ->
- * 270.  16 and 64 chunks were slower than 32. */
+/* Past 1 MiB a copy is split into about this many chunks (their size is
+ * rounded down to 64 bytes, so a short one may follow), no longer 32 KiB
+ * ones.  Each chunk costs a claim on the line both sides write (and,
+ * streamed, a store fence that waits for its streaming stores to drain),
+ * and the sides need only a few chunks each to balance.  Alternated runs
+ * on Zen 5, 2 workers, medians of 5-9, against 32 KiB chunks: contiguous
+ * ping-pong 2-8 MiB 13-18 % faster, 16-64 MiB 3.5-7 % (p2p_bw 3-7 %
+ * higher); vectors of 4 KiB blocks 8 MiB 260 -> 252 us, of 512 B blocks
+ * 294 -> 275, the MILC face 593 -> 564 (4 MiB 134 -> 129), NAS MG 2 MiB
+ * 290 -> 270.  16 and 64 chunks were slower than 32. */
 #define COOP_MAX_CHUNKS 32
 
 /* Whether a copy of n bytes between layouts of these contiguity is split. */
@@ -116,9 +117,9 @@ static inline size_t coop_chunk_size(const zm_req_t *req)
         c = COOP_CHUNK;
     else
         c = n / 4 < COOP_NC_CHUNK_MIN ? COOP_NC_CHUNK_MIN : n / 4 > COOP_CHUNK ? COOP_CHUNK : n / 4;
-    /* At most COOP_MAX_CHUNKS chunks, each a multiple of 64 bytes: in a
-     * contiguous copy only the message's ends can then leave a cache line
-     * to both writers. */
+    /* No more than about COOP_MAX_CHUNKS chunks, each then a multiple of
+     * 64 bytes: in a contiguous copy only the message's ends can leave a
+     * cache line to both writers. */
     size_t few = (n / COOP_MAX_CHUNKS) & ~(size_t)63;
     return few > c ? few : c;
 }
