@@ -293,6 +293,38 @@ ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #define MPI_ERR_RMA_SYNC 31
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
+/* The remaining error classes of MPI 4.1 (I/O, RMA, dynamic processes,
+ * sessions), so that every class a program names exists. */
+#define MPI_ERR_FILE 32
+#define MPI_ERR_AMODE 33
+#define MPI_ERR_BAD_FILE 34
+#define MPI_ERR_CONVERSION 35
+#define MPI_ERR_DUP_DATAREP 36
+#define MPI_ERR_FILE_EXISTS 37
+#define MPI_ERR_FILE_IN_USE 38
+#define MPI_ERR_IO 39
+#define MPI_ERR_NO_SPACE 40
+#define MPI_ERR_NO_SUCH_FILE 41
+#define MPI_ERR_QUOTA 42
+#define MPI_ERR_READ_ONLY 43
+#define MPI_ERR_UNSUPPORTED_DATAREP 44
+#define MPI_ERR_ACCESS 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_RMA_CONFLICT 48
+#define MPI_ERR_RMA_RANGE 49
+#define MPI_ERR_RMA_ATTACH 50
+#define MPI_ERR_RMA_SHARED 51
+#define MPI_ERR_RMA_FLAVOR 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_PORT 54
+#define MPI_ERR_SERVICE 55
+#define MPI_ERR_NAME 56
+#define MPI_ERR_SPAWN 57
+#define MPI_ERR_INFO 58
+#define MPI_ERR_SESSION 59
+#define MPI_ERR_PROC_ABORTED 60
+#define MPI_ERR_VALUE_TOO_LARGE 61
 
 /* ---- Functions ---------------------------------------------------------- */
 #define ZMPI_FN(ret, name, args) ZMPI_EXPORT ret MPI_##name args; ZMPI_EXPORT ret PMPI_##name args;
@@ -484,6 +516,18 @@ ZMPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 ZMPI_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
 ZMPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
 ZMPI_FN(int, Error_class, (int errorcode, int *errorclass))
+
+/* ---- Attribute caching (attr.c) ---- */
+/* ---- end of attribute caching ---- */
+
+/* ---- Info, environment, handle conversion, datatype extras (info.c, env.c, handle.c) ---- */
+/* ---- end of info, environment, handle conversion ---- */
+
+/* ---- Process topologies and neighbourhood collectives (topo.c, neighbor.c) ---- */
+/* ---- end of process topologies ---- */
+
+/* ---- Communicators and intercommunicators (comm.c, intercomm.c, inter_coll.c) ---- */
+/* ---- end of communicators and intercommunicators ---- */
 
 #undef ZMPI_FN
 

@@ -120,6 +120,16 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     struct zmpi_comm *n = g ? comm_new(c, g, (uint32_t)ctx, me->world_rank) : NULL;
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    /* The new communicator keeps the topology and, through the keyvals'
+     * copy callbacks, the attributes (MPI 4.1 section 7.4.2). */
+    int cls = zm_mpi_topo_dup(c, n);
+    if (cls == MPI_SUCCESS)
+        cls = zm_mpi_attr_dup(ZM_ATTR_COMM, c, n);
+    if (cls != MPI_SUCCESS) {
+        MPI_Comm nh = n;
+        PMPI_Comm_free(&nh);
+        return zm_mpi_error(c, cls, fn, "copying the communicator's attributes or topology failed");
+    }
     *newcomm = n;
     return MPI_SUCCESS;
 }
@@ -284,6 +294,12 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rc;
     if (c->predefined)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
+    /* Delete callbacks run first, while the communicator is still usable
+     * (MPI 4.1 section 7.7.1). */
+    int cls = zm_mpi_attr_free_all(ZM_ATTR_COMM, c);
+    if (cls != MPI_SUCCESS)
+        return zm_mpi_error(c, cls, fn, "an attribute's delete callback failed");
+    zm_mpi_topo_free(c);
     if (c->coll) {
         zm_p2p_self()->wait_call = fn;
         zm_coll_quiesce(c->coll, c->p.rank);

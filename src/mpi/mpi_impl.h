@@ -53,6 +53,45 @@ struct zmpi_comm {
     int predefined;                  /* WORLD or SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];  /* MPI_Comm_set_name */
     struct zm_coll_shm *coll;        /* collectives' shared block, attached lazily */
+    struct zm_mpi_topo *topo;        /* process topology or NULL (topo.c) */
+    MPI_Info info;                   /* hints set by Comm_set_info etc., or NULL (info.c) */
+    /* Intercommunicators (intercomm.c): p.world/p.size describe the remote
+     * group, so point-to-point addresses remote ranks unchanged; `group`
+     * stays the local group. */
+    int inter;                       /* nonzero for an intercommunicator */
+    struct zmpi_group *rgroup;       /* remote group (intercommunicators) */
+    struct zmpi_comm *local;         /* local intracommunicator for collectives, or NULL */
+};
+
+#define ZM_INFO_MAGIC 0x7a6d696eu
+#define ZM_WIN_MAGIC 0x7a6d7769u
+
+/* An info object: key/value strings (info.c). */
+struct zmpi_info_entry {
+    struct zmpi_info_entry *next;
+    char *key, *value;
+};
+
+struct zmpi_info {
+    uint32_t magic;                   /* ZM_INFO_MAGIC while valid */
+    struct zmpi_info_entry *head;     /* entries, newest first */
+};
+
+/* One rank's window object. */
+struct zmpi_win {
+    uint32_t magic;                   /* ZM_WIN_MAGIC while valid */
+    struct zmpi_comm *comm;           /* private duplicate of the communicator */
+    struct win_mem *mem;              /* shared memory and segment table (win.c) */
+    struct zmpi_errhandler *eh;       /* error handler (MPI_ERRORS_ARE_FATAL at creation) */
+    char name[MPI_MAX_OBJECT_NAME];   /* MPI_Win_set_name */
+    int rank;                         /* caller's rank in comm */
+    int locked_all;                   /* inside Win_lock_all */
+    /* Attribute values: the standard hands out pointers to them. */
+    void *attr_base;
+    MPI_Aint attr_size;
+    int attr_disp_unit;
+    int attr_flavor;
+    int attr_model;
 };
 
 /* Per-rank state of the API layer. */
@@ -65,6 +104,7 @@ typedef struct zm_mpi_rank {
     struct zmpi_comm self;           /* this rank's MPI_COMM_SELF */
     int last_class;                  /* class of the last error raised */
     char last_msg[256];              /* its message, for Error_string */
+    struct zm_mpi_attr_state *attr;  /* keyvals and cached attributes (attr.c) */
 } zm_mpi_rank_t;
 
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
@@ -202,6 +242,35 @@ void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
 
 /* Allocate a group of n members (refs = 1).  NULL if out of memory. */
 struct zmpi_group *zm_mpi_group_new(int n);
+
+/* ---- Info objects (info.c) ---- */
+
+/* Check an info handle; returns MPI_SUCCESS or the raised error. */
+int zm_mpi_info_check(const char *fn, MPI_Info info);
+
+/* ---- Attribute caching (attr.c) ---- */
+
+enum { ZM_ATTR_COMM, ZM_ATTR_TYPE, ZM_ATTR_WIN };
+
+/* Copy the attributes of `old` to `new` through their copy callbacks, as
+ * MPI_Comm_dup / MPI_Type_dup do.  `kind` is ZM_ATTR_*; `obj` pointers are
+ * the handles.  Returns MPI_SUCCESS or an error class (not yet raised).
+ * ULT context, the rank owning both objects. */
+int zm_mpi_attr_dup(int kind, void *old_obj, void *new_obj);
+
+/* Delete every attribute of `obj` through its delete callback, as freeing
+ * the object does.  Returns MPI_SUCCESS or the first callback's error
+ * class.  ULT context, the owning rank. */
+int zm_mpi_attr_free_all(int kind, void *obj);
+
+/* ---- Process topologies (topo.c) ---- */
+
+/* Give `new` a copy of `old`'s topology (Comm_dup keeps it).  Returns
+ * MPI_SUCCESS or MPI_ERR_NO_MEM.  ULT context, the owning rank. */
+int zm_mpi_topo_dup(struct zmpi_comm *old_comm, struct zmpi_comm *new_comm);
+
+/* Release a communicator's topology, if any.  ULT context. */
+void zm_mpi_topo_free(struct zmpi_comm *c);
 
 /* Launcher entry used by the zmpi_main stub: runs main_fn on every virtual
  * rank and returns the job's exit status.  Unless shared_by_choice is set,

@@ -6,130 +6,14 @@
  * all ranks (contiguous in rank order, unless alloc_shared_noncontig asks
  * for each segment on its own cache lines) and broadcasts the table of
  * segments.  Loads and stores are ordinary memory accesses; Win_sync is a
- * full memory barrier, Win_fence a barrier with one.
+ * full memory barrier, Win_fence a barrier with one.  Info objects are in
+ * info.c.
  */
 #include "mpi_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define ZM_WIN_MAGIC 0x7a6d7769u
-#define ZM_INFO_MAGIC 0x7a6d696eu
-
-/* ---- Info objects: a small list of key/value strings ------------------ */
-
-struct zmpi_info_entry {
-    struct zmpi_info_entry *next;
-    char *key, *value;
-};
-
-struct zmpi_info {
-    uint32_t magic;                   /* ZM_INFO_MAGIC while valid */
-    struct zmpi_info_entry *head;     /* entries, newest first */
-};
-
-static int info_check(const char *fn, MPI_Info info)
-{
-    if (info && info->magic == ZM_INFO_MAGIC)
-        return MPI_SUCCESS;
-    return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(info): invalid info object");
-}
-
-static struct zmpi_info_entry *info_find(MPI_Info info, const char *key)
-{
-    for (struct zmpi_info_entry *e = info->head; e; e = e->next)
-        if (strcmp(e->key, key) == 0)
-            return e;
-    return NULL;
-}
-
-int PMPI_Info_create(MPI_Info *info)
-{
-    const char *fn = "MPI_Info_create";
-    zm_mpi_enter(fn);
-    if (!info)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(info=NULL): invalid argument");
-    *info = calloc(1, sizeof(**info));
-    if (!*info)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    (*info)->magic = ZM_INFO_MAGIC;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Info_create)
-
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
-{
-    const char *fn = "MPI_Info_set";
-    zm_mpi_enter(fn);
-    int rc = info_check(fn, info);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!key || !*key || strlen(key) > MPI_MAX_INFO_KEY)
-        return zm_mpi_error(NULL, MPI_ERR_INFO_KEY, fn, "(key): empty, NULL or too long");
-    if (!value || strlen(value) > MPI_MAX_INFO_VAL)
-        return zm_mpi_error(NULL, MPI_ERR_INFO_VALUE, fn, "(value): NULL or too long");
-    struct zmpi_info_entry *e = info_find(info, key);
-    char *v = strdup(value);
-    if (!v)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    if (e) {
-        free(e->value);
-        e->value = v;
-        return MPI_SUCCESS;
-    }
-    e = malloc(sizeof(*e));
-    if (!e || !(e->key = strdup(key))) {
-        free(e);
-        free(v);
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    e->value = v;
-    e->next = info->head;
-    info->head = e;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Info_set)
-
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
-{
-    const char *fn = "MPI_Info_get";
-    zm_mpi_enter(fn);
-    int rc = info_check(fn, info);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!key || !value || !flag || valuelen < 0)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "invalid key, value, length or flag");
-    struct zmpi_info_entry *e = info_find(info, key);
-    *flag = e != NULL;
-    if (e) {
-        strncpy(value, e->value, (size_t)valuelen);
-        value[valuelen] = '\0';
-    }
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Info_get)
-
-int PMPI_Info_free(MPI_Info *info)
-{
-    const char *fn = "MPI_Info_free";
-    zm_mpi_enter(fn);
-    int rc = info ? info_check(fn, *info) : info_check(fn, NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct zmpi_info_entry *e = (*info)->head;
-    while (e) {
-        struct zmpi_info_entry *next = e->next;
-        free(e->key);
-        free(e->value);
-        free(e);
-        e = next;
-    }
-    (*info)->magic = 0;
-    free(*info);
-    *info = MPI_INFO_NULL;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Info_free)
 
 /* ---- Shared windows ----------------------------------------------------- */
 
@@ -143,21 +27,6 @@ struct win_mem {
         MPI_Aint size;                /* its size */
         int disp_unit;                /* its displacement unit */
     } seg[];
-};
-
-/* One rank's window object. */
-struct zmpi_win {
-    uint32_t magic;                   /* ZM_WIN_MAGIC while valid */
-    struct zmpi_comm *comm;           /* private duplicate of the communicator */
-    struct win_mem *mem;              /* shared memory and segment table */
-    int rank;                         /* caller's rank in comm */
-    int locked_all;                   /* inside Win_lock_all */
-    /* Attribute values: the standard hands out pointers to them. */
-    void *attr_base;
-    MPI_Aint attr_size;
-    int attr_disp_unit;
-    int attr_flavor;
-    int attr_model;
 };
 
 static int win_check(const char *fn, MPI_Win win)
@@ -223,7 +92,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         return zm_mpi_error(c, MPI_ERR_DISP, fn, "(disp_unit=%d): must be > 0", disp_unit);
     if (!baseptr || !win)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "baseptr or win is NULL");
-    if (info != MPI_INFO_NULL && (rc = info_check(fn, info)) != MPI_SUCCESS)
+    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
         return rc;
     struct zmpi_win *w = calloc(1, sizeof(*w));
     MPI_Comm dup = MPI_COMM_NULL;
