@@ -332,34 +332,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 }
 ZM_WEAK(Comm_get_name)
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    /* Values live as long as the library; the standard hands out pointers. */
-    static int tag_ub = ZM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, global = 1,
-               appnum = 0;
-    static int universe;
-    ENTER_COMM("MPI_Comm_get_attr", comm, c);
-    int *v = NULL;
-    switch (keyval) {
-    case MPI_TAG_UB: v = &tag_ub; break;
-    case MPI_HOST: v = &host; break;
-    case MPI_IO: v = &io; break;
-    case MPI_WTIME_IS_GLOBAL: v = &global; break;
-    case MPI_APPNUM: v = &appnum; break;
-    case MPI_UNIVERSE_SIZE:
-        universe = zm_ult_count();
-        v = &universe;
-        break;
-    default:
-        return zm_mpi_error(c, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "keyval=%d: unknown key",
-                            keyval);
-    }
-    *(int **)value = v;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Comm_get_attr)
-
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     ENTER_COMM("MPI_Comm_group", comm, c);

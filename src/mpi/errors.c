@@ -350,3 +350,8 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 ZM_WEAK(Error_class)
+
+int zm_mpi_last_used_code(void)
+{
+    return MPI_ERR_LASTCODE;
+}

@@ -248,6 +248,13 @@ struct zmpi_group *zm_mpi_group_new(int n);
 /* Check an info handle; returns MPI_SUCCESS or the raised error. */
 int zm_mpi_info_check(const char *fn, MPI_Info info);
 
+/* ---- Error classes and codes (errors.c) ---- */
+
+/* The largest error code in use: MPI_ERR_LASTCODE until a program adds
+ * classes or codes (the value of the MPI_LASTUSEDCODE attribute).  Any
+ * thread. */
+int zm_mpi_last_used_code(void);
+
 /* ---- Attribute caching (attr.c) ---- */
 
 enum { ZM_ATTR_COMM, ZM_ATTR_TYPE, ZM_ATTR_WIN };

@@ -363,6 +363,12 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
         /* A duplicate of a committed type is committed (MPI-4 5.1.10). */
         t->committed = old->committed;
         t->usable = old->committed;
+        /* Attributes follow through their keyvals' copy callbacks. */
+        int cls = zm_mpi_attr_dup(ZM_ATTR_TYPE, old, t);
+        if (cls != MPI_SUCCESS) {
+            PMPI_Type_free(newtype);
+            return zm_mpi_error(NULL, cls, fn, "copying the datatype's attributes failed");
+        }
     }
     return rc;
 }
@@ -396,6 +402,9 @@ int PMPI_Type_free(MPI_Datatype *dt)
                           "be freed", (*dt)->name);
     if (rc != MPI_SUCCESS)
         return rc;
+    int cls = zm_mpi_attr_free_all(ZM_ATTR_TYPE, *dt);
+    if (cls != MPI_SUCCESS)
+        return zm_mpi_error(NULL, cls, fn, "an attribute's delete callback failed");
     /* Operations still using the type hold references: the object lives
      * on for them, but the handle is dead for the user. */
     (*dt)->freed = 1;

@@ -243,6 +243,9 @@ int PMPI_Win_free(MPI_Win *win)
         free(w->mem->block);
         free(w->mem);
     }
+    int cls = zm_mpi_attr_free_all(ZM_ATTR_WIN, w);
+    if (cls != MPI_SUCCESS)
+        zm_mpi_error(w->comm, cls, fn, "an attribute's delete callback failed");
     MPI_Comm dup = w->comm;
     PMPI_Comm_free(&dup);
     w->magic = 0;
@@ -251,28 +254,3 @@ int PMPI_Win_free(MPI_Win *win)
     return MPI_SUCCESS;
 }
 ZM_WEAK(Win_free)
-
-int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
-{
-    const char *fn = "MPI_Win_get_attr";
-    zm_mpi_enter(fn);
-    int rc = win_check(fn, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!value || !flag)
-        return zm_mpi_error(win->comm, MPI_ERR_ARG, fn, "value or flag is NULL");
-    void *v;
-    switch (keyval) {
-    case MPI_WIN_BASE: v = win->attr_base; break; /* the base itself, not a pointer to it */
-    case MPI_WIN_SIZE: v = &win->attr_size; break;
-    case MPI_WIN_DISP_UNIT: v = &win->attr_disp_unit; break;
-    case MPI_WIN_CREATE_FLAVOR: v = &win->attr_flavor; break;
-    case MPI_WIN_MODEL: v = &win->attr_model; break;
-    default:
-        return zm_mpi_error(win->comm, MPI_ERR_KEYVAL, fn, "(keyval=%d): unknown key", keyval);
-    }
-    *(void **)value = v;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Win_get_attr)
