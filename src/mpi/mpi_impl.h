@@ -270,6 +270,62 @@ int zm_mpi_attr_dup(int kind, void *old_obj, void *new_obj);
  * class.  ULT context, the owning rank. */
 int zm_mpi_attr_free_all(int kind, void *obj);
 
+/* ---- Composite requests (sched.c) ---- */
+
+/* A non-blocking operation made of point-to-point messages on a
+ * communicator's collective context, with an optional finishing step run
+ * by the owner when every message is complete.  Neighbourhood collectives
+ * and intercommunicator collectives are built on it; the blocking forms
+ * run one and wait (zm_mpi_sched_run).  All calls: ULT context, the rank
+ * owning the schedule.  The schedule owns its scratch space; buffers and
+ * datatypes given to send/recv stay the caller's (datatypes are held). */
+typedef struct zm_mpi_sched zm_mpi_sched_t;
+
+/* Finishing step: runs once all messages of a start are complete; returns
+ * an MPI error class. */
+typedef int zm_mpi_sched_fn(zm_mpi_sched_t *s, void *arg);
+
+/* A new schedule on communicator `c` (handle `handle`, as the user passed
+ * it) for at most max_ops messages, with `scratch` bytes of scratch space.
+ * NULL if out of memory. */
+zm_mpi_sched_t *zm_mpi_sched_new(struct zmpi_comm *c, MPI_Comm handle, int max_ops,
+                                 size_t scratch);
+
+/* The schedule's scratch space (NULL if none was asked for). */
+void *zm_mpi_sched_scratch(zm_mpi_sched_t *s);
+
+/* Add a send to / receive from rank `peer` of the communicator's remote
+ * group (its only group for an intracommunicator); MPI_PROC_NULL adds
+ * nothing.  Returns an MPI error class. */
+int zm_mpi_sched_send(zm_mpi_sched_t *s, const void *buf, size_t count, MPI_Datatype dt,
+                      int dest, int tag);
+int zm_mpi_sched_recv(zm_mpi_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int src,
+                      int tag);
+
+/* Set the finishing step. */
+void zm_mpi_sched_finish_with(zm_mpi_sched_t *s, zm_mpi_sched_fn *fn, void *arg);
+
+/* Post every receive, then every send.  Returns an MPI error class. */
+int zm_mpi_sched_start(zm_mpi_sched_t *s);
+
+/* The schedule as an MPI request: freed by the wait or test that completes
+ * it, or kept for MPI_Start when persistent (then freed by Request_free). */
+MPI_Request zm_mpi_sched_request(zm_mpi_sched_t *s, int persistent);
+
+/* Blocking form: start, wait, free.  Returns an MPI error class. */
+int zm_mpi_sched_run(zm_mpi_sched_t *s);
+
+/* Free a schedule that is not running. */
+void zm_mpi_sched_free(zm_mpi_sched_t *s);
+
+/* For request.c: complete `r` (kind ZM_REQ_SCHED) if all its children are
+ * (returns 1 when complete); block until it is; block until any of
+ * `reqs` (plain or composite, NULL entries skipped) is; free it. */
+int zm_mpi_sched_poll(zm_req_t *r);
+void zm_mpi_sched_wait(zm_req_t *r);
+int zm_mpi_sched_wait_any(zm_req_t *const *reqs, int n);
+void zm_mpi_sched_release(zm_req_t *r);
+
 /* ---- Process topologies (topo.c) ---- */
 
 /* Give `new` a copy of `old`'s topology (Comm_dup keeps it).  Returns

@@ -30,7 +30,27 @@ static inline zm_req_t *req_live(MPI_Request r)
 static int req_valid(MPI_Request r)
 {
     return r == MPI_REQUEST_NULL ||
-           (r->kind >= ZM_REQ_SEND && r->kind <= ZM_REQ_DONE_ONLY);
+           (r->kind >= ZM_REQ_SEND && r->kind <= ZM_REQ_DONE_ONLY) || r->kind == ZM_REQ_SCHED;
+}
+
+/* Nonzero once a live request is complete.  A composite request
+ * (sched.c) completes when its owner sees its children complete. */
+static inline int req_done(zm_req_t *r)
+{
+    if (ZM_UNLIKELY(r->kind == ZM_REQ_SCHED))
+        return zm_mpi_sched_poll(r);
+    return zm_p2p_req_done(r);
+}
+
+/* Block until any of `live` (NULL entries skipped) is complete. */
+static void wait_any(zm_req_t *const *live, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (live[i] && live[i]->kind == ZM_REQ_SCHED) {
+            zm_mpi_sched_wait_any(live, count);
+            return;
+        }
+    zm_p2p_wait(live, count, 0);
 }
 
 /* Wrap up a completed request: fill the status, free or deactivate it.
@@ -43,7 +63,10 @@ static int req_finish(MPI_Request *handle, MPI_Status *st)
     if (r->persistent) {
         r->active = 0;
     } else {
-        zm_p2p_req_release(r);
+        if (r->kind == ZM_REQ_SCHED)
+            zm_mpi_sched_release(r);
+        else
+            zm_p2p_req_release(r);
         *handle = MPI_REQUEST_NULL;
     }
     return cls;
@@ -79,9 +102,12 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         status_empty(status);
         return MPI_SUCCESS;
     }
-    if (!zm_p2p_req_done(r)) {
+    if (!req_done(r)) {
         zm_p2p_self()->wait_call = fn;
-        zm_p2p_wait(&r, 1, 1);
+        if (r->kind == ZM_REQ_SCHED)
+            zm_mpi_sched_wait(r);
+        else
+            zm_p2p_wait(&r, 1, 1);
     }
     int rc = r->st_error == ZM_OK ? MPI_SUCCESS : req_raise(r, fn);
     req_finish(request, status);
@@ -122,9 +148,13 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
     if (!live)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    for (int i = 0; i < count; i++)
-        live[i] = req_live(reqs[i]);
     zm_p2p_self()->wait_call = fn;
+    for (int i = 0; i < count; i++) {
+        live[i] = req_live(reqs[i]);
+        /* A composite request is waited for through its children. */
+        if (live[i] && live[i]->kind == ZM_REQ_SCHED && !req_done(live[i]))
+            zm_mpi_sched_wait(live[i]);
+    }
     zm_p2p_wait(live, count, 1);
     if (live != small)
         free(live);
@@ -141,7 +171,7 @@ static int first_done(int count, MPI_Request reqs[], int *nlive)
         if (!r)
             continue;
         (*nlive)++;
-        if (zm_p2p_req_done(r))
+        if (req_done(r))
             return i;
     }
     return -1;
@@ -162,7 +192,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
         for (int k = 0; k < count; k++)
             live[k] = req_live(reqs[k]);
         zm_p2p_self()->wait_call = fn;
-        zm_p2p_wait(live, count, 0);
+        wait_any(live, count);
         if (live != small)
             free(live);
         i = first_done(count, reqs, &nlive);
@@ -209,7 +239,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
         for (int k = 0; k < count; k++)
             live[k] = req_live(reqs[k]);
         zm_p2p_self()->wait_call = fn;
-        zm_p2p_wait(live, count, 0);
+        wait_any(live, count);
         if (live != small)
             free(live);
     }
@@ -220,7 +250,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
     }
     for (int i = 0; i < count; i++) {
         zm_req_t *r = req_live(reqs[i]);
-        if (!r || !zm_p2p_req_done(r))
+        if (!r || !req_done(r))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
         if (r->st_error != ZM_OK && failed < 0) {
@@ -264,7 +294,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         status_empty(status);
         return MPI_SUCCESS;
     }
-    if (!zm_p2p_req_done(r)) {
+    if (!req_done(r)) {
         *flag = 0;
         zm_ult_yield();
         return MPI_SUCCESS;
@@ -285,7 +315,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
         return rc;
     for (int i = 0; i < count; i++) {
         zm_req_t *r = req_live(reqs[i]);
-        if (r && !zm_p2p_req_done(r)) {
+        if (r && !req_done(r)) {
             *flag = 0;
             zm_ult_yield();
             return MPI_SUCCESS;
@@ -302,6 +332,16 @@ int PMPI_Request_free(MPI_Request *request)
     zm_mpi_enter(fn);
     if (!request || !*request || !req_valid(*request))
         return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
+    if ((*request)->kind == ZM_REQ_SCHED) {
+        /* MPI 4.1 section 6.12: freeing an active collective request is
+         * erroneous; an inactive persistent one may be freed. */
+        if (req_live(*request))
+            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "the request is an active "
+                                "collective operation; complete it with a wait or test first");
+        zm_mpi_sched_release(*request);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     zm_p2p_req_release(*request);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -320,7 +360,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         status_empty(status);
         return MPI_SUCCESS;
     }
-    *flag = zm_p2p_req_done(r);
+    *flag = req_done(r);
     if (*flag)
         zm_mpi_status_set(status, r);
     else
@@ -336,6 +376,9 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || !*request || !req_valid(*request))
         return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
     zm_req_t *r = req_live(*request);
+    if (r && r->kind == ZM_REQ_SCHED)
+        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "a collective operation cannot be "
+                            "cancelled (MPI 4.1 section 6.12)");
     if (r && !zm_p2p_req_done(r))
         zm_p2p_cancel(r);
     return MPI_SUCCESS;
@@ -453,6 +496,10 @@ static int start_one(const char *fn, zm_req_t *r)
                                           : "request is not a persistent request");
     if (!c)
         return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "the request's communicator was freed");
+    if (r->kind == ZM_REQ_SCHED) {
+        int cls = zm_mpi_sched_start((zm_mpi_sched_t *)r);
+        return cls == MPI_SUCCESS ? MPI_SUCCESS : zm_mpi_error(c, cls, fn, "start failed");
+    }
     r->active = 1;
     if (r->peer == MPI_PROC_NULL) {
         r->st_source = MPI_PROC_NULL;

@@ -39,7 +39,9 @@ typedef struct zm_p2p_comm {
 
 enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
-enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE };
+/* ZM_REQ_SCHED: a composite request of the API layer (src/mpi/sched.c),
+ * completed by its owner once its point-to-point children are. */
+enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE, ZM_REQ_SCHED };
 
 /* cstate values below 3; any larger value is the waiting rank's address. */
 #define ZM_REQ_PENDING ((uintptr_t)0)
