@@ -1,6 +1,7 @@
 /*
  * p2p_persistent.c: persistent requests (MPI_Send_init, MPI_Ssend_init,
- * MPI_Recv_init) can be started many times with MPI_Start and MPI_Startall,
+ * MPI_Bsend_init, MPI_Rsend_init, MPI_Recv_init) can be started many times
+ * with MPI_Start and MPI_Startall,
  * each round delivering the buffer's current contents; an inactive
  * persistent request completes at once with an empty status.
  * Ranks work in pairs (0,1), (2,3), ...
@@ -78,6 +79,50 @@ static void receiver(int peer)
     }
 }
 
+/* Buffered and ready persistent sends: the receiver starts its receives
+ * and then tells the sender (ready mode needs the receive posted); the
+ * sender's buffered send goes through an attached buffer, which must be
+ * empty again after each round. */
+static void buffered_ready(int peer, int rank, int sending)
+{
+    enum { N = 3000 };
+    MPI_Request r[2];
+    unsigned char *buf[2] = { zt_malloc(N), zt_malloc(N) };
+    if (sending) {
+        int bsize = N + MPI_BSEND_OVERHEAD, sz;
+        void *bbuf = zt_malloc((size_t)bsize), *back;
+        ZT_OK(MPI_Buffer_attach(bbuf, bsize));
+        ZT_OK(MPI_Bsend_init(buf[0], N, MPI_BYTE, peer, 100, MPI_COMM_WORLD, &r[0]));
+        ZT_OK(MPI_Rsend_init(buf[1], N, MPI_BYTE, peer, 101, MPI_COMM_WORLD, &r[1]));
+        for (long round = 0; round < ROUNDS; round++) {
+            zt_fill(buf[0], N, rank, round * 2);
+            zt_fill(buf[1], N, rank, round * 2 + 1);
+            ZT_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            ZT_OK(MPI_Startall(2, r));
+            ZT_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        }
+        ZT_OK(MPI_Request_free(&r[0]));
+        ZT_OK(MPI_Request_free(&r[1]));
+        ZT_OK(MPI_Buffer_detach(&back, &sz));
+        ZT_CHECK(back == bbuf && sz == bsize, "detach gave %p/%d", back, sz);
+        free(bbuf);
+    } else {
+        ZT_OK(MPI_Recv_init(buf[0], N, MPI_BYTE, peer, 100, MPI_COMM_WORLD, &r[0]));
+        ZT_OK(MPI_Recv_init(buf[1], N, MPI_BYTE, peer, 101, MPI_COMM_WORLD, &r[1]));
+        for (long round = 0; round < ROUNDS; round++) {
+            ZT_OK(MPI_Startall(2, r));
+            ZT_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD));
+            ZT_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+            ZT_CHECK_PAYLOAD(buf[0], N, peer, round * 2);
+            ZT_CHECK_PAYLOAD(buf[1], N, peer, round * 2 + 1);
+        }
+        ZT_OK(MPI_Request_free(&r[0]));
+        ZT_OK(MPI_Request_free(&r[1]));
+    }
+    free(buf[0]);
+    free(buf[1]);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -94,6 +139,8 @@ int main(int argc, char **argv)
             receiver(peer);
             sender(peer, rank);
         }
+        buffered_ready(peer, rank, rank % 2 == 0);
+        buffered_ready(peer, rank, rank % 2 == 1);
     }
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();

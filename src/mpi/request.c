@@ -478,6 +478,24 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
 }
 ZM_WEAK(Ssend_init)
 
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    /* Each start copies the message into the attached buffer, as MPI_Ibsend
+     * does; a start that does not fit fails with MPI_ERR_BUFFER. */
+    return init_common("MPI_Bsend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
+                       ZM_SEND_BUFFERED, request);
+}
+ZM_WEAK(Bsend_init)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return init_common("MPI_Rsend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
+                       ZM_SEND_READY, request);
+}
+ZM_WEAK(Rsend_init)
+
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {

@@ -191,7 +191,7 @@ void zm_mpi_sched_wait(zm_req_t *r)
         zm_mpi_sched_poll(r);
         return;
     }
-    zm_req_t *small[16], **kids = s->n <= 16 ? small : malloc(sizeof(*kids) * (size_t)s->n);
+    zm_req_t *small[16] = { 0 }, **kids = s->n <= 16 ? small : malloc(sizeof(*kids) * (size_t)s->n);
     if (kids) {
         for (int i = 0; i < s->n; i++)
             kids[i] = s->ops[i].kid;
