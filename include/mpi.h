@@ -91,7 +91,9 @@ extern ZMPI_EXPORT struct zmpi_message zmpi_message_no_proc;
 #define MPI_IN_PLACE ((void *)-1)
 #define MPI_BOTTOM ((void *)0)
 
-/* Datatypes.  Each is the address of a constant object in libzmpi. */
+/* Datatypes.  Each is the address of a constant object in libzmpi.  The
+ * list's order gives their Fortran handle values 1, 2, ... (handle.c): add
+ * new types at the end. */
 #define ZMPI_DT_LIST(X) \
     X(MPI_CHAR) X(MPI_SIGNED_CHAR) X(MPI_UNSIGNED_CHAR) X(MPI_BYTE) \
     X(MPI_WCHAR) X(MPI_SHORT) X(MPI_UNSIGNED_SHORT) X(MPI_INT) \
@@ -102,7 +104,14 @@ extern ZMPI_EXPORT struct zmpi_message zmpi_message_no_proc;
     X(MPI_UINT64_T) X(MPI_C_FLOAT_COMPLEX) X(MPI_C_DOUBLE_COMPLEX) \
     X(MPI_C_LONG_DOUBLE_COMPLEX) X(MPI_AINT) X(MPI_OFFSET) X(MPI_COUNT) \
     X(MPI_PACKED) X(MPI_FLOAT_INT) X(MPI_DOUBLE_INT) X(MPI_LONG_INT) \
-    X(MPI_2INT) X(MPI_SHORT_INT) X(MPI_LONG_DOUBLE_INT)
+    X(MPI_2INT) X(MPI_SHORT_INT) X(MPI_LONG_DOUBLE_INT) \
+    X(MPI_INTEGER) X(MPI_REAL) X(MPI_DOUBLE_PRECISION) X(MPI_COMPLEX) \
+    X(MPI_DOUBLE_COMPLEX) X(MPI_LOGICAL) X(MPI_CHARACTER) X(MPI_INTEGER1) \
+    X(MPI_INTEGER2) X(MPI_INTEGER4) X(MPI_INTEGER8) X(MPI_INTEGER16) \
+    X(MPI_REAL2) X(MPI_REAL4) X(MPI_REAL8) X(MPI_REAL16) X(MPI_COMPLEX4) \
+    X(MPI_COMPLEX8) X(MPI_COMPLEX16) X(MPI_COMPLEX32) X(MPI_2INTEGER) \
+    X(MPI_2REAL) X(MPI_2DOUBLE_PRECISION) X(MPI_CXX_BOOL) \
+    X(MPI_CXX_FLOAT_COMPLEX) X(MPI_CXX_DOUBLE_COMPLEX) X(MPI_CXX_LONG_DOUBLE_COMPLEX)
 
 #define ZMPI_DT_EXTERN(name) extern ZMPI_EXPORT struct zmpi_datatype zmpi_dt_##name;
 ZMPI_DT_LIST(ZMPI_DT_EXTERN)
@@ -148,6 +157,40 @@ ZMPI_DT_LIST(ZMPI_DT_EXTERN)
 #define MPI_2INT (&zmpi_dt_MPI_2INT)
 #define MPI_SHORT_INT (&zmpi_dt_MPI_SHORT_INT)
 #define MPI_LONG_DOUBLE_INT (&zmpi_dt_MPI_LONG_DOUBLE_INT)
+/* Fortran datatypes, usable from C (MPI 4.1 section 19.3.6), with the
+ * sizes gfortran gives them: INTEGER, REAL and LOGICAL 4 bytes, DOUBLE
+ * PRECISION 8, COMPLEX 8, DOUBLE COMPLEX 16, CHARACTER 1.  MPI_INTEGER16,
+ * MPI_REAL16 and MPI_COMPLEX32 reduce where the C compiler has a type of
+ * the same representation (__int128, IEEE binary128); MPI_REAL2 and
+ * MPI_COMPLEX4 (half precision, which gfortran lacks) only communicate. */
+#define MPI_INTEGER (&zmpi_dt_MPI_INTEGER)
+#define MPI_REAL (&zmpi_dt_MPI_REAL)
+#define MPI_DOUBLE_PRECISION (&zmpi_dt_MPI_DOUBLE_PRECISION)
+#define MPI_COMPLEX (&zmpi_dt_MPI_COMPLEX)
+#define MPI_DOUBLE_COMPLEX (&zmpi_dt_MPI_DOUBLE_COMPLEX)
+#define MPI_LOGICAL (&zmpi_dt_MPI_LOGICAL)
+#define MPI_CHARACTER (&zmpi_dt_MPI_CHARACTER)
+#define MPI_INTEGER1 (&zmpi_dt_MPI_INTEGER1)
+#define MPI_INTEGER2 (&zmpi_dt_MPI_INTEGER2)
+#define MPI_INTEGER4 (&zmpi_dt_MPI_INTEGER4)
+#define MPI_INTEGER8 (&zmpi_dt_MPI_INTEGER8)
+#define MPI_INTEGER16 (&zmpi_dt_MPI_INTEGER16)
+#define MPI_REAL2 (&zmpi_dt_MPI_REAL2)
+#define MPI_REAL4 (&zmpi_dt_MPI_REAL4)
+#define MPI_REAL8 (&zmpi_dt_MPI_REAL8)
+#define MPI_REAL16 (&zmpi_dt_MPI_REAL16)
+#define MPI_COMPLEX4 (&zmpi_dt_MPI_COMPLEX4)
+#define MPI_COMPLEX8 (&zmpi_dt_MPI_COMPLEX8)
+#define MPI_COMPLEX16 (&zmpi_dt_MPI_COMPLEX16)
+#define MPI_COMPLEX32 (&zmpi_dt_MPI_COMPLEX32)
+#define MPI_2INTEGER (&zmpi_dt_MPI_2INTEGER)
+#define MPI_2REAL (&zmpi_dt_MPI_2REAL)
+#define MPI_2DOUBLE_PRECISION (&zmpi_dt_MPI_2DOUBLE_PRECISION)
+/* C++ datatypes, usable from C: bool and std::complex of each float type. */
+#define MPI_CXX_BOOL (&zmpi_dt_MPI_CXX_BOOL)
+#define MPI_CXX_FLOAT_COMPLEX (&zmpi_dt_MPI_CXX_FLOAT_COMPLEX)
+#define MPI_CXX_DOUBLE_COMPLEX (&zmpi_dt_MPI_CXX_DOUBLE_COMPLEX)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&zmpi_dt_MPI_CXX_LONG_DOUBLE_COMPLEX)
 
 /* Reduction operations. */
 #define ZMPI_OP_LIST(X) \
@@ -405,6 +448,8 @@ ZMPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *c
 ZMPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 ZMPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
 ZMPI_FN(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
 ZMPI_FN(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
 ZMPI_FN(int, Start, (MPI_Request *request))
 ZMPI_FN(int, Startall, (int count, MPI_Request *array_of_requests))
@@ -518,15 +563,246 @@ ZMPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
 ZMPI_FN(int, Error_class, (int errorcode, int *errorclass))
 
 /* ---- Attribute caching (attr.c) ---- */
+/* Predefined attribute of MPI_COMM_WORLD (with MPI_TAG_UB ... MPI_APPNUM
+ * above): the largest error code in use.  User keys are >= 65536. */
+#define MPI_LASTUSEDCODE 7
+
+/* Attribute callbacks.  A copy callback runs when the object is duplicated
+ * and sets *flag to say whether the duplicate gets *(void **)attribute_val_out;
+ * a delete callback runs when the attribute is deleted, replaced or its
+ * object freed.  Returning anything but MPI_SUCCESS fails the MPI call. */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val, void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+/* Deprecated MPI-1 names of the communicator callbacks. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
+/* Predefined callbacks: NULL_COPY leaves the attribute out of the
+ * duplicate, DUP copies the value, NULL_DELETE does nothing. */
+extern ZMPI_EXPORT MPI_Comm_copy_attr_function zmpi_comm_null_copy_fn, zmpi_comm_dup_fn;
+extern ZMPI_EXPORT MPI_Comm_delete_attr_function zmpi_comm_null_delete_fn;
+extern ZMPI_EXPORT MPI_Type_copy_attr_function zmpi_type_null_copy_fn, zmpi_type_dup_fn;
+extern ZMPI_EXPORT MPI_Type_delete_attr_function zmpi_type_null_delete_fn;
+extern ZMPI_EXPORT MPI_Win_copy_attr_function zmpi_win_null_copy_fn, zmpi_win_dup_fn;
+extern ZMPI_EXPORT MPI_Win_delete_attr_function zmpi_win_null_delete_fn;
+#define MPI_COMM_NULL_COPY_FN zmpi_comm_null_copy_fn
+#define MPI_COMM_NULL_DELETE_FN zmpi_comm_null_delete_fn
+#define MPI_COMM_DUP_FN zmpi_comm_dup_fn
+#define MPI_TYPE_NULL_COPY_FN zmpi_type_null_copy_fn
+#define MPI_TYPE_NULL_DELETE_FN zmpi_type_null_delete_fn
+#define MPI_TYPE_DUP_FN zmpi_type_dup_fn
+#define MPI_WIN_NULL_COPY_FN zmpi_win_null_copy_fn
+#define MPI_WIN_NULL_DELETE_FN zmpi_win_null_delete_fn
+#define MPI_WIN_DUP_FN zmpi_win_dup_fn
+#define MPI_NULL_COPY_FN zmpi_comm_null_copy_fn
+#define MPI_NULL_DELETE_FN zmpi_comm_null_delete_fn
+#define MPI_DUP_FN zmpi_comm_dup_fn
+
+ZMPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
+ZMPI_FN(int, Comm_free_keyval, (int *comm_keyval))
+ZMPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+ZMPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+ZMPI_FN(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state))
+ZMPI_FN(int, Type_free_keyval, (int *type_keyval))
+ZMPI_FN(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+ZMPI_FN(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
+ZMPI_FN(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+ZMPI_FN(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state))
+ZMPI_FN(int, Win_free_keyval, (int *win_keyval))
+ZMPI_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+ZMPI_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+/* Deprecated MPI-1 names (still in MPI 4.1): the communicator calls. */
+ZMPI_FN(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state))
+ZMPI_FN(int, Keyval_free, (int *keyval))
+ZMPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+ZMPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+ZMPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
 /* ---- end of attribute caching ---- */
 
 /* ---- Info, environment, handle conversion, datatype extras (info.c, env.c, handle.c) ---- */
+/* info and environment */
+/* MPI_INFO_ENV: how the job was started (read-only: all ranks share it). */
+extern ZMPI_EXPORT struct zmpi_info zmpi_info_env;
+#define MPI_INFO_ENV (&zmpi_info_env)
+typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+/* MPI-1 name of MPI_Comm_errhandler_function (removed in MPI-3). */
+typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
+ZMPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+ZMPI_FN(int, Info_delete, (MPI_Info info, const char *key))
+ZMPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+ZMPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+ZMPI_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+ZMPI_FN(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+ZMPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+ZMPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+ZMPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+ZMPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+ZMPI_FN(int, Free_mem, (void *base))
+ZMPI_FN(int, Pcontrol, (const int level, ...))
+ZMPI_FN(int, Get_hw_resource_info, (MPI_Info *hw_info))
+ZMPI_FN(int, Add_error_class, (int *errorclass))
+ZMPI_FN(int, Add_error_code, (int errorclass, int *errorcode))
+ZMPI_FN(int, Add_error_string, (int errorcode, const char *string))
+ZMPI_FN(int, Remove_error_class, (int errorclass))
+ZMPI_FN(int, Remove_error_code, (int errorcode))
+ZMPI_FN(int, Remove_error_string, (int errorcode))
+ZMPI_FN(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+ZMPI_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+ZMPI_FN(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+ZMPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
+/* handle conversion and datatype extras */
+/* Fortran handles (MPI 4.1 section 19.3.4) are MPI_Fint indices into a
+ * job-wide table per kind of handle.  0 is the kind's NULL handle; the
+ * predefined handles have fixed values 1, 2, ...: MPI_COMM_WORLD 1,
+ * MPI_COMM_SELF 2; MPI_GROUP_EMPTY 1; MPI_ERRORS_ARE_FATAL 1,
+ * MPI_ERRORS_RETURN 2, MPI_ERRORS_ABORT 3; MPI_INFO_ENV 1;
+ * MPI_MESSAGE_NO_PROC 1; the datatypes and operations in the order of
+ * ZMPI_DT_LIST and ZMPI_OP_LIST (MPI_CHAR 1, ..., MPI_MAX 1, ...).  Other
+ * handles get the next free index on their first c2f.  f2c of an unknown
+ * index, or of a handle the library can tell was freed, returns the NULL
+ * handle. */
+ZMPI_FN(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+ZMPI_FN(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+ZMPI_FN(MPI_Fint, Group_c2f, (MPI_Group group))
+ZMPI_FN(MPI_Group, Group_f2c, (MPI_Fint group))
+ZMPI_FN(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+ZMPI_FN(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+ZMPI_FN(MPI_Fint, Request_c2f, (MPI_Request request))
+ZMPI_FN(MPI_Request, Request_f2c, (MPI_Fint request))
+ZMPI_FN(MPI_Fint, Op_c2f, (MPI_Op op))
+ZMPI_FN(MPI_Op, Op_f2c, (MPI_Fint op))
+ZMPI_FN(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+ZMPI_FN(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+ZMPI_FN(MPI_Fint, Info_c2f, (MPI_Info info))
+ZMPI_FN(MPI_Info, Info_f2c, (MPI_Fint info))
+ZMPI_FN(MPI_Fint, Win_c2f, (MPI_Win win))
+ZMPI_FN(MPI_Win, Win_f2c, (MPI_Fint win))
+ZMPI_FN(MPI_Fint, Message_c2f, (MPI_Message message))
+ZMPI_FN(MPI_Message, Message_f2c, (MPI_Fint message))
+
+/* Fortran statuses.  A Fortran status is MPI_STATUS_SIZE MPI_Fint:
+ *   [0] MPI_SOURCE, [1] MPI_TAG, [2] MPI_ERROR (Fortran indices
+ *   MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3),
+ *   [3] the cancelled flag, [4] and [5] the low and high 32 bits of the
+ *   received byte count (the rest of the C status).
+ * An MPI_F08_status holds the same MPI_STATUS_SIZE integers in the same
+ * order.  The IGNORE constants are the addresses of library objects, so
+ * the conversions recognise them (converting from or to them is an
+ * error, MPI_ERR_ARG). */
+#define MPI_STATUS_SIZE 6
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint zmpi_internal[MPI_STATUS_SIZE - 3]; /* cancelled, bytes low, bytes high */
+} MPI_F08_status;
+extern ZMPI_EXPORT MPI_Fint zmpi_f_status_ignore[MPI_STATUS_SIZE];
+extern ZMPI_EXPORT MPI_Fint zmpi_f_statuses_ignore[MPI_STATUS_SIZE];
+extern ZMPI_EXPORT MPI_F08_status zmpi_f08_status_ignore;
+extern ZMPI_EXPORT MPI_F08_status zmpi_f08_statuses_ignore;
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)zmpi_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)zmpi_f_statuses_ignore)
+#define MPI_F08_STATUS_IGNORE (&zmpi_f08_status_ignore)
+#define MPI_F08_STATUSES_IGNORE (&zmpi_f08_statuses_ignore)
+ZMPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+ZMPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+ZMPI_FN(int, Status_c2f08, (const MPI_Status *c_status, MPI_F08_status *f08_status))
+ZMPI_FN(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_status))
+ZMPI_FN(int, Status_f2f08, (const MPI_Fint *f_status, MPI_F08_status *f08_status))
+ZMPI_FN(int, Status_f082f, (const MPI_F08_status *f08_status, MPI_Fint *f_status))
+
+/* Datatype extras (type_extra.c).  The Fortran 90 parameterised types are
+ * predefined: the same (p, r) gives the same handle on every call and
+ * rank, and MPI_Type_get_envelope answers these combiners with p and r. */
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+ZMPI_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+ZMPI_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+ZMPI_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+ZMPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+ZMPI_FN(int, Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type))
 /* ---- end of info, environment, handle conversion ---- */
 
 /* ---- Process topologies and neighbourhood collectives (topo.c, neighbor.c) ---- */
+/* Topology kinds answered by MPI_Topo_test (MPI_UNDEFINED: none). */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+/* Weight arguments of the distributed graph calls: no weights at all, and
+ * an empty weight list (degree 0).  Addresses of objects in libzmpi, so
+ * that compilers checking array arguments see real arrays. */
+extern ZMPI_EXPORT int zmpi_unweighted[1];
+extern ZMPI_EXPORT int zmpi_weights_empty[1];
+#define MPI_UNWEIGHTED (zmpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (zmpi_weights_empty)
+
+ZMPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+ZMPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+ZMPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+ZMPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+ZMPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+ZMPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+ZMPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+ZMPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+ZMPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+ZMPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+ZMPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+ZMPI_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+ZMPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+ZMPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+ZMPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+ZMPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+ZMPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+ZMPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
+ZMPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+ZMPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
+
+ZMPI_FN(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+ZMPI_FN(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+ZMPI_FN(int, Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Neighbor_allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
 /* ---- end of process topologies ---- */
 
 /* ---- Communicators and intercommunicators (comm.c, intercomm.c, inter_coll.c) ---- */
+/* Split types besides MPI_COMM_TYPE_SHARED (MPI 4.1 section 7.4.2). */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+ZMPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+ZMPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
+ZMPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+ZMPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+ZMPI_FN(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
+ZMPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+ZMPI_FN(int, Comm_disconnect, (MPI_Comm *comm))
+ZMPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+ZMPI_FN(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
+ZMPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+ZMPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
 /* ---- end of communicators and intercommunicators ---- */
 
 #undef ZMPI_FN

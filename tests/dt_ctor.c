@@ -394,6 +394,8 @@ static void test_errors(void)
     MPI_Datatype t = MPI_DATATYPE_NULL, n = MPI_INT;
     int v = 0;
     ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    /* Errors with no communicator go to MPI_COMM_SELF's handler. */
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     ZT_EQ(err_class(MPI_Type_vector(-1, 1, 1, MPI_INT, &t), MPI_ERR_COUNT), MPI_ERR_COUNT,
           "negative count");
     ZT_EQ(err_class(MPI_Type_vector(2, -1, 1, MPI_INT, &t), MPI_ERR_COUNT), MPI_ERR_COUNT,

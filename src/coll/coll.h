@@ -111,7 +111,11 @@ enum {
 
 /* The arguments of one rank's call.  The API layer fills the public part
  * (kind to op); coll fills the rest.  Pointers and arrays belong to the
- * caller and must stay valid until the collective completes. */
+ * caller and must stay valid until the collective completes.  Arguments
+ * that MPI ignores are zero and NULL, never the caller's values: the send
+ * side of an in-place call, the receive side of a Scatter(v) root's
+ * in-place call, and the root-only sides of Gather(v) and Scatter(v) on
+ * the other ranks. */
 typedef struct zm_coll_args {
     int kind;                       /* ZM_COLL_* */
     int root;                       /* rooted collectives */

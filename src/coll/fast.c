@@ -105,8 +105,12 @@ int zm_coll_fast_prepare(zm_coll_args_t *a, int me, int n)
         return 1;
     }
     case ZM_COLL_ALLTOALL: {
+        /* In place, the send count and type are garbage (MPI ignores
+         * them): look at neither before knowing. */
+        if (a->sbuf == ZM_IN_PLACE)
+            return 0;
         size_t b = zm_dt_bytes(a->sdt, a->scount * (size_t)n);
-        if (a->sbuf == ZM_IN_PLACE || b > a->inl_cap)
+        if (b > a->inl_cap)
             return 0;
         fast_inline(a, a->sbuf, a->scount * (size_t)n, a->sdt, b);
         return 1;

@@ -1,11 +1,27 @@
 /*
  * op.c: reduction operations: the predefined ones on predefined datatypes,
  * and user functions (MPI_Op_create).
+ *
+ * Which predefined operation takes which type follows the groups of MPI 4.1
+ * section 6.9.2 (C integer, Fortran integer, floating point, logical,
+ * complex, byte, and the value/index pairs for MINLOC and MAXLOC).  Every
+ * type reduces with the kernel of the C type of the same representation,
+ * so the Fortran types share the C kernels.  A type with no such C type
+ * here (MPI_REAL2 and MPI_COMPLEX4: half precision) communicates but takes
+ * no operation other than MPI_REPLACE and MPI_NO_OP.
+ *
+ * Extension: MPI_CHAR takes the operations of the C integers, computed as
+ * on the C type char (signed on x86-64, unsigned on AArch64), as MPICH and
+ * Open MPI accept it; the standard defines none on MPI_CHAR.  MPI_WCHAR,
+ * MPI_CHARACTER and (outside the bitwise operations) MPI_BYTE stay
+ * rejected, as in MPICH.
  */
 #include "coll/coll.h"
 #include "arch/arch.h"
 
 #include <complex.h>
+#include <float.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,39 +45,6 @@ OP(MPI_NO_OP, ZM_OP_NO_OP)
 int zm_op_valid(const zm_op_t *op)
 {
     return op != NULL && op->magic == ZM_OP_MAGIC;
-}
-
-int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt)
-{
-    if (op->id == ZM_OP_USER)
-        return 1;
-    if (!dt)
-        return 0; /* a derived type mixing basic types */
-    zm_dt_kind_t k = dt->kind;
-    int integer = k == ZM_DT_INT_SIGNED || k == ZM_DT_INT_UNSIGNED;
-    switch (op->id) {
-    case ZM_OP_MAX:
-    case ZM_OP_MIN:
-        return integer || k == ZM_DT_FLOAT;
-    case ZM_OP_SUM:
-    case ZM_OP_PROD:
-        return integer || k == ZM_DT_FLOAT || k == ZM_DT_COMPLEX;
-    case ZM_OP_LAND:
-    case ZM_OP_LOR:
-    case ZM_OP_LXOR:
-        return integer || k == ZM_DT_BOOL;
-    case ZM_OP_BAND:
-    case ZM_OP_BOR:
-    case ZM_OP_BXOR:
-        return integer || k == ZM_DT_BYTE;
-    case ZM_OP_MINLOC:
-    case ZM_OP_MAXLOC:
-        return k == ZM_DT_PAIR;
-    case ZM_OP_REPLACE:
-    case ZM_OP_NO_OP:
-        return 1;
-    }
-    return 0;
 }
 
 /* Element-wise loops for one C type.  ARITH covers the operations defined
@@ -119,11 +102,37 @@ CPLX_FN(op_c64, float complex)
 CPLX_FN(op_c128, double complex)
 CPLX_FN(op_c256, long double complex)
 
-/* MINLOC/MAXLOC: the better value wins; on a tie the lower index. */
-#define PAIR_FN(name, VT)                                                       \
+/* 16-byte integers (MPI_INTEGER16) and IEEE binary128 (MPI_REAL16,
+ * MPI_COMPLEX32), where the compiler has them: binary128 is long double on
+ * AArch64 and __float128 (computed in software) on x86-64, whose long
+ * double is the 80-bit x87 format instead. */
+#ifdef __SIZEOF_INT128__
+INT_FN(op_i128, __int128)
+#define OP_I128 op_i128
+#else
+#define OP_I128 NULL
+#endif
+#if LDBL_MANT_DIG == 113
+#define OP_QUAD op_f128
+#define OP_CQUAD op_c256
+#elif defined(__SIZEOF_FLOAT128__)
+typedef _Complex float complex_quad __attribute__((mode(TC)));
+REAL_FN(op_quad, __float128)
+CPLX_FN(op_cquad, complex_quad)
+#define OP_QUAD op_quad
+#define OP_CQUAD op_cquad
+#else
+#define OP_QUAD NULL
+#define OP_CQUAD NULL
+#endif
+
+/* MINLOC/MAXLOC: the better value wins; on a tie the lower index.  The
+ * index is an int for the C pairs and of the value's type for the Fortran
+ * ones (MPI_2REAL holds two REALs). */
+#define PAIR_FN(name, VT, IT)                                                   \
     static void name(int id, const void *in, void *inout, size_t count)        \
     {                                                                           \
-        struct p { VT v; int i; };                                              \
+        struct p { VT v; IT i; };                                               \
         const struct p *a = in;                                                 \
         struct p *b = inout;                                                    \
         for (size_t k = 0; k < count; k++) {                                    \
@@ -132,47 +141,108 @@ CPLX_FN(op_c256, long double complex)
                 b[k] = a[k];                                                    \
         }                                                                       \
     }
-PAIR_FN(op_pair_f, float)
-PAIR_FN(op_pair_d, double)
-PAIR_FN(op_pair_l, long)
-PAIR_FN(op_pair_i, int)
-PAIR_FN(op_pair_s, short)
-PAIR_FN(op_pair_ld, long double)
+PAIR_FN(op_pair_f, float, int)
+PAIR_FN(op_pair_d, double, int)
+PAIR_FN(op_pair_l, long, int)
+PAIR_FN(op_pair_i, int, int)
+PAIR_FN(op_pair_s, short, int)
+PAIR_FN(op_pair_ld, long double, int)
+PAIR_FN(op_pair_ff, float, float)
+PAIR_FN(op_pair_dd, double, double)
 
 typedef void (*kernel_fn)(int, const void *, void *, size_t);
 
 extern zm_dt_t zmpi_dt_MPI_FLOAT_INT, zmpi_dt_MPI_DOUBLE_INT, zmpi_dt_MPI_LONG_INT,
-    zmpi_dt_MPI_2INT, zmpi_dt_MPI_SHORT_INT, zmpi_dt_MPI_LONG_DOUBLE_INT;
+    zmpi_dt_MPI_2INT, zmpi_dt_MPI_SHORT_INT, zmpi_dt_MPI_LONG_DOUBLE_INT, zmpi_dt_MPI_2INTEGER,
+    zmpi_dt_MPI_2REAL, zmpi_dt_MPI_2DOUBLE_PRECISION, zmpi_dt_MPI_CHAR, zmpi_dt_MPI_REAL16,
+    zmpi_dt_MPI_COMPLEX32;
 
 static kernel_fn pick_pair(const zm_dt_t *dt)
 {
     if (dt == &zmpi_dt_MPI_FLOAT_INT) return op_pair_f;
     if (dt == &zmpi_dt_MPI_DOUBLE_INT) return op_pair_d;
     if (dt == &zmpi_dt_MPI_LONG_INT) return op_pair_l;
-    if (dt == &zmpi_dt_MPI_2INT) return op_pair_i;
+    if (dt == &zmpi_dt_MPI_2INT || dt == &zmpi_dt_MPI_2INTEGER) return op_pair_i;
     if (dt == &zmpi_dt_MPI_SHORT_INT) return op_pair_s;
-    return op_pair_ld;
+    if (dt == &zmpi_dt_MPI_LONG_DOUBLE_INT) return op_pair_ld;
+    if (dt == &zmpi_dt_MPI_2REAL) return op_pair_ff;
+    if (dt == &zmpi_dt_MPI_2DOUBLE_PRECISION) return op_pair_dd;
+    return NULL;
 }
 
+/* The kernel for predefined type dt, or NULL if it has none.  Sizes 2 and
+ * 4 of the floating and complex kinds are half precision (REAL2,
+ * COMPLEX4), which has no C type here. */
 static kernel_fn pick(const zm_dt_t *dt)
 {
     size_t s = dt->size;
     switch (dt->kind) {
+    case ZM_DT_CHAR:
+        if (dt != &zmpi_dt_MPI_CHAR)
+            return NULL;
+        return CHAR_MIN < 0 ? op_i8 : op_u8;
     case ZM_DT_INT_SIGNED:
-        return s == 1 ? op_i8 : s == 2 ? op_i16 : s == 4 ? op_i32 : op_i64;
+    case ZM_DT_FORTRAN_INT:
+        return s == 1 ? op_i8 : s == 2 ? op_i16 : s == 4 ? op_i32 : s == 8 ? op_i64 : OP_I128;
     case ZM_DT_INT_UNSIGNED:
     case ZM_DT_BYTE:
     case ZM_DT_BOOL:
-        return s == 1 ? op_u8 : s == 2 ? op_u16 : s == 4 ? op_u32 : op_u64;
+    case ZM_DT_LOGICAL:
+        return s == 1 ? op_u8 : s == 2 ? op_u16 : s == 4 ? op_u32 : s == 8 ? op_u64 : NULL;
     case ZM_DT_FLOAT:
-        return s == 4 ? op_f32 : s == 8 ? op_f64 : op_f128;
+        if (dt == &zmpi_dt_MPI_REAL16)
+            return OP_QUAD;
+        return s == 4 ? op_f32 : s == 8 ? op_f64 : s == sizeof(long double) ? op_f128 : NULL;
     case ZM_DT_COMPLEX:
-        return s == 8 ? op_c64 : s == 16 ? op_c128 : op_c256;
+        if (dt == &zmpi_dt_MPI_COMPLEX32)
+            return OP_CQUAD;
+        return s == 8 ? op_c64 : s == 16 ? op_c128
+               : s == sizeof(long double complex) ? op_c256 : NULL;
     case ZM_DT_PAIR:
         return pick_pair(dt);
     default:
         return NULL;
     }
+}
+
+/* Whether predefined operation `id` is defined on the group of dt (MPI 4.1
+ * section 6.9.2), before asking whether a kernel exists. */
+static int in_group(int id, const zm_dt_t *dt)
+{
+    zm_dt_kind_t k = dt->kind;
+    int c_integer = k == ZM_DT_INT_SIGNED || k == ZM_DT_INT_UNSIGNED || dt == &zmpi_dt_MPI_CHAR;
+    int integer = c_integer || k == ZM_DT_FORTRAN_INT;
+    switch (id) {
+    case ZM_OP_MAX:
+    case ZM_OP_MIN:
+        return integer || k == ZM_DT_FLOAT;
+    case ZM_OP_SUM:
+    case ZM_OP_PROD:
+        return integer || k == ZM_DT_FLOAT || k == ZM_DT_COMPLEX;
+    case ZM_OP_LAND:
+    case ZM_OP_LOR:
+    case ZM_OP_LXOR:
+        return c_integer || k == ZM_DT_BOOL || k == ZM_DT_LOGICAL;
+    case ZM_OP_BAND:
+    case ZM_OP_BOR:
+    case ZM_OP_BXOR:
+        return integer || k == ZM_DT_BYTE;
+    case ZM_OP_MINLOC:
+    case ZM_OP_MAXLOC:
+        return k == ZM_DT_PAIR;
+    }
+    return 0;
+}
+
+int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt)
+{
+    if (op->id == ZM_OP_USER)
+        return 1;
+    if (!dt)
+        return 0; /* a derived type mixing basic types */
+    if (op->id == ZM_OP_REPLACE || op->id == ZM_OP_NO_OP)
+        return 1;
+    return in_group(op->id, dt) && pick(dt) != NULL;
 }
 
 void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
@@ -226,6 +296,9 @@ void zm_op_release(const zm_op_t *op)
     zm_op_t *o = (zm_op_t *)op;
     if (op->predefined || atomic_fetch_sub(&o->refs, 1) != 1)
         return;
-    o->magic = 0;
+    /* Through a volatile store: a plain one just before free() is dead to
+     * the compiler, which drops it, and a stale handle would still pass
+     * zm_op_valid while the block stays unused. */
+    *(volatile uint32_t *)&o->magic = 0;
     free(o);
 }

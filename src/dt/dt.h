@@ -26,14 +26,19 @@
 typedef enum zm_dt_kind {
     ZM_DT_INT_SIGNED,    /* two's-complement integer of `size` bytes */
     ZM_DT_INT_UNSIGNED,  /* unsigned integer */
-    ZM_DT_FLOAT,         /* float, double or long double by size */
-    ZM_DT_COMPLEX,       /* C complex of two floats by size */
+    ZM_DT_FLOAT,         /* floating point, C or Fortran (coll/op.c picks the kernel) */
+    ZM_DT_COMPLEX,       /* complex: two floating-point numbers */
     ZM_DT_BOOL,          /* C _Bool */
     ZM_DT_BYTE,          /* MPI_BYTE: bits only */
-    ZM_DT_CHAR,          /* MPI_CHAR / MPI_WCHAR: text, no arithmetic */
+    ZM_DT_CHAR,          /* text: MPI_CHAR (reduces as an extension), MPI_WCHAR, MPI_CHARACTER */
     ZM_DT_PACKED,        /* MPI_PACKED */
     ZM_DT_PAIR,          /* value/index pair for MINLOC/MAXLOC */
-    ZM_DT_DERIVED        /* a derived type: see zm_dt_basic for its elements */
+    ZM_DT_DERIVED,       /* a derived type: see zm_dt_basic for its elements */
+    /* Fortran kinds that no C kind above has the operations of (MPI 4.1
+     * section 6.9.2): Fortran integers lack the logical operations, and
+     * LOGICAL is an integer-sized truth value with only those. */
+    ZM_DT_FORTRAN_INT,   /* Fortran INTEGER of `size` bytes, two's complement */
+    ZM_DT_LOGICAL        /* Fortran LOGICAL: 0 false, 1 true, `size` bytes */
 } zm_dt_kind_t;
 
 #define ZM_DT_MAGIC 0x7a6d6474u

@@ -15,7 +15,8 @@
 extern zm_dt_t zmpi_dt_MPI_LONG, zmpi_dt_MPI_UNSIGNED_LONG, zmpi_dt_MPI_FLOAT_INT,
     zmpi_dt_MPI_DOUBLE_INT, zmpi_dt_MPI_LONG_INT, zmpi_dt_MPI_2INT, zmpi_dt_MPI_SHORT_INT,
     zmpi_dt_MPI_LONG_DOUBLE_INT, zmpi_dt_MPI_LONG_DOUBLE, zmpi_dt_MPI_C_LONG_DOUBLE_COMPLEX,
-    zmpi_dt_MPI_FLOAT, zmpi_dt_MPI_DOUBLE, zmpi_dt_MPI_INT, zmpi_dt_MPI_SHORT;
+    zmpi_dt_MPI_FLOAT, zmpi_dt_MPI_DOUBLE, zmpi_dt_MPI_INT, zmpi_dt_MPI_SHORT,
+    zmpi_dt_MPI_CXX_LONG_DOUBLE_COMPLEX;
 
 /* How one predefined scalar is converted. */
 enum { CV_SWAP, CV_LONG, CV_LDOUBLE };
@@ -121,17 +122,29 @@ static int cv_of(const zm_dt_t *dt, cv_t c[2])
         c[1] = (cv_t){ CV_SWAP, sizeof(int), 4, 1 };
         return 2;
     }
+    if (dt->kind == ZM_DT_PAIR) {
+        /* The Fortran pairs (MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION)
+         * hold two numbers of one type, each converted on its own. */
+        size_t iv = dt->size - dt->val_size;
+        c[0] = (cv_t){ CV_SWAP, dt->val_size, dt->val_size, 0 };
+        c[1] = (cv_t){ CV_SWAP, iv, iv, 0 };
+        return 2;
+    }
     if (dt == &zmpi_dt_MPI_LONG || dt == &zmpi_dt_MPI_UNSIGNED_LONG) {
         c[0] = (cv_t){ CV_LONG, sizeof(long), 4, dt == &zmpi_dt_MPI_LONG };
         return 1;
     }
-    if (dt == &zmpi_dt_MPI_LONG_DOUBLE || dt == &zmpi_dt_MPI_C_LONG_DOUBLE_COMPLEX) {
+    if (dt == &zmpi_dt_MPI_LONG_DOUBLE || dt == &zmpi_dt_MPI_C_LONG_DOUBLE_COMPLEX ||
+        dt == &zmpi_dt_MPI_CXX_LONG_DOUBLE_COMPLEX) {
         if (!ld_supported())
             return -1;
         cv_t one = { LDBL_MANT_DIG == 64 ? CV_LDOUBLE : CV_SWAP, 16, 16, 0 };
         c[0] = c[1] = one;
         return dt == &zmpi_dt_MPI_LONG_DOUBLE ? 1 : 2;
     }
+    /* Everything else, the Fortran types included, has the same size in
+     * external32 as here (MPI 4.1 section 13.5.2's table): REAL16 and
+     * COMPLEX32 are binary128 in both, so they only change byte order. */
     if (dt->kind == ZM_DT_COMPLEX) {
         c[0] = c[1] = (cv_t){ CV_SWAP, dt->size / 2, dt->size / 2, 0 };
         return 2;

@@ -9,6 +9,7 @@
  * has arrived, and reported on every rank.
  */
 #include "mpi_impl.h"
+#include "inter_impl.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -65,7 +66,28 @@ static int check_send(struct zmpi_comm *c, const char *fn, const void *sbuf, int
     return zm_mpi_check_buf(c, fn, sbuf, scount, sdt);
 }
 
-/* Run a blocking collective and raise what it reports. */
+/* MPI_IN_PLACE replaces the send count and type, which the standard then
+ * ignores: programs pass anything there (-1, MPI_DATATYPE_NULL, a freed
+ * type).  The coll layer gets no such value: a send count of 0 and no type
+ * with an in-place send buffer. */
+static inline void drop_send(zm_coll_args_t *a)
+{
+    a->scount = 0;
+    a->sdt = NULL;
+    a->scounts = a->sdispls = NULL;
+    a->sdts = NULL;
+}
+
+/* Likewise for the receive side that MPI_IN_PLACE replaces (Scatter(v) at
+ * the root) or that only the root reads (Gather(v) elsewhere). */
+static inline void drop_recv(zm_coll_args_t *a)
+{
+    a->rcount = 0;
+    a->rdt = NULL;
+    a->rcounts = a->rdispls = NULL;
+    a->rdts = NULL;
+}
+
 /* The result of a blocking collective that coll returned as st with the
  * message err: MPI_SUCCESS, or the error through c's handler. */
 static int coll_result(struct zmpi_comm *c, const char *fn, zm_status_t st, const char *err)
@@ -166,6 +188,12 @@ static int b_gather(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, int 
     a->rcounts = rcounts;
     a->rdispls = displs;
     a->rdt = rdt;
+    if (sbuf == MPI_IN_PLACE)
+        drop_send(a);
+    if (!at_root) {
+        a->rbuf = NULL;
+        drop_recv(a);
+    }
     return rc;
 }
 
@@ -191,6 +219,12 @@ static int b_scatter(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, int
     a->rbuf = rbuf;
     a->rcount = (size_t)rcount;
     a->rdt = rdt;
+    if (rbuf == MPI_IN_PLACE)
+        drop_recv(a);
+    if (!at_root) {
+        a->sbuf = NULL;
+        drop_send(a);
+    }
     return rc;
 }
 
@@ -211,6 +245,8 @@ static int b_allgather(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, i
     a->rcounts = rcounts;
     a->rdispls = displs;
     a->rdt = rdt;
+    if (sbuf == MPI_IN_PLACE)
+        drop_send(a);
     return rc;
 }
 
@@ -227,6 +263,8 @@ static int b_alltoall(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, co
     a->rbuf = rbuf;
     a->rcount = (size_t)rcount;
     a->rdt = rdt;
+    if (sbuf == MPI_IN_PLACE)
+        drop_send(a);
     return rc;
 }
 
@@ -247,6 +285,8 @@ static int b_alltoallv(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, c
     a->rcounts = rcounts;
     a->rdispls = rdispls;
     a->rdt = rdt;
+    if (sbuf == MPI_IN_PLACE)
+        drop_send(a);
     return rc;
 }
 
@@ -283,6 +323,8 @@ static int b_alltoallw(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, c
     a->rcounts = rcounts;
     a->rdispls = rdispls;
     a->rdts = (const zm_dt_t *const *)rdts;
+    if (sbuf == MPI_IN_PLACE)
+        drop_send(a);
     return rc;
 }
 
@@ -331,6 +373,8 @@ static int b_reduce(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, int 
 int PMPI_Barrier(MPI_Comm comm)
 {
     COLL_ENTER("MPI_Barrier");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_barrier(c, fn, comm, ZM_INTER_BLOCKING);
     a.kind = ZM_COLL_BARRIER;
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -339,6 +383,8 @@ ZM_WEAK(Barrier)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ibarrier");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_barrier(c, fn, comm, request);
     a.kind = ZM_COLL_BARRIER;
     return COLL_RUN(request);
 }
@@ -352,6 +398,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    if (rc == MPI_SUCCESS && c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_bcast(c, fn, comm, buf, count, dt, root, ZM_INTER_BLOCKING);
     if (rc == MPI_SUCCESS)
         rc = check_bcast(c, fn, buf, count, dt, root);
     if (rc != MPI_SUCCESS)
@@ -371,6 +419,8 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
     COLL_ENTER("MPI_Ibcast");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_bcast(c, fn, comm, buf, count, dt, root, request);
     rc = b_bcast(c, fn, &a, buf, count, dt, root);
     return COLL_RUN(request);
 }
@@ -380,6 +430,9 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Gather");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_gather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+                                   root, ZM_INTER_BLOCKING);
     rc = b_gather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -389,6 +442,9 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Igather");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_gather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+                                   root, request);
     rc = b_gather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
     return COLL_RUN(request);
 }
@@ -399,6 +455,9 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                  MPI_Comm comm)
 {
     COLL_ENTER("MPI_Gatherv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_gather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+                                   root, ZM_INTER_BLOCKING);
     rc = b_gather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -409,6 +468,9 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                   MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Igatherv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_gather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+                                   root, request);
     rc = b_gather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
     return COLL_RUN(request);
 }
@@ -418,6 +480,9 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Scatter");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_scatter(c, fn, comm, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount,
+                                    rdt, root, ZM_INTER_BLOCKING);
     rc = b_scatter(c, fn, &a, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -427,6 +492,9 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Iscatter");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_scatter(c, fn, comm, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount,
+                                    rdt, root, request);
     rc = b_scatter(c, fn, &a, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root);
     return COLL_RUN(request);
 }
@@ -436,6 +504,9 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Scatterv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_scatter(c, fn, comm, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
+                                    rdt, root, ZM_INTER_BLOCKING);
     rc = b_scatter(c, fn, &a, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -446,6 +517,9 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
                    MPI_Request *request)
 {
     COLL_ENTER("MPI_Iscatterv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_scatter(c, fn, comm, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
+                                    rdt, root, request);
     rc = b_scatter(c, fn, &a, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root);
     return COLL_RUN(request);
 }
@@ -455,6 +529,9 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
                    MPI_Datatype rdt, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Allgather");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_allgather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL,
+                                      rdt, ZM_INTER_BLOCKING);
     rc = b_allgather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -464,6 +541,9 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Iallgather");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_allgather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL,
+                                      rdt, request);
     rc = b_allgather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt);
     return COLL_RUN(request);
 }
@@ -473,6 +553,9 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Allgatherv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_allgather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs,
+                                      rdt, ZM_INTER_BLOCKING);
     rc = b_allgather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -483,6 +566,9 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Request *request)
 {
     COLL_ENTER("MPI_Iallgatherv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_allgather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs,
+                                      rdt, request);
     rc = b_allgather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt);
     return COLL_RUN(request);
 }
@@ -492,6 +578,9 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
                   MPI_Datatype rdt, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Alltoall");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoall(c, fn, comm, sbuf, scount, sdt, rbuf, rcount, rdt,
+                                     ZM_INTER_BLOCKING);
     rc = b_alltoall(c, fn, &a, sbuf, scount, sdt, rbuf, rcount, rdt);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -501,6 +590,8 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ialltoall");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoall(c, fn, comm, sbuf, scount, sdt, rbuf, rcount, rdt, request);
     rc = b_alltoall(c, fn, &a, sbuf, scount, sdt, rbuf, rcount, rdt);
     return COLL_RUN(request);
 }
@@ -511,6 +602,9 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
                    MPI_Comm comm)
 {
     COLL_ENTER("MPI_Alltoallv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoallv(c, fn, comm, sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                                      rdispls, rdt, ZM_INTER_BLOCKING);
     rc = b_alltoallv(c, fn, &a, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -521,6 +615,9 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ialltoallv");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoallv(c, fn, comm, sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                                      rdispls, rdt, request);
     rc = b_alltoallv(c, fn, &a, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt);
     return COLL_RUN(request);
 }
@@ -531,6 +628,9 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
     COLL_ENTER("MPI_Alltoallw");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoallw(c, fn, comm, sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+                                      rdispls, rdts, ZM_INTER_BLOCKING);
     rc = b_alltoallw(c, fn, &a, sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -540,6 +640,9 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
                 MPI_Comm comm)
 {
     COLL_ENTER("MPI_Reduce");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op,
+                                   root, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op, root);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -549,6 +652,9 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
                  MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ireduce");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op,
+                                   root, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op, root);
     return COLL_RUN(request);
 }
@@ -558,6 +664,9 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
                    MPI_Comm comm)
 {
     COLL_ENTER("MPI_Allreduce");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op,
+                                   0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -567,6 +676,9 @@ int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
                     MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Iallreduce");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op,
+                                   0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN(request);
 }
@@ -576,6 +688,9 @@ int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
                         MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Reduce_scatter");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt,
+                                   op, 0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt, op, 0);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -585,6 +700,9 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ireduce_scatter");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt,
+                                   op, 0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt, op, 0);
     return COLL_RUN(request);
 }
@@ -594,6 +712,9 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
                               MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Reduce_scatter_block");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount,
+                                   NULL, dt, op, 0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount, NULL, dt, op, 0);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -603,6 +724,9 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Dat
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Ireduce_scatter_block");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount,
+                                   NULL, dt, op, 0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount, NULL, dt, op, 0);
     return COLL_RUN(request);
 }
@@ -612,6 +736,9 @@ int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op o
               MPI_Comm comm)
 {
     COLL_ENTER("MPI_Scan");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0,
+                                   ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -621,6 +748,9 @@ int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
                MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Iscan");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0,
+                                   request);
     rc = b_reduce(c, fn, &a, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN(request);
 }
@@ -630,6 +760,9 @@ int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
                 MPI_Comm comm)
 {
     COLL_ENTER("MPI_Exscan");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0,
+                                   ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN((MPI_Request *)NULL);
 }
@@ -639,6 +772,9 @@ int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
                  MPI_Comm comm, MPI_Request *request)
 {
     COLL_ENTER("MPI_Iexscan");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0,
+                                   request);
     rc = b_reduce(c, fn, &a, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0);
     return COLL_RUN(request);
 }
@@ -701,6 +837,7 @@ int PMPI_Op_free(MPI_Op *op)
     if ((*op)->predefined)
         return zm_mpi_error(NULL, MPI_ERR_OP, fn, "(op=%s): cannot free a predefined operation",
                             (*op)->name);
+    zm_mpi_handle_forget(*op);
     zm_op_release(*op);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;

@@ -1,11 +1,15 @@
 /*
- * comm.c: communicator construction, comparison, naming and attributes.
+ * comm.c: communicator construction, comparison, naming and freeing, for
+ * intra- and intercommunicators (intercomm.c holds the intercommunicator
+ * constructions these calls dispatch to).
  *
  * Each rank owns its own communicator objects; the ranks of one
- * communicator agree on its context id, which rank 0 draws from a
- * process-wide counter and distributes with the construction's collective.
+ * communicator agree on its context id, which one rank draws from a
+ * process-wide counter and distributes with the construction's collective
+ * (or, for the calls that have no parent to communicate on, through the
+ * rendezvous of intercomm.c).
  */
-#include "mpi_impl.h"
+#include "inter_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,11 @@ static _Atomic uint32_t next_ctx = 4;
  * handle is recognised as invalid rather than read after free. */
 static zm_spinlock_t free_lock;
 static struct zmpi_comm *free_list;
+
+uint32_t zm_mpi_ctx_draw(uint32_t n)
+{
+    return atomic_fetch_add(&next_ctx, n);
+}
 
 static struct zmpi_comm *comm_alloc(void)
 {
@@ -37,6 +46,7 @@ static struct zmpi_comm *comm_alloc(void)
 
 static void comm_release(struct zmpi_comm *c)
 {
+    zm_mpi_handle_forget(c);
     c->magic = 0;
     zm_spin_lock(&free_lock);
     *(struct zmpi_comm **)c->name = free_list;
@@ -44,9 +54,7 @@ static void comm_release(struct zmpi_comm *c)
     zm_spin_unlock(&free_lock);
 }
 
-/* Make this rank's object for a new communicator over group `g` (this
- * function takes over the caller's reference to g). */
-static struct zmpi_comm *comm_new(struct zmpi_comm *parent, struct zmpi_group *g,
+struct zmpi_comm *zm_mpi_comm_new(struct zmpi_errhandler *eh, struct zmpi_group *g,
                                   uint32_t ctx, int my_world)
 {
     struct zmpi_comm *c = comm_alloc();
@@ -63,12 +71,29 @@ static struct zmpi_comm *comm_new(struct zmpi_comm *parent, struct zmpi_group *g
     for (int i = 0; i < g->size; i++)
         if (g->world[i] == my_world)
             c->p.rank = i;
-    c->eh = parent->eh;
+    c->eh = eh;
     zm_mpi_eh_ref(c->eh);
     return c;
 }
 
-/* The group of a communicator, with a new reference. */
+void zm_mpi_comm_destroy(struct zmpi_comm *c)
+{
+    zm_mpi_topo_free(c);
+    if (c->coll) {
+        zm_coll_quiesce(c->coll, c->p.rank);
+        zm_coll_detach(c->coll);
+    }
+    if (c->local)
+        zm_mpi_comm_destroy(c->local);
+    if (c->info != MPI_INFO_NULL)
+        PMPI_Info_free(&c->info);
+    zm_mpi_group_unref(c->group);
+    zm_mpi_group_unref(c->rgroup);
+    zm_mpi_eh_unref(c->eh);
+    comm_release(c);
+}
+
+/* The (local) group of a communicator, with a new reference. */
 static struct zmpi_group *comm_group(zm_mpi_rank_t *me, struct zmpi_comm *c)
 {
     if (c->group) {
@@ -93,7 +118,9 @@ static struct zmpi_group *comm_group(zm_mpi_rank_t *me, struct zmpi_comm *c)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     ENTER_COMM("MPI_Comm_size", comm, c);
-    *size = c->p.size;
+    if (!size)
+        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_size", "(size=NULL): invalid pointer");
+    *size = c->inter ? c->group->size : c->p.size;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_size)
@@ -101,69 +128,231 @@ ZM_WEAK(Comm_size)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     ENTER_COMM("MPI_Comm_rank", comm, c);
+    if (!rank)
+        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_rank", "(rank=NULL): invalid pointer");
     *rank = c->p.rank;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_rank)
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* Check an info argument that may be MPI_INFO_NULL. */
+static int check_info(const char *fn, MPI_Info info)
 {
-    const char *fn = "MPI_Comm_dup";
-    ENTER_COMM(fn, comm, c);
-    int ctx = 0;
-    if (c->p.rank == 0)
-        ctx = (int)atomic_fetch_add(&next_ctx, 2);
-    zm_p2p_self()->wait_call = fn;
-    struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
-    zm_status_t st = cs ? zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) : ZM_ERR_NOMEM;
-    struct zmpi_group *g = st == ZM_OK ? comm_group(me, c) : NULL;
-    struct zmpi_comm *n = g ? comm_new(c, g, (uint32_t)ctx, me->world_rank) : NULL;
-    if (!n)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    /* The new communicator keeps the topology and, through the keyvals'
-     * copy callbacks, the attributes (MPI 4.1 section 7.4.2). */
+    return info == MPI_INFO_NULL ? MPI_SUCCESS : zm_mpi_info_check(fn, info);
+}
+
+/* Give a new communicator what a duplicate keeps of its parent (MPI 4.1
+ * section 7.4.2): the topology, the attributes (through the keyvals' copy
+ * callbacks) and the hints, which the *_with_info forms (with_info set)
+ * take from `info` instead.  On failure frees n and raises the error on
+ * c. */
+static int dup_extras(struct zmpi_comm *c, struct zmpi_comm *n, const char *fn, int with_info,
+                      MPI_Info info)
+{
     int cls = zm_mpi_topo_dup(c, n);
     if (cls == MPI_SUCCESS)
         cls = zm_mpi_attr_dup(ZM_ATTR_COMM, c, n);
-    if (cls != MPI_SUCCESS) {
-        MPI_Comm nh = n;
-        PMPI_Comm_free(&nh);
-        return zm_mpi_error(c, cls, fn, "copying the communicator's attributes or topology failed");
+    if (cls == MPI_SUCCESS && with_info)
+        cls = zm_mpi_comm_info_apply(n, info);
+    else if (cls == MPI_SUCCESS && c->info != MPI_INFO_NULL)
+        cls = PMPI_Info_dup(c->info, &n->info);
+    if (cls == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    MPI_Comm nh = n;
+    PMPI_Comm_free(&nh);
+    return zm_mpi_error(c, cls, fn, "copying the communicator's attributes, topology or hints "
+                        "failed");
+}
+
+/* Comm_dup (with_info = 0) and Comm_dup_with_info. */
+static int comm_dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                    MPI_Comm *newcomm)
+{
+    ENTER_COMM(fn, comm, c);
+    if ((rc = check_info(fn, info)) != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
+    struct zmpi_comm *n = NULL;
+    if (c->inter) {
+        if ((rc = zm_mpi_inter_dup(c, comm, fn, &n)) != MPI_SUCCESS)
+            return rc;
+    } else {
+        int ctx = 0;
+        if (c->p.rank == 0)
+            ctx = (int)zm_mpi_ctx_draw(2);
+        zm_p2p_self()->wait_call = fn;
+        struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
+        zm_status_t st = cs ? zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) : ZM_ERR_NOMEM;
+        struct zmpi_group *g = st == ZM_OK ? comm_group(me, c) : NULL;
+        n = g ? zm_mpi_comm_new(c->eh, g, (uint32_t)ctx, me->world_rank) : NULL;
+        if (!n)
+            return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
+    if ((rc = dup_extras(c, n, fn, with_info, info)) != MPI_SUCCESS)
+        return rc;
     *newcomm = n;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return comm_dup("MPI_Comm_dup", comm, 0, MPI_INFO_NULL, newcomm);
+}
 ZM_WEAK(Comm_dup)
 
-/* Members of colour `color` sorted by (key, parent rank), as world ranks. */
-static struct zmpi_group *split_members(struct zmpi_comm *c, const int *all, int color,
-                                        int *first)
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    int n = 0, size = c->p.size;
-    for (int r = 0; r < size; r++)
-        n += all[3 * r] == color;
-    struct zmpi_group *g = zm_mpi_group_new(n);
-    if (!g)
+    return comm_dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
+}
+ZM_WEAK(Comm_dup_with_info)
+
+/* ---- Non-blocking duplication ------------------------------------------ */
+
+/* What the finishing step of an idup schedule fills in (kept in the
+ * schedule's scratch space). */
+struct idup_arg {
+    struct zmpi_comm *n;    /* the new communicator, usable once this ran */
+    uint32_t base;          /* context base drawn by the drawer (received or own) */
+    uint32_t lctx_off;      /* intercomm: offset of our local context from base */
+};
+
+static int idup_finish(zm_mpi_sched_t *s, void *arg)
+{
+    (void)s;
+    struct idup_arg *a = arg;
+    a->n->p.ctx = a->base;
+    if (a->n->local)
+        a->n->local->p.ctx = a->base + a->lctx_off;
+    return MPI_SUCCESS;
+}
+
+/* The schedule of an idup: one rank (the drawer: rank 0 of an
+ * intracommunicator, the leader of the first group of an intercomm) draws
+ * the contexts and sends the base to every other participant, whose
+ * finishing step fills it in; nobody waits for anybody inside the call.
+ * The messages go by world rank on the parent's collective context, with a
+ * tag no collective uses. */
+static zm_mpi_sched_t *idup_sched(zm_mpi_rank_t *me, struct zmpi_comm *c, MPI_Comm h,
+                                  struct zmpi_comm *n)
+{
+    const struct zmpi_group *lg = c->group, *rg = c->rgroup;
+    int nl = lg ? lg->size : c->p.size, nr = c->inter ? rg->size : 0;
+    int first = !c->inter || zm_mpi_inter_first(c);
+    int drawer = c->inter ? (first ? lg->world[0] : rg->world[0])
+                          : (c->p.world ? c->p.world[0] : (c == &me->self ? me->world_rank : 0));
+    struct zmpi_comm pseudo;
+    memset(&pseudo, 0, sizeof(pseudo));
+    pseudo.p = (zm_p2p_comm_t){ c->p.ctx, me->world_rank, me->world.p.size, NULL, c->name };
+    int self_draws = drawer == me->world_rank;
+    zm_mpi_sched_t *s = zm_mpi_sched_new(&pseudo, h, self_draws ? nl + nr : 1,
+                                         sizeof(struct idup_arg));
+    if (!s)
         return NULL;
-    int *order = malloc(sizeof(int) * (size_t)(n ? n : 1)), k = 0;
-    if (!order) {
+    struct idup_arg *a = zm_mpi_sched_scratch(s);
+    a->n = n;
+    a->lctx_off = first ? 2 : 4;
+    if (self_draws) {
+        a->base = zm_mpi_ctx_draw(c->inter ? 6 : 2);
+        for (int i = 0; i < nl + nr; i++) {
+            int w = i < nl ? (lg ? lg->world[i] : c->p.world ? c->p.world[i] : i)
+                           : rg->world[i - nl];
+            if (w != me->world_rank &&
+                zm_mpi_sched_send(s, &a->base, 1, MPI_UINT32_T, w, ZM_ITAG_IDUP) != MPI_SUCCESS)
+                goto fail;
+        }
+    } else if (zm_mpi_sched_recv(s, &a->base, 1, MPI_UINT32_T, drawer, ZM_ITAG_IDUP) !=
+               MPI_SUCCESS) {
+        goto fail;
+    }
+    zm_mpi_sched_finish_with(s, idup_finish, a);
+    return s;
+fail:
+    zm_mpi_sched_free(s);
+    return NULL;
+}
+
+static int comm_idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                     MPI_Comm *newcomm, MPI_Request *request)
+{
+    ENTER_COMM(fn, comm, c);
+    if ((rc = check_info(fn, info)) != MPI_SUCCESS)
+        return rc;
+    if (!newcomm || !request)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer",
+                            newcomm ? "request" : "newcomm");
+    /* The object exists at once, without its context: MPI forbids using
+     * it before the request completes, and the finishing step sets it. */
+    struct zmpi_group *g = comm_group(me, c);
+    struct zmpi_comm *n = NULL;
+    if (g && c->inter) {
+        zm_mpi_group_ref(c->rgroup);
+        n = zm_mpi_intercomm_new(c->eh, g, c->rgroup, 0, 0, me->world_rank);
+    } else if (g) {
+        n = zm_mpi_comm_new(c->eh, g, 0, me->world_rank);
+    }
+    zm_mpi_sched_t *s = n ? idup_sched(me, c, comm, n) : NULL;
+    if (!s) {
+        if (n)
+            zm_mpi_comm_destroy(n);
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
+    if ((rc = dup_extras(c, n, fn, with_info, info)) != MPI_SUCCESS) {
+        zm_mpi_sched_free(s);
+        return rc;
+    }
+    if ((rc = zm_mpi_sched_start(s)) != MPI_SUCCESS) {
+        zm_mpi_sched_wait(zm_mpi_sched_request(s, 0));
+        zm_mpi_sched_free(s);
+        return zm_mpi_error(c, rc, fn, "starting the duplication failed");
+    }
+    *newcomm = n;
+    *request = zm_mpi_sched_request(s, 0);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return comm_idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
+}
+ZM_WEAK(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request)
+{
+    return comm_idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
+}
+ZM_WEAK(Comm_idup_with_info)
+
+/* ---- Splitting ---------------------------------------------------------- */
+
+struct zmpi_group *zm_mpi_split_members(const int *all, int stride, int n, const int *world,
+                                        int color, int *first)
+{
+    int k = 0, m = 0;
+    for (int r = 0; r < n; r++)
+        m += all[stride * r] == color;
+    struct zmpi_group *g = zm_mpi_group_new(m);
+    int *order = malloc(sizeof(int) * (size_t)(m ? m : 1));
+    if (!g || !order) {
         zm_mpi_group_unref(g);
+        free(order);
         return NULL;
     }
-    for (int r = 0; r < size; r++) {
-        if (all[3 * r] != color)
+    for (int r = 0; r < n; r++) {
+        if (all[stride * r] != color)
             continue;
-        /* Insertion sort: stable in parent rank for equal keys. */
+        /* Insertion sort: stable in rank for equal keys. */
         int j = k++;
-        while (j > 0 && all[3 * order[j - 1] + 1] > all[3 * r + 1]) {
+        while (j > 0 && all[stride * order[j - 1] + 1] > all[stride * r + 1]) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = r;
     }
-    *first = size;
-    for (int i = 0; i < n; i++) {
-        g->world[i] = c->p.world ? c->p.world[order[i]] : order[i];
+    *first = n;
+    for (int i = 0; i < m; i++) {
+        g->world[i] = world ? world[order[i]] : order[i];
         if (order[i] < *first)
             *first = order[i];
     }
@@ -171,16 +360,15 @@ static struct zmpi_group *split_members(struct zmpi_comm *c, const int *all, int
     return g;
 }
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+/* Split intracommunicator c by (color, key), for Comm_split and
+ * Comm_split_type (fn names the call).  The new communicator gets `info`
+ * (owned by it from then on) unless it is MPI_INFO_NULL. */
+static int split_intra(zm_mpi_rank_t *me, struct zmpi_comm *c, const char *fn, int color,
+                       int key, MPI_Comm *newcomm)
 {
-    const char *fn = "MPI_Comm_split";
-    ENTER_COMM(fn, comm, c);
-    if (color < 0 && color != MPI_UNDEFINED)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "color=%d: invalid colour (must be >= 0 or "
-                            "MPI_UNDEFINED)", color);
     int mine[3] = { color, key, 0 };
     if (c->p.rank == 0)
-        mine[2] = (int)atomic_fetch_add(&next_ctx, 2u * (uint32_t)c->p.size);
+        mine[2] = (int)zm_mpi_ctx_draw(2u * (uint32_t)c->p.size);
     int *all = malloc(sizeof(int) * 3 * (size_t)c->p.size);
     if (!all)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -193,70 +381,241 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return st == ZM_OK ? MPI_SUCCESS : zm_mpi_error(c, zm_mpi_class_of(st), fn, "failed");
     }
     int first;
-    struct zmpi_group *g = split_members(c, all, color, &first);
+    const int *world = c->p.world ? c->p.world : c == &me->self ? &me->world_rank : NULL;
+    struct zmpi_group *g = zm_mpi_split_members(all, 3, c->p.size, world, color, &first);
     /* A colour's context comes from its lowest parent rank: distinct per
      * colour and agreed by all its members without more messages. */
     uint32_t ctx = (uint32_t)all[2] + 2u * (uint32_t)first;
     free(all);
-    struct zmpi_comm *n = g ? comm_new(c, g, ctx, me->world_rank) : NULL;
+    struct zmpi_comm *n = g ? zm_mpi_comm_new(c->eh, g, ctx, me->world_rank) : NULL;
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     *newcomm = n;
     return MPI_SUCCESS;
 }
+
+static int split_any(zm_mpi_rank_t *me, struct zmpi_comm *c, MPI_Comm comm, const char *fn,
+                     int color, int key, MPI_Comm *newcomm)
+{
+    if (!newcomm)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
+    return c->inter ? zm_mpi_inter_split(c, comm, fn, color, key, newcomm)
+                    : split_intra(me, c, fn, color, key, newcomm);
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_split";
+    ENTER_COMM(fn, comm, c);
+    if (color < 0 && color != MPI_UNDEFINED)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(color=%d): invalid colour (must be >= 0 or "
+                            "MPI_UNDEFINED)", color);
+    return split_any(me, c, comm, fn, color, key, newcomm);
+}
 ZM_WEAK(Comm_split)
+
+/* The worker thread world rank w runs on (ranks never migrate). */
+static int worker_of(int w)
+{
+    return zm_ult_get(w)->worker_id;
+}
+
+/* Hardware levels of a zmpi process, largest first: the whole process
+ * (one address space: shared memory), and one worker thread, which runs
+ * on one core at a time (a core-like level).  Returns the colour of world
+ * rank w at the level named `name` and sets *level to that name, or
+ * returns MPI_UNDEFINED if zmpi does not know the level. */
+static int hw_color(const char *name, int w, const char **level)
+{
+    if (strcmp(name, "mpi_shared_memory") == 0) {
+        *level = "mpi_shared_memory";
+        return 0;
+    }
+    if (strcmp(name, "zmpi_worker") == 0) {
+        *level = "zmpi_worker";
+        return worker_of(w);
+    }
+    return MPI_UNDEFINED;
+}
+
+/* The colour of the calling rank for split_type, and in *level the
+ * hardware level the new communicator stands for (NULL if none). */
+static int split_type_color(zm_mpi_rank_t *me, struct zmpi_comm *c, int type, MPI_Info info,
+                            const char **level)
+{
+    char val[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    *level = NULL;
+    if (type == MPI_COMM_TYPE_SHARED) {
+        *level = "mpi_shared_memory";
+        return 0;
+    }
+    if (type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* The largest level that makes a strict subset: the worker, when
+         * the (local) group spans several; else there is none. */
+        struct zmpi_group *g = comm_group(me, c);
+        int spans = 0;
+        for (int i = 1; g && i < g->size && !spans; i++)
+            spans = worker_of(g->world[i]) != worker_of(g->world[0]);
+        zm_mpi_group_unref(g);
+        *level = spans ? "zmpi_worker" : NULL;
+        return spans ? worker_of(me->world_rank) : MPI_UNDEFINED;
+    }
+    if (info != MPI_INFO_NULL &&
+        PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, val, &flag) ==
+            MPI_SUCCESS && flag) {
+        return hw_color(val, me->world_rank, level);
+    }
+    /* Process sets: the two every MPI process has. */
+    if (type == MPI_COMM_TYPE_RESOURCE_GUIDED && info != MPI_INFO_NULL &&
+        PMPI_Info_get(info, "mpi_pset_name", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
+        flag)
+        return strcmp(val, "mpi://WORLD") == 0 ? 0
+               : strcmp(val, "mpi://SELF") == 0 ? me->world_rank : MPI_UNDEFINED;
+    return MPI_UNDEFINED;
+}
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
     const char *fn = "MPI_Comm_split_type";
     ENTER_COMM(fn, comm, c);
-    (void)info;
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "split_type=%d: unknown split type", split_type);
-    /* All ranks of a zmpi process share one address space. */
-    return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm);
+    if ((rc = check_info(fn, info)) != MPI_SUCCESS)
+        return rc;
+    if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+        split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+        split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(split_type=%d): unknown split type",
+                            split_type);
+    const char *level = NULL;
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED
+                : split_type_color(me, c, split_type, info, &level);
+    if ((rc = split_any(me, c, comm, fn, color, key, newcomm)) != MPI_SUCCESS)
+        return rc;
+    if (*newcomm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    /* The new communicator takes the hints and says which hardware level
+     * it stands for (MPI 4.1 section 7.4.2), through its info. */
+    struct zmpi_comm *n = *newcomm;
+    int cls = zm_mpi_comm_info_apply(n, info);
+    if (cls == MPI_SUCCESS && level && n->info == MPI_INFO_NULL)
+        cls = PMPI_Info_create(&n->info);
+    if (cls == MPI_SUCCESS && level)
+        cls = PMPI_Info_set(n->info, "mpi_hw_resource_type", level);
+    if (cls != MPI_SUCCESS) {
+        PMPI_Comm_free(newcomm);
+        return zm_mpi_error(c, cls, fn, "setting the new communicator's info failed");
+    }
+    return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_split_type)
+
+/* ---- Creation from groups ----------------------------------------------- */
+
+/* Nonzero if every member of `sub` is in `g`. */
+static int group_within(const struct zmpi_group *sub, const struct zmpi_group *g)
+{
+    for (int i = 0; i < sub->size; i++) {
+        int found = 0;
+        for (int j = 0; j < g->size && !found; j++)
+            found = g->world[j] == sub->world[i];
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* Position of world rank w in g, or -1. */
+static int group_find(const struct zmpi_group *g, int w)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == w)
+            return i;
+    return -1;
+}
+
+/* Check a group argument that must lie within c's (local) group. */
+static int check_subgroup(zm_mpi_rank_t *me, struct zmpi_comm *c, const char *fn, MPI_Group group)
+{
+    if (!group || group->magic != ZM_GROUP_MAGIC)
+        return zm_mpi_error(c, MPI_ERR_GROUP, fn, "(group): invalid group %s",
+                            group ? "(freed or not a group)" : "MPI_GROUP_NULL");
+    struct zmpi_group *cg = comm_group(me, c);
+    if (!cg)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    int ok = group_within(group, cg);
+    zm_mpi_group_unref(cg);
+    return ok ? MPI_SUCCESS
+              : zm_mpi_error(c, MPI_ERR_GROUP, fn, "(group): not a subset of the communicator's "
+                             "%sgroup", c->inter ? "local " : "");
+}
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     const char *fn = "MPI_Comm_create";
     ENTER_COMM(fn, comm, c);
-    if (!group || group->magic != ZM_GROUP_MAGIC)
-        return zm_mpi_error(c, MPI_ERR_GROUP, fn, "invalid group");
-    struct zmpi_group *cg = comm_group(me, c);
-    int ok = cg != NULL, member = 0;
-    for (int i = 0; ok && i < group->size; i++) {
-        int found = 0;
-        for (int j = 0; j < cg->size && !found; j++)
-            found = cg->world[j] == group->world[i];
-        ok = found;
-        member |= group->world[i] == me->world_rank;
-    }
-    if (cg)
-        zm_mpi_group_unref(cg);
-    if (!ok)
-        return zm_mpi_error(c, MPI_ERR_GROUP, fn, "group is not a subset of the communicator's group");
+    if ((rc = check_subgroup(me, c, fn, group)) != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
+    if (c->inter)
+        return zm_mpi_inter_create(c, comm, fn, group, newcomm);
     int ctx = 0;
     if (c->p.rank == 0)
-        ctx = (int)atomic_fetch_add(&next_ctx, 2);
+        ctx = (int)zm_mpi_ctx_draw(2);
     zm_p2p_self()->wait_call = fn;
     struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
     if (!cs || zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) != ZM_OK)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    if (!member) {
+    if (group_find(group, me->world_rank) < 0) {
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     zm_mpi_group_ref(group);
-    struct zmpi_comm *n = comm_new(c, group, (uint32_t)ctx, me->world_rank);
+    struct zmpi_comm *n = zm_mpi_comm_new(c->eh, group, (uint32_t)ctx, me->world_rank);
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     *newcomm = n;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_create)
+
+/* Only the members of `group` call it, so there is no collective of the
+ * parent to agree on a context: the members meet in the process-wide
+ * rendezvous, keyed by the parent's context, the tag and the group. */
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_group";
+    ENTER_COMM(fn, comm, c);
+    if (c->inter)
+        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): must be an intracommunicator");
+    if ((rc = check_subgroup(me, c, fn, group)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = zm_mpi_check_tag(c, fn, tag, 0)) != MPI_SUCCESS)
+        return rc;
+    if (!newcomm)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
+    if (group_find(group, me->world_rank) < 0) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    char key[64];
+    uint32_t base;
+    int world0 = c->p.world ? c->p.world[0] : 0;
+    snprintf(key, sizeof(key), "\001create_group %u %d %d", (unsigned)c->p.ctx, world0, tag);
+    if (zm_mpi_rdv_take(key, group->world, group->size, NULL, 0, 2, me->world_rank, &base) !=
+        MPI_SUCCESS)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    zm_mpi_group_ref(group);
+    struct zmpi_comm *n = zm_mpi_comm_new(c->eh, group, base, me->world_rank);
+    if (!n)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    *newcomm = n;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Comm_create_group)
+
+/* ---- Comparison, freeing, names ----------------------------------------- */
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
@@ -266,14 +625,31 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     rc = zm_mpi_check_comm(me, comm2, fn, &c2);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!result)
+        return zm_mpi_error(c1, MPI_ERR_ARG, fn, "(result=NULL): invalid pointer");
     if (c1 == c2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (!c1->inter != !c2->inter) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     struct zmpi_group *g1 = comm_group(me, c1), *g2 = comm_group(me, c2);
-    if (!g1 || !g2)
+    if (!g1 || !g2) {
+        zm_mpi_group_unref(g1);
+        zm_mpi_group_unref(g2);
         return zm_mpi_error(c1, MPI_ERR_NO_MEM, fn, "out of memory");
+    }
     PMPI_Group_compare(g1, g2, result);
+    /* Intercommunicators compare both groups; the weaker result wins
+     * (MPI_IDENT < MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL). */
+    if (c1->inter) {
+        int r2;
+        PMPI_Group_compare(c1->rgroup, c2->rgroup, &r2);
+        if (r2 > *result)
+            *result = r2;
+    }
     if (*result == MPI_IDENT)
         *result = MPI_CONGRUENT;
     zm_mpi_group_unref(g1);
@@ -282,42 +658,71 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 ZM_WEAK(Comm_compare)
 
+/* Check the handle of Comm_free / Comm_disconnect; *c receives the object. */
+static int check_freeable(zm_mpi_rank_t *me, const char *fn, MPI_Comm *comm,
+                          struct zmpi_comm **c)
+{
+    if (!comm)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(comm=NULL): invalid pointer");
+    int rc = zm_mpi_check_comm(me, *comm, fn, c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((*c)->predefined)
+        return zm_mpi_error(*c, MPI_ERR_COMM, fn, "(comm=%s): cannot free a predefined "
+                            "communicator", (*c)->name);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     const char *fn = "MPI_Comm_free";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    if (!comm)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "comm pointer is NULL");
-    int rc = zm_mpi_check_comm(me, *comm, fn, &c);
+    int rc = check_freeable(me, fn, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c->predefined)
-        return zm_mpi_error(c, MPI_ERR_COMM, fn, "cannot free %s", c->name);
     /* Delete callbacks run first, while the communicator is still usable
      * (MPI 4.1 section 7.7.1). */
     int cls = zm_mpi_attr_free_all(ZM_ATTR_COMM, c);
     if (cls != MPI_SUCCESS)
         return zm_mpi_error(c, cls, fn, "an attribute's delete callback failed");
-    zm_mpi_topo_free(c);
-    if (c->coll) {
-        zm_p2p_self()->wait_call = fn;
-        zm_coll_quiesce(c->coll, c->p.rank);
-        zm_coll_detach(c->coll);
-    }
-    zm_mpi_group_unref(c->group);
-    zm_mpi_eh_unref(c->eh);
-    comm_release(c);
+    zm_p2p_self()->wait_call = fn;
+    zm_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_free)
 
+/* Collective: a barrier over the communicator (both groups of an
+ * intercommunicator) makes every rank's sends and receives on it matched,
+ * and in one process a matched operation completes within the call that
+ * matched it, so nothing is pending on the communicator afterwards when
+ * the program is correct; then it is freed. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    const char *fn = "MPI_Comm_disconnect";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = check_freeable(me, fn, comm, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c->inter) {
+        rc = zm_mpi_inter_barrier(c, fn, *comm, ZM_INTER_BLOCKING);
+    } else {
+        zm_p2p_self()->wait_call = fn;
+        struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
+        zm_status_t st = cs ? zm_coll_barrier(cs, c->p.rank) : ZM_ERR_NOMEM;
+        rc = st == ZM_OK ? MPI_SUCCESS : zm_mpi_error(c, zm_mpi_class_of(st), fn, "barrier failed");
+    }
+    return rc == MPI_SUCCESS ? PMPI_Comm_free(comm) : rc;
+}
+ZM_WEAK(Comm_disconnect)
+
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
     ENTER_COMM("MPI_Comm_set_name", comm, c);
     if (!name)
-        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
+        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_set_name", "(name=NULL): invalid pointer");
     snprintf(c->name, sizeof(c->name), "%s", name);
     return MPI_SUCCESS;
 }
@@ -326,6 +731,9 @@ ZM_WEAK(Comm_set_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
     ENTER_COMM("MPI_Comm_get_name", comm, c);
+    if (!name || !resultlen)
+        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_get_name", "(%s=NULL): invalid pointer",
+                            name ? "resultlen" : "name");
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
@@ -335,6 +743,8 @@ ZM_WEAK(Comm_get_name)
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     ENTER_COMM("MPI_Comm_group", comm, c);
+    if (!group)
+        return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_group", "(group=NULL): invalid pointer");
     struct zmpi_group *g = comm_group(me, c);
     if (!g)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, "MPI_Comm_group", "out of memory");

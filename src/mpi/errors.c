@@ -1,6 +1,27 @@
 /*
  * errors.c: raising errors through error handlers, argument checks shared
- * by the API calls, and the error-handler API.
+ * by the API calls, error handlers of communicators and windows, and error
+ * classes, codes and strings (MPI 4.1 chapter 9).
+ *
+ * An error is raised on the object the call works on: its communicator or
+ * its window.  Errors that belong to no object (an invalid handle, a
+ * datatype, group or info call, memory allocation) are raised on the
+ * calling rank's MPI_COMM_SELF, as MPI 4.x says (MPI-3 used
+ * MPI_COMM_WORLD).  Before MPI_Init, MPI_COMM_SELF's handler is the initial
+ * error handler, MPI_ERRORS_ARE_FATAL; a call made on a thread that is not
+ * a rank at all (a singleton program before MPI_Init) ends the job the same
+ * way.
+ *
+ * Error classes and codes that a program adds (MPI_Add_error_class,
+ * MPI_Add_error_code) live in one table for the whole job, not one per
+ * rank.  An error code is a plain int that ranks hand to each other (in
+ * messages, or through a library's error handler), so under zmpi any rank
+ * can ask what any added code means.  The standard lets values differ
+ * between processes, and they do: each rank's calls get values of their
+ * own, so no two ranks share a code by accident.  Only the rank that added
+ * a code may give it a string or remove it, as in a process-based MPI where
+ * no other process could name it.  A rank sees its own additions at once
+ * (the table is guarded by a spinlock, never held across a handler call).
  */
 #include "mpi_impl.h"
 
@@ -13,6 +34,15 @@
 struct zmpi_errhandler zmpi_errhandler_fatal = { ZM_EH_MAGIC, ZM_EH_FATAL, NULL, 1 };
 struct zmpi_errhandler zmpi_errhandler_return = { ZM_EH_MAGIC, ZM_EH_RETURN, NULL, 1 };
 struct zmpi_errhandler zmpi_errhandler_abort = { ZM_EH_MAGIC, ZM_EH_ABORT, NULL, 1 };
+
+/* User handlers made by MPI_Win_create_errhandler.  Their `fn` holds an
+ * MPI_Win_errhandler_function, cast back before it is called.  ZM_EH_USER
+ * is a communicator's handler; every kind from ZM_EH_USER up is a user
+ * handler (zm_mpi_eh_unref frees those). */
+
+
+/* The kinds of object an error is raised on. */
+enum { OBJ_COMM, OBJ_WIN };
 
 static const char *const class_names[] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
@@ -80,6 +110,8 @@ static const char *const class_names[] = {
     [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large for its output",
 };
 
+#define NCLASS_NAMES ((int)(sizeof(class_names) / sizeof(*class_names)))
+
 int zm_mpi_class_of(zm_status_t st)
 {
     switch (st) {
@@ -96,6 +128,190 @@ int zm_mpi_class_of(zm_status_t st)
     default: return MPI_ERR_OTHER;
     }
 }
+
+/* ---- Added error classes and codes ------------------------------------ */
+
+/* The first value MPI_Add_error_class/code hand out: every predefined code
+ * is at most MPI_ERR_LASTCODE. */
+#define FIRST_USER_CODE (MPI_ERR_LASTCODE + 1)
+
+/* Most added codes in use at once.  Programs add a few per library; the
+ * bound keeps values far from INT_MAX. */
+#define MAX_USER_CODES (1 << 20)
+
+/* A code added by MPI_Add_error_class (then cls is the code itself) or by
+ * MPI_Add_error_code. */
+struct user_code {
+    int used;    /* nonzero while the code exists */
+    int cls;     /* its error class */
+    int owner;   /* world rank that added it */
+    char *str;   /* text from MPI_Add_error_string, or NULL */
+};
+
+/* The job's added codes (see the top of the file). */
+static struct {
+    zm_spinlock_t lock;     /* guards everything below */
+    struct user_code *v;    /* v[i] describes code FIRST_USER_CODE + i */
+    int n;                  /* entries up to the highest code in use */
+    int cap;                /* entries allocated */
+} ucodes;
+
+/* The entry of code `code` (caller holds the lock), or NULL if the code was
+ * not added or was removed. */
+static struct user_code *ucode_at(int code)
+{
+    long i = (long)code - FIRST_USER_CODE;
+    if (i < 0 || i >= ucodes.n || !ucodes.v[i].used)
+        return NULL;
+    return &ucodes.v[i];
+}
+
+/* The class of error code `code`, or -1 if `code` is no error code.  The
+ * predefined codes are their own classes.  Any thread. */
+static int code_class(int code)
+{
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return code;
+    zm_spin_lock(&ucodes.lock);
+    struct user_code *e = ucode_at(code);
+    int cls = e ? e->cls : -1;
+    zm_spin_unlock(&ucodes.lock);
+    return cls;
+}
+
+/* Nonzero if `cls` is an error class a code can be added to: a named
+ * predefined class other than MPI_SUCCESS, or an added class. */
+static int is_error_class(int cls)
+{
+    if (cls > 0 && cls < NCLASS_NAMES)
+        return class_names[cls] != NULL;
+    return cls > MPI_ERR_LASTCODE && code_class(cls) == cls;
+}
+
+/* Copy the string of added code `code` into buf (empty if it has none).
+ * Returns 0 if `code` is not an added code.  Any thread. */
+static int ucode_string(int code, char *buf, size_t len)
+{
+    zm_spin_lock(&ucodes.lock);
+    struct user_code *e = ucode_at(code);
+    if (e)
+        snprintf(buf, len, "%s", e->str ? e->str : "");
+    zm_spin_unlock(&ucodes.lock);
+    return e != NULL;
+}
+
+/* Add a code of class `cls`, or a new class if cls < 0, owned by world rank
+ * `owner`.  Returns the new value, or -1 if out of memory or of values. */
+static int ucode_add(int cls, int owner)
+{
+    int code = -1;
+    zm_spin_lock(&ucodes.lock);
+    if (ucodes.n == ucodes.cap && ucodes.cap < MAX_USER_CODES) {
+        int cap = ucodes.cap ? 2 * ucodes.cap : 16;
+        struct user_code *v = realloc(ucodes.v, sizeof(*v) * (size_t)cap);
+        if (v) {
+            ucodes.v = v;
+            ucodes.cap = cap;
+        }
+    }
+    if (ucodes.n < ucodes.cap) {
+        code = FIRST_USER_CODE + ucodes.n;
+        ucodes.v[ucodes.n++] = (struct user_code){ 1, cls < 0 ? code : cls, owner, NULL };
+    }
+    zm_spin_unlock(&ucodes.lock);
+    return code;
+}
+
+/* The entry of added code `code` if it exists and belongs to world rank
+ * `rank`, who may then change it; else NULL, with the reason in why.  Lock
+ * held. */
+static struct user_code *ucode_owned(int code, int rank, char *why, size_t len)
+{
+    struct user_code *e = ucode_at(code);
+    if (!e && code >= 0 && code <= MPI_ERR_LASTCODE)
+        snprintf(why, len, "predefined error codes and classes cannot be changed");
+    else if (!e)
+        snprintf(why, len, "not a code or class added by MPI_Add_error_class/code");
+    else if (e->owner != rank)
+        snprintf(why, len, "added by rank %d, so only that rank may change it", e->owner);
+    else
+        return e;
+    return NULL;
+}
+
+/* The removals of MPI 4.1: a class, a code, or a string. */
+enum { RM_CLASS, RM_CODE, RM_STRING };
+
+/* Nonzero if an added code other than the class itself has class `cls`.
+ * Lock held. */
+static int class_has_codes(int cls)
+{
+    for (int i = 0; i < ucodes.n; i++)
+        if (ucodes.v[i].used && ucodes.v[i].cls == cls && FIRST_USER_CODE + i != cls)
+            return 1;
+    return 0;
+}
+
+/* Remove what `what` says from added code `code` on behalf of world rank
+ * `rank`.  Returns 0, or -1 with the reason in why (nothing changed). */
+static int ucode_remove(int code, int what, int rank, char *why, size_t len)
+{
+    char *str = NULL;
+    int rc = -1;
+    zm_spin_lock(&ucodes.lock);
+    struct user_code *e = ucode_owned(code, rank, why, len);
+    if (!e)
+        ;
+    else if (what == RM_STRING && !e->str)
+        snprintf(why, len, "it has no string added by MPI_Add_error_string");
+    else if (what == RM_CLASS && e->cls != code)
+        snprintf(why, len, "it is an error code of class %d, not a class", e->cls);
+    else if (what == RM_CLASS && class_has_codes(code))
+        snprintf(why, len, "error codes of this class still exist; remove them first");
+    else if (what == RM_CODE && e->cls == code)
+        snprintf(why, len, "it is an error class, not a code");
+    else if (what == RM_CODE && e->str)
+        snprintf(why, len, "it still has a string; remove it first with MPI_Remove_error_string");
+    else {
+        /* A class takes its own string with it: only codes must lose their
+         * strings first (MPI 4.1 section 9.5). */
+        str = e->str;
+        e->str = NULL;
+        if (what != RM_STRING)
+            e->used = 0;
+        while (ucodes.n > 0 && !ucodes.v[ucodes.n - 1].used)
+            ucodes.n--;
+        rc = 0;
+    }
+    zm_spin_unlock(&ucodes.lock);
+    free(str);
+    return rc;
+}
+
+int zm_mpi_last_used_code(void)
+{
+    zm_spin_lock(&ucodes.lock);
+    int last = FIRST_USER_CODE - 1 + ucodes.n;
+    zm_spin_unlock(&ucodes.lock);
+    return last;
+}
+
+/* A description of error code `code` for messages. */
+static void describe_code(int code, char *buf, size_t len)
+{
+    char str[MPI_MAX_ERROR_STRING];
+    int cls = code_class(code);
+    if (code >= 0 && code < NCLASS_NAMES && class_names[code])
+        snprintf(buf, len, "%s", class_names[code]);
+    else if (cls < 0 || !ucode_string(code, str, sizeof(str)))
+        snprintf(buf, len, "unknown error code %d", code);
+    else if (cls == code)
+        snprintf(buf, len, "error class %d%s%s", code, *str ? ": " : "", str);
+    else
+        snprintf(buf, len, "error code %d of class %d%s%s", code, cls, *str ? ": " : "", str);
+}
+
+/* ---- Raising errors ----------------------------------------------------- */
 
 static void fatal_exit(void)
 {
@@ -117,36 +333,89 @@ zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn)
     return me;
 }
 
+/* An error raised on a thread that is not a rank: a singleton program
+ * before MPI_Init, calling one of the procedures allowed at any time.  The
+ * initial error handler, MPI_ERRORS_ARE_FATAL, applies. */
+static int raise_without_rank(int code, const char *fn, const char *detail)
+{
+    char what[MPI_MAX_ERROR_STRING + 64];
+    describe_code(code, what, sizeof(what));
+    fflush(stdout);
+    fprintf(stderr, "zmpi: %s%s%s (%s); the initial error handler MPI_ERRORS_ARE_FATAL "
+            "ends the job\n", fn, detail[0] == '(' ? "" : ": ", detail, what);
+    fatal_exit();
+    return code;
+}
+
+/* Raise error `code` of call `fn` through handler `eh` of an object of
+ * kind `obj` (OBJ_COMM or OBJ_WIN) whose handle, as the program knows it,
+ * is `handle`.  Records the message for MPI_Error_string, then calls the
+ * handler: the fatal ones end the job, the others return `code`.
+ * ULT context, `me` the calling rank. */
+static int raise_error(zm_mpi_rank_t *me, struct zmpi_errhandler *eh, int obj, void *handle,
+                       int code, const char *fn, const char *detail)
+{
+    /* A detail that starts with "(" names the argument: "MPI_Send(dest=9):". */
+    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%s", fn,
+             detail[0] == '(' ? "" : ": ", detail);
+    me->last_class = code;
+    if (eh->kind == ZM_EH_RETURN)
+        return code;
+    if (eh->kind >= ZM_EH_USER) {
+        /* The handler may replace itself on the object: hold it meanwhile. */
+        int c = code;
+        zm_mpi_eh_ref(eh);
+        if (obj == OBJ_WIN) {
+            MPI_Win w = handle;
+            ((MPI_Win_errhandler_function *)(void (*)(void))eh->fn)(&w, &c);
+        } else {
+            MPI_Comm h = handle;
+            eh->fn(&h, &c);
+        }
+        zm_mpi_eh_unref(eh);
+        return code;
+    }
+    char what[MPI_MAX_ERROR_STRING + 64];
+    describe_code(code, what, sizeof(what));
+    fflush(stdout);
+    fprintf(stderr, "zmpi: rank %d: %s (%s); error handler %s ends the job\n",
+            me->world_rank, me->last_msg, what,
+            eh->kind == ZM_EH_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
+    fatal_exit();
+    return code;
+}
+
 int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fmt, ...)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
     char detail[200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (!me)
+        return raise_without_rank(cls, fn, detail);
     if (!comm)
-        comm = &me->world;
-    /* A detail that starts with "(" names the argument: "MPI_Send(dest=9):". */
-    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%s", fn, detail[0] == '(' ? "" : ": ",
-             detail);
-    me->last_class = cls;
-    struct zmpi_errhandler *eh = comm->eh;
-    if (eh->kind == ZM_EH_RETURN)
-        return cls;
-    if (eh->kind == ZM_EH_USER) {
-        MPI_Comm h = comm == &me->world ? MPI_COMM_WORLD
-                     : comm == &me->self ? MPI_COMM_SELF : comm;
-        int code = cls;
-        eh->fn(&h, &code);
-        return cls;
-    }
-    fflush(stdout);
-    fprintf(stderr, "zmpi: rank %d: %s (%s); error handler %s ends the job\n",
-            me->world_rank, me->last_msg, class_names[cls] ? class_names[cls] : "error",
-            eh->kind == ZM_EH_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL");
-    fatal_exit();
-    return cls;
+        comm = &me->self;
+    MPI_Comm h = comm == &me->world ? MPI_COMM_WORLD : comm == &me->self ? MPI_COMM_SELF : comm;
+    return raise_error(me, comm->eh, OBJ_COMM, h, cls, fn, detail);
+}
+
+/* The window's counterpart of zm_mpi_error: a window whose handler was
+ * never set (w->eh NULL) has MPI_ERRORS_ARE_FATAL, and a user handler gets
+ * the window's handle. */
+int zm_mpi_win_error(struct zmpi_win *w, int cls, const char *fn, const char *fmt, ...)
+{
+    char detail[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (!me)
+        return raise_without_rank(cls, fn, detail);
+    struct zmpi_errhandler *eh = w->eh ? w->eh : MPI_ERRORS_ARE_FATAL;
+    return raise_error(me, eh, OBJ_WIN, w, cls, fn, detail);
 }
 
 int zm_mpi_check_comm_fail(MPI_Comm h, const char *fn)
@@ -224,6 +493,8 @@ int zm_mpi_req_error(zm_req_t *req, const char *fn)
     return zm_mpi_error(c, zm_mpi_class_of(req->st_error), fn, "operation failed");
 }
 
+/* ---- Error handler objects ---------------------------------------------- */
+
 void zm_mpi_eh_ref(struct zmpi_errhandler *eh)
 {
     atomic_fetch_add(&eh->refs, 1);
@@ -231,70 +502,124 @@ void zm_mpi_eh_ref(struct zmpi_errhandler *eh)
 
 void zm_mpi_eh_unref(struct zmpi_errhandler *eh)
 {
-    if (eh->kind != ZM_EH_USER)
+    if (eh->kind < ZM_EH_USER)
         return;
     if (atomic_fetch_sub(&eh->refs, 1) == 1) {
-        eh->magic = 0;
+        zm_mpi_handle_forget(eh);
+        zm_mpi_magic_clear(&eh->magic);
         free(eh);
     }
 }
 
-static int check_eh(struct zmpi_comm *c, const char *fn, MPI_Errhandler eh)
+/* Check that `eh` is an error handler that may be attached to an object of
+ * kind `obj`: the predefined handlers fit every object, a user handler
+ * only the kind it was made for.  Returns NULL if so, else what is wrong. */
+static const char *eh_unfit(MPI_Errhandler eh, int obj)
 {
-    if (eh && eh->magic == ZM_EH_MAGIC)
-        return MPI_SUCCESS;
-    return zm_mpi_error(c, MPI_ERR_ARG, fn, "invalid error handler");
+    if (eh == MPI_ERRHANDLER_NULL)
+        return "(errhandler=MPI_ERRHANDLER_NULL): invalid error handler";
+    if (eh->magic != ZM_EH_MAGIC)
+        return "(errhandler): freed or not an error handler";
+    if (eh->kind == ZM_EH_USER && obj != OBJ_COMM)
+        return "(errhandler): made by MPI_Comm_create_errhandler, so it is for communicators "
+               "only; use MPI_Win_create_errhandler";
+    if (eh->kind == ZM_EH_USER_WIN && obj != OBJ_WIN)
+        return "(errhandler): made by MPI_Win_create_errhandler, so it is for windows only; "
+               "use MPI_Comm_create_errhandler";
+    return NULL;
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+/* Make a user error handler of kind `kind` calling `f`.  Errors are raised
+ * on MPI_COMM_SELF, since no object is involved yet. */
+static int eh_create(const char *fn, int kind, MPI_Comm_errhandler_function *f,
+                     MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Comm_set_errhandler";
+    zm_mpi_enter(fn);
+    if (!f)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(function=NULL): invalid argument");
+    if (!errhandler)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    struct zmpi_errhandler *eh = malloc(sizeof(*eh));
+    if (!eh)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    eh->magic = ZM_EH_MAGIC;
+    eh->kind = kind;
+    eh->fn = f;
+    atomic_init(&eh->refs, 1);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+
+/* Body of MPI_Comm_set_errhandler and its MPI-1 name. */
+static int comm_set_eh(const char *fn, MPI_Comm comm, MPI_Errhandler errhandler)
+{
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_eh(c, fn, errhandler);
     if (rc != MPI_SUCCESS)
         return rc;
+    const char *bad = eh_unfit(errhandler, OBJ_COMM);
+    if (bad)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "%s", bad);
     zm_mpi_eh_ref(errhandler);
     zm_mpi_eh_unref(c->eh);
     c->eh = errhandler;
     return MPI_SUCCESS;
 }
-ZM_WEAK(Comm_set_errhandler)
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+/* Body of MPI_Comm_get_errhandler and its MPI-1 name. */
+static int comm_get_eh(const char *fn, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Comm_get_errhandler";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!errhandler)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
     zm_mpi_eh_ref(c->eh);
     *errhandler = c->eh;
     return MPI_SUCCESS;
 }
-ZM_WEAK(Comm_get_errhandler)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                 MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Comm_create_errhandler";
-    zm_mpi_enter(fn);
-    if (!function)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "function is NULL");
-    struct zmpi_errhandler *eh = malloc(sizeof(*eh));
-    if (!eh)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    eh->magic = ZM_EH_MAGIC;
-    eh->kind = ZM_EH_USER;
-    eh->fn = function;
-    atomic_init(&eh->refs, 1);
-    *errhandler = eh;
-    return MPI_SUCCESS;
+    return eh_create("MPI_Comm_create_errhandler", ZM_EH_USER, function, errhandler);
 }
 ZM_WEAK(Comm_create_errhandler)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return comm_set_eh("MPI_Comm_set_errhandler", comm, errhandler);
+}
+ZM_WEAK(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return comm_get_eh("MPI_Comm_get_errhandler", comm, errhandler);
+}
+ZM_WEAK(Comm_get_errhandler)
+
+/* The MPI-1 names (removed in MPI-3), kept for old codes: each is its
+ * replacement under the old name. */
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
+{
+    return eh_create("MPI_Errhandler_create", ZM_EH_USER, function, errhandler);
+}
+ZM_WEAK(Errhandler_create)
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return comm_set_eh("MPI_Errhandler_set", comm, errhandler);
+}
+ZM_WEAK(Errhandler_set)
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return comm_get_eh("MPI_Errhandler_get", comm, errhandler);
+}
+ZM_WEAK(Errhandler_get)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -304,54 +629,232 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    int cls = errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE ? errorcode : MPI_ERR_OTHER;
-    zm_mpi_error(c, cls, fn, "error code %d raised by the program", errorcode);
+    /* The handler gets the code itself: a predefined code or an added one. */
+    if (code_class(errorcode) < 0)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
+                            errorcode);
+    zm_mpi_error(c, errorcode, fn, "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_call_errhandler)
+
+/* Check a window handle; raises MPI_ERR_WIN on MPI_COMM_SELF if invalid. */
+static int win_check(const char *fn, MPI_Win win)
+{
+    if (win && win->magic == ZM_WIN_MAGIC)
+        return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_WIN, fn, "(win=%s): invalid window",
+                        win ? "freed or not a window" : "MPI_WIN_NULL");
+}
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler)
+{
+    return eh_create("MPI_Win_create_errhandler", ZM_EH_USER_WIN,
+                     (MPI_Comm_errhandler_function *)(void (*)(void))win_errhandler_fn,
+                     errhandler);
+}
+ZM_WEAK(Win_create_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    const char *fn = "MPI_Win_set_errhandler";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const char *bad = eh_unfit(errhandler, OBJ_WIN);
+    if (bad)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "%s", bad);
+    zm_mpi_eh_ref(errhandler);
+    if (win->eh)
+        zm_mpi_eh_unref(win->eh);
+    win->eh = errhandler;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Win_get_errhandler";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!errhandler)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    struct zmpi_errhandler *eh = win->eh ? win->eh : MPI_ERRORS_ARE_FATAL;
+    zm_mpi_eh_ref(eh);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    const char *fn = "MPI_Win_call_errhandler";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (code_class(errorcode) < 0)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
+                                errorcode);
+    zm_mpi_win_error(win, errorcode, fn, "error code %d raised by the program", errorcode);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_call_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     const char *fn = "MPI_Errhandler_free";
     zm_mpi_enter(fn);
-    if (!errhandler || check_eh(NULL, fn, *errhandler) != MPI_SUCCESS)
-        return MPI_ERR_ARG;
+    if (!errhandler)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    if (*errhandler == MPI_ERRHANDLER_NULL || (*errhandler)->magic != ZM_EH_MAGIC)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=%s): invalid error handler",
+                            *errhandler ? "freed or not an error handler"
+                                        : "MPI_ERRHANDLER_NULL");
     zm_mpi_eh_unref(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Errhandler_free)
 
+/* ---- Error classes, codes and strings ----------------------------------- */
+
+/* MPI_Error_string and MPI_Error_class may be called at any time, even
+ * before MPI_Init (MPI 4.1 section 11.2.1), so they need no rank. */
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    const char *fn = "MPI_Error_string";
     zm_mpi_rank_t *me = zm_mpi_me();
-    const char *base = errorcode >= 0 && errorcode < (int)(sizeof(class_names) / sizeof(*class_names)) &&
-                       class_names[errorcode] ? class_names[errorcode] : NULL;
-    int n;
-    if (!base)
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
-    else if (me && errorcode != MPI_SUCCESS && me->last_class == errorcode && me->last_msg[0])
+    if (!string || !resultlen)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument",
+                            string ? "resultlen" : "string");
+    int n, known = 1;
+    const char *base = errorcode >= 0 && errorcode < NCLASS_NAMES ? class_names[errorcode] : NULL;
+    if (base && me && errorcode != MPI_SUCCESS && me->last_class == errorcode && me->last_msg[0])
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %s)", base, me->last_msg);
-    else
+    else if (base)
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", base);
+    else if (ucode_string(errorcode, string, MPI_MAX_ERROR_STRING))
+        /* An added code says what MPI_Add_error_string gave it, or nothing
+         * (MPI 4.1 section 9.5). */
+        n = (int)strlen(string);
+    else {
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+        known = 0;
+    }
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    if (!known)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
+                            errorcode);
     return MPI_SUCCESS;
 }
 ZM_WEAK(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if ((errorcode < 0 || errorcode > MPI_ERR_LASTCODE) && zm_mpi_me())
-        return zm_mpi_error(NULL, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d",
+    const char *fn = "MPI_Error_class";
+    if (!errorclass)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorclass=NULL): invalid argument");
+    int cls = code_class(errorcode);
+    if (cls < 0)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
                             errorcode);
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
-        return MPI_ERR_ARG;
-    *errorclass = errorcode;
+    *errorclass = cls;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Error_class)
 
-int zm_mpi_last_used_code(void)
+int PMPI_Add_error_class(int *errorclass)
 {
-    return MPI_ERR_LASTCODE;
+    const char *fn = "MPI_Add_error_class";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    if (!errorclass)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorclass=NULL): invalid argument");
+    int cls = ucode_add(-1, me->world_rank);
+    if (cls < 0)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory or of error codes "
+                            "(%d added codes in use)", MAX_USER_CODES);
+    *errorclass = cls;
+    return MPI_SUCCESS;
 }
+ZM_WEAK(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    const char *fn = "MPI_Add_error_code";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    if (!errorcode)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorcode=NULL): invalid argument");
+    if (!is_error_class(errorclass))
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorclass=%d): not an error class "
+                            "(a predefined class other than MPI_SUCCESS, or one from "
+                            "MPI_Add_error_class)", errorclass);
+    int code = ucode_add(errorclass, me->world_rank);
+    if (code < 0)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory or of error codes "
+                            "(%d added codes in use)", MAX_USER_CODES);
+    *errorcode = code;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    const char *fn = "MPI_Add_error_string";
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    if (!string)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(string=NULL): invalid argument");
+    size_t len = strlen(string);
+    if (len >= MPI_MAX_ERROR_STRING)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(string): %zu characters, more than "
+                            "MPI_MAX_ERROR_STRING - 1 = %d", len, MPI_MAX_ERROR_STRING - 1);
+    char *copy = strdup(string), why[120], *old = NULL;
+    if (!copy)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    /* A second call replaces the string (MPI 4.1 section 9.5). */
+    zm_spin_lock(&ucodes.lock);
+    struct user_code *e = ucode_owned(errorcode, me->world_rank, why, sizeof(why));
+    if (e) {
+        old = e->str;
+        e->str = copy;
+    }
+    zm_spin_unlock(&ucodes.lock);
+    free(e ? old : copy);
+    if (!e)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errorcode=%d): %s", errorcode, why);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Add_error_string)
+
+/* Body of the three MPI 4.1 removals. */
+static int remove_code(const char *fn, int value, int what)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    char why[120];
+    if (ucode_remove(value, what, me->world_rank, why, sizeof(why)) != 0)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=%d): %s",
+                            what == RM_CLASS ? "errorclass" : "errorcode", value, why);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Remove_error_class(int errorclass)
+{
+    return remove_code("MPI_Remove_error_class", errorclass, RM_CLASS);
+}
+ZM_WEAK(Remove_error_class)
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    return remove_code("MPI_Remove_error_code", errorcode, RM_CODE);
+}
+ZM_WEAK(Remove_error_code)
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    return remove_code("MPI_Remove_error_string", errorcode, RM_STRING);
+}
+ZM_WEAK(Remove_error_string)

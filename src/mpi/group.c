@@ -29,7 +29,8 @@ void zm_mpi_group_ref(struct zmpi_group *g)
 void zm_mpi_group_unref(struct zmpi_group *g)
 {
     if (g && !g->predefined && atomic_fetch_sub(&g->refs, 1) == 1) {
-        g->magic = 0;
+        zm_mpi_handle_forget(g);
+        zm_mpi_magic_clear(&g->magic);
         free(g);
     }
 }
@@ -90,7 +91,8 @@ ZM_WEAK(Group_rank)
 static int check_ranks(const char *fn, MPI_Group g, int n, const int ranks[])
 {
     if (n < 0 || n > g->size)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "n=%d: invalid (group has %d ranks)", n, g->size);
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(n=%d): invalid (group has %d ranks)", n,
+                            g->size);
     char *seen = calloc((size_t)g->size + 1, 1);
     if (!seen)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -155,33 +157,80 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 }
 ZM_WEAK(Group_excl)
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+/* The ranks named by n (first, last, stride) triplets of group g, in
+ * order, into a new array (*out, *total).  Returns an MPI code; errors are
+ * raised under fn. */
+static int range_list(const char *fn, MPI_Group g, int n, int ranges[][3], int **out, int *total)
 {
-    const char *fn = "MPI_Group_range_incl";
-    zm_mpi_enter(fn);
-    int rc = check_group(fn, group), total = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (n < 0 || (n > 0 && !ranges))
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(n=%d): invalid number of ranges%s", n,
+                            n > 0 ? " (ranges is NULL)" : "");
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        if (stride == 0 || first < 0 || first >= group->size || last < 0 || last >= group->size ||
+        if (stride == 0 || first < 0 || first >= g->size || last < 0 || last >= g->size ||
             (stride > 0 && first > last) || (stride < 0 && first < last))
-            return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "ranges[%d]=(%d,%d,%d): invalid range", i,
-                                first, last, stride);
-        total += (last - first) / stride + 1;
+            return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(ranges[%d]=(%d,%d,%d)): invalid range "
+                                "(group has %d ranks)", i, first, last, stride, g->size);
     }
-    int *list = malloc(sizeof(int) * (size_t)(total ? total : 1)), k = 0;
-    if (!list)
+    /* A rank named twice is an error (MPI 4.1 section 7.3.2); finding it
+     * here bounds the list by the group's size. */
+    int *list = malloc(sizeof(int) * (size_t)(g->size + 1)), k = 0;
+    char *seen = calloc((size_t)g->size + 1, 1);
+    if (!list || !seen) {
+        free(list);
+        free(seen);
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    for (int i = 0; i < n; i++)
-        for (int r = ranges[i][0]; ranges[i][2] > 0 ? r <= ranges[i][1] : r >= ranges[i][1];
-             r += ranges[i][2])
+    }
+    for (int i = 0; i < n; i++) {
+        int first = ranges[i][0], stride = ranges[i][2];
+        /* Stepping by count keeps a huge stride from overflowing. */
+        for (int j = 0, cnt = (ranges[i][1] - first) / stride + 1; j < cnt; j++) {
+            int r = first + j * stride;
+            if (seen[r]) {
+                free(list);
+                free(seen);
+                return zm_mpi_error(NULL, MPI_ERR_RANK, fn, "(ranges[%d]): rank %d is named by "
+                                    "an earlier range too", i, r);
+            }
+            seen[r] = 1;
             list[k++] = r;
-    rc = PMPI_Group_incl(group, total, list, newgroup);
+        }
+    }
+    free(seen);
+    *out = list;
+    *total = k;
+    return MPI_SUCCESS;
+}
+
+/* Group_range_incl and Group_range_excl: the ranges' ranks through
+ * Group_incl / Group_excl's checks and construction. */
+static int range_op(const char *fn, MPI_Group group, int n, int ranges[][3], int excl,
+                    MPI_Group *newgroup)
+{
+    zm_mpi_enter(fn);
+    int rc = check_group(fn, group), *list = NULL, total = 0;
+    if (rc == MPI_SUCCESS)
+        rc = range_list(fn, group, n, ranges, &list, &total);
+    if (rc == MPI_SUCCESS)
+        rc = check_ranks(fn, group, total, list);
+    if (rc == MPI_SUCCESS)
+        rc = excl ? PMPI_Group_excl(group, total, list, newgroup)
+                  : PMPI_Group_incl(group, total, list, newgroup);
     free(list);
     return rc;
 }
+
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_op("MPI_Group_range_incl", group, n, ranges, 0, newgroup);
+}
 ZM_WEAK(Group_range_incl)
+
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_op("MPI_Group_range_excl", group, n, ranges, 1, newgroup);
+}
+ZM_WEAK(Group_range_excl)
 
 /* Union, intersection and difference share one shape: walk g1 keeping
  * members by a rule, then (union only) append g2's new members. */

@@ -124,6 +124,7 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     L.argv = argv;
     L.envp = envp;
     L.main_fn = main_fn;
+    zm_mpi_info_env_args(argc, argv);
     zm_ult_job_config_t cfg = { np, nw, stack, rank_main, NULL, zm_p2p_describe };
     /* zm_ult_job_run creates the ULT records that the setups below fill in,
      * so they are made first with the job's sizes. */
@@ -190,7 +191,7 @@ static int singleton_setup(void)
     return 0;
 }
 
-static int init_common(const char *fn, int required, int *provided)
+static int init_common(const char *fn, int *argc, char ***argv, int required, int *provided)
 {
     zm_mpi_rank_t *me;
     if (!zm_ult_self() && singleton_setup() != 0) {
@@ -208,23 +209,22 @@ static int init_common(const char *fn, int required, int *provided)
         me->thread_level = MPI_THREAD_SINGLE;
     if (provided)
         *provided = me->thread_level;
+    /* A singleton's arguments come from MPI_Init. */
+    if (!zm_ult_in_job() && argc && argv && *argc > 0 && *argv)
+        zm_mpi_info_env_args(*argc, *argv);
     me->initialized = 1;
     return MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    (void)argc;
-    (void)argv;
-    return init_common("MPI_Init", MPI_THREAD_SINGLE, NULL);
+    return init_common("MPI_Init", argc, argv, MPI_THREAD_SINGLE, NULL);
 }
 ZM_WEAK(Init)
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    (void)argc;
-    (void)argv;
-    return init_common("MPI_Init_thread", required, provided);
+    return init_common("MPI_Init_thread", argc, argv, required, provided);
 }
 ZM_WEAK(Init_thread)
 
@@ -247,6 +247,11 @@ ZM_WEAK(Finalized)
 int PMPI_Finalize(void)
 {
     zm_mpi_rank_t *me = zm_mpi_enter("MPI_Finalize");
+    /* Attributes on MPI_COMM_SELF go first, while MPI is still usable: their
+     * delete callbacks may call MPI (MPI 4.1 section 11.2.4). */
+    int attr_cls = zm_mpi_attr_finalize();
+    if (attr_cls != MPI_SUCCESS)
+        zm_mpi_error(NULL, attr_cls, "MPI_Finalize", "an attribute's delete callback failed");
     zm_p2p_self()->wait_call = "MPI_Finalize";
     /* Finalize is collective over the job: no rank leaves while another can
      * still need it. */

@@ -42,7 +42,8 @@ struct zmpi_errhandler {
     _Atomic int refs;                   /* handles and communicators */
 };
 
-enum { ZM_EH_FATAL, ZM_EH_RETURN, ZM_EH_ABORT, ZM_EH_USER };
+/* ZM_EH_USER_WIN: a user handler made by MPI_Win_create_errhandler. */
+enum { ZM_EH_FATAL, ZM_EH_RETURN, ZM_EH_ABORT, ZM_EH_USER, ZM_EH_USER_WIN };
 
 /* A communicator as one rank sees it (each rank has its own object). */
 struct zmpi_comm {
@@ -74,7 +75,7 @@ struct zmpi_info_entry {
 
 struct zmpi_info {
     uint32_t magic;                   /* ZM_INFO_MAGIC while valid */
-    struct zmpi_info_entry *head;     /* entries, newest first */
+    struct zmpi_info_entry *head;     /* entries in the order their keys were first set */
 };
 
 /* One rank's window object. */
@@ -105,6 +106,7 @@ typedef struct zm_mpi_rank {
     int last_class;                  /* class of the last error raised */
     char last_msg[256];              /* its message, for Error_string */
     struct zm_mpi_attr_state *attr;  /* keyvals and cached attributes (attr.c) */
+    struct zm_mpi_type_names *type_names; /* names this rank gave predefined types (type_query.c) */
 } zm_mpi_rank_t;
 
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
@@ -131,9 +133,9 @@ static inline struct zmpi_comm *zm_mpi_comm(zm_mpi_rank_t *me, MPI_Comm h)
 }
 
 /* Raise error class `cls` from API call `fn` on communicator `comm` (NULL:
- * use MPI_COMM_WORLD's handler).  Formats the message, records it for
- * MPI_Error_string, then calls the error handler: fatal handlers end the
- * job, others return.  Returns the error code for the call to return.
+ * use MPI_COMM_SELF's handler, as MPI 4.1 says for errors tied to no
+ * object).  Formats the message, records it for MPI_Error_string, then
+ * calls the error handler: fatal handlers end the job, others return.  Returns the error code for the call to return.
  * ULT context. */
 int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -221,6 +223,10 @@ static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
 {
     if (ZM_LIKELY(c->coll != NULL))
         return c->coll;
+    /* An intercommunicator's p describes the remote group: its collectives
+     * go through inter_coll.c, never through a shared block. */
+    if (c->inter)
+        return NULL;
     c->coll = zm_coll_attach(&c->p);
     return c->coll;
 }
@@ -243,10 +249,41 @@ void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
 /* Allocate a group of n members (refs = 1).  NULL if out of memory. */
 struct zmpi_group *zm_mpi_group_new(int n);
 
+/* ---- Handles ---- */
+
+/* Mark an object's handle dead before the object is freed.  The store is
+ * volatile: the compiler drops a plain store to memory freed right after,
+ * and a stale handle would then still pass its magic check. */
+static inline void zm_mpi_magic_clear(uint32_t *magic)
+{
+    *(volatile uint32_t *)magic = 0;
+}
+
+/* Forget the Fortran index of handle h, if it has one, so MPI_*_f2c of a
+ * freed object gives the null handle (handle.c).  Costs one load until some
+ * handle has been converted.  Any thread; call before freeing the object. */
+void zm_mpi_handle_forget(const void *h);
+
 /* ---- Info objects (info.c) ---- */
 
 /* Check an info handle; returns MPI_SUCCESS or the raised error. */
 int zm_mpi_info_check(const char *fn, MPI_Info info);
+
+/* Record the program's arguments for MPI_INFO_ENV.  Main thread, before
+ * the job starts (or the singleton's MPI_Init); the arrays stay the
+ * caller's. */
+void zm_mpi_info_env_args(int argc, char **argv);
+
+/* Update the hints of communicator `c` from `info` (MPI_INFO_NULL: none),
+ * as MPI_Comm_set_info does and as the constructors that take an info
+ * (MPI_Comm_dup_with_info, MPI_Comm_split_type, ...) should.  Recognised
+ * keys with a boolean value replace the communicator's setting; others
+ * leave it unchanged.  Returns MPI_SUCCESS, MPI_ERR_INFO for an invalid
+ * info handle or MPI_ERR_NO_MEM, not yet raised.  c->info is an info
+ * object owned by the communicator (freed with it); besides these hints it
+ * may hold keys zmpi sets itself, such as the "mpi_hw_resource_type" of
+ * MPI_Comm_split_type.  ULT context, the rank owning `c`. */
+int zm_mpi_comm_info_apply(struct zmpi_comm *c, MPI_Info info);
 
 /* ---- Error classes and codes (errors.c) ---- */
 
@@ -325,6 +362,22 @@ int zm_mpi_sched_poll(zm_req_t *r);
 void zm_mpi_sched_wait(zm_req_t *r);
 int zm_mpi_sched_wait_any(zm_req_t *const *reqs, int n);
 void zm_mpi_sched_release(zm_req_t *r);
+
+/* Run the delete callbacks of the attributes on MPI_COMM_SELF (newest
+ * first, as MPI 4.1 section 11.2.4 requires) and then on MPI_COMM_WORLD,
+ * and release all of the calling rank's keyvals and attributes.  Returns
+ * MPI_SUCCESS or the first failing callback's error code (not raised).
+ * MPI_Finalize must call it first, while MPI is still usable, since the
+ * callbacks may call MPI.  ULT context, the calling rank. */
+int zm_mpi_attr_finalize(void);
+
+/* ---- Windows (win.c, errors.c) ---- */
+
+/* Raise error class `cls` from API call `fn` through window w's error
+ * handler (MPI_ERRORS_ARE_FATAL when none was set).  Returns the code for
+ * the call to return.  ULT context. */
+int zm_mpi_win_error(struct zmpi_win *w, int cls, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- Process topologies (topo.c) ---- */
 

@@ -379,7 +379,9 @@ int PMPI_Cancel(MPI_Request *request)
     if (r && r->kind == ZM_REQ_SCHED)
         return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "a collective operation cannot be "
                             "cancelled (MPI 4.1 section 6.12)");
-    if (r && !zm_p2p_req_done(r))
+    /* A send may be complete (its data copied into an eager or buffered
+     * message) and still withdrawable: p2p decides. */
+    if (r)
         zm_p2p_cancel(r);
     return MPI_SUCCESS;
 }

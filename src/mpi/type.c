@@ -192,7 +192,9 @@ static int blocks_common(const char *fn, int count, const int *bl, int bl0,
     return rc;
 }
 
-/* Element displacements times the old extent, in a new array. */
+/* Element displacements times the old extent, in a new array (raises the
+ * error and returns NULL if out of memory).  displs may be NULL when count
+ * is 0. */
 static MPI_Aint *scale_displs(const char *fn, int count, const int *displs, MPI_Aint ext)
 {
     MPI_Aint *d = malloc((size_t)(count ? count : 1) * sizeof(MPI_Aint));
@@ -212,7 +214,9 @@ static int *pack_ints(int count, const int *a, int na, const int *b, int nb, int
     if (!v)
         return NULL;
     v[0] = count;
-    memcpy(v + 1, a, (size_t)na * sizeof(int));
+    /* With count 0 the arrays may be NULL, which memcpy must not see. */
+    if (na)
+        memcpy(v + 1, a, (size_t)na * sizeof(int));
     if (nb)
         memcpy(v + 1 + na, b, (size_t)nb * sizeof(int));
     *n = 1 + na + nb;
@@ -254,14 +258,22 @@ static int indexed_common(const char *fn, int combiner, int count, const int *bl
         rc = zm_mpi_check_type(fn, "oldtype", old);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Aint *disp = idispl ? scale_displs(fn, count, idispl, old->extent) : (MPI_Aint *)adispl;
+    /* Byte displacements are used as they are; element ones are scaled
+     * into a new array.  With count 0 both may be NULL (an empty type):
+     * an empty array stands in for them. */
+    int owned = idispl || !adispl;
+    MPI_Aint *disp = owned ? scale_displs(fn, count, idispl, old->extent) : (MPI_Aint *)adispl;
     if (!disp)
-        return MPI_ERR_NO_MEM;
+        return MPI_ERR_NO_MEM; /* raised by scale_displs */
     rc = blocks_common(fn, count, bl, bl0, disp, &old, 1, 0, newtype, &t, &st);
     int ni = 0, *ints = NULL;
     if (rc == MPI_SUCCESS) {
-        int nbl = bl ? count : 1;
-        ints = pack_ints(count, bl ? bl : &bl0, nbl, idispl, idispl ? count : 0, &ni);
+        /* The *_block forms record their one blocklength, the others an
+         * array of count (which may be NULL when count is 0). */
+        int block = combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                    combiner == MPI_COMBINER_HINDEXED_BLOCK;
+        ints = pack_ints(count, block ? &bl0 : bl, block ? 1 : count, idispl,
+                         idispl ? count : 0, &ni);
         if (!ints)
             st = ZM_ERR_NOMEM;
         if (!ints && t)
@@ -270,7 +282,7 @@ static int indexed_common(const char *fn, int combiner, int count, const int *bl
                       1, &old, newtype);
     }
     free(ints);
-    if (idispl)
+    if (owned)
         free(disp);
     return rc;
 }

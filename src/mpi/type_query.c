@@ -154,17 +154,66 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
 }
 ZM_WEAK(Type_get_contents)
 
+/*
+ * Names of predefined datatypes.  Each virtual rank is an MPI process, so a
+ * rank that renames MPI_INT changes what MPI_Type_get_name says in that
+ * rank only, while the shared predefined object keeps its standard name
+ * (which error messages go on using).  The names a rank gave live in a
+ * small array in its API state, looked up by handle: programs rename a
+ * few types at most.  The array lives as long as the process.
+ */
+struct zm_mpi_type_names {
+    int n, cap;                      /* entries used and allocated */
+    struct type_name {
+        const zm_dt_t *dt;           /* a predefined datatype */
+        char name[MPI_MAX_OBJECT_NAME];
+    } *e;
+};
+
+/* The calling rank's name for predefined type dt, or NULL if it gave none. */
+static struct type_name *type_name_find(const zm_mpi_rank_t *me, const zm_dt_t *dt)
+{
+    const struct zm_mpi_type_names *t = me ? me->type_names : NULL;
+    for (int i = 0; t && i < t->n; i++)
+        if (t->e[i].dt == dt)
+            return &t->e[i];
+    return NULL;
+}
+
+/* Record the calling rank's name for predefined type dt; returns
+ * MPI_SUCCESS or the raised MPI_ERR_NO_MEM. */
+static int type_name_set(zm_mpi_rank_t *me, const char *fn, const zm_dt_t *dt, const char *name)
+{
+    struct type_name *e = type_name_find(me, dt);
+    struct zm_mpi_type_names *t = me->type_names;
+    if (!e) {
+        if (!t && !(t = me->type_names = calloc(1, sizeof(*t))))
+            return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        if (t->n == t->cap) {
+            int cap = t->cap ? 2 * t->cap : 8;
+            struct type_name *ne = realloc(t->e, (size_t)cap * sizeof(*ne));
+            if (!ne)
+                return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+            t->e = ne;
+            t->cap = cap;
+        }
+        e = &t->e[t->n++];
+        e->dt = dt;
+    }
+    snprintf(e->name, sizeof e->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_set_name(MPI_Datatype dt, const char *name)
 {
     const char *fn = "MPI_Type_set_name";
     int rc = zm_mpi_check_type(fn, "datatype", dt);
     if (rc == MPI_SUCCESS)
         rc = check_ptr(fn, "type_name", name);
-    if (rc == MPI_SUCCESS && !dt->d)
-        rc = zm_mpi_error(NULL, MPI_ERR_TYPE, fn, "(datatype=%s): predefined datatypes are "
-                          "shared by all ranks and keep their names", dt->name);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (!dt->d)
+        return type_name_set(zm_mpi_enter(fn), fn, dt, name);
     snprintf(dt->d->name, sizeof dt->d->name, "%s", name);
     dt->d->named = 1;
     return MPI_SUCCESS;
@@ -179,8 +228,16 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
         rc = check_ptr(fn, "type_name or resultlen", NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* An unnamed derived type has the empty name. */
-    const char *s = dt->d && !dt->d->named ? "" : dt->name;
+    /* An unnamed derived type has the empty name; a predefined one the
+     * name this rank gave it, else its standard name. */
+    const char *s = dt->name;
+    if (dt->d && !dt->d->named) {
+        s = "";
+    } else if (!dt->d) {
+        const struct type_name *e = type_name_find(zm_mpi_me(), dt);
+        if (e)
+            s = e->name;
+    }
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", s);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

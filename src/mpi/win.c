@@ -86,6 +86,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     int rc = zm_mpi_check_comm(me, comm, fn, &c);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (c->inter)
+        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): must be an intracommunicator",
+                            c->name);
     if (size < 0)
         return zm_mpi_error(c, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0", (long long)size);
     if (disp_unit <= 0)
@@ -147,10 +150,10 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
         return rc;
     struct win_mem *m = win->mem;
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= m->n))
-        return zm_mpi_error(win->comm, MPI_ERR_RANK, fn, "(rank=%d): invalid rank, the window "
+        return zm_mpi_win_error(win, MPI_ERR_RANK, fn, "(rank=%d): invalid rank, the window "
                             "has %d ranks", rank, m->n);
     if (!size || !disp_unit || !baseptr)
-        return zm_mpi_error(win->comm, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
     if (rank == MPI_PROC_NULL) {
         /* The first segment of non-zero size. */
         for (rank = 0; rank < m->n - 1 && m->seg[rank].size == 0; rank++)
@@ -189,7 +192,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     zm_p2p_self()->wait_call = fn;
     zm_coll_shm_t *s = zm_mpi_coll_shm(win->comm);
     if (!s || zm_coll_barrier(s, win->rank) != ZM_OK)
-        return zm_mpi_error(win->comm, MPI_ERR_NO_MEM, fn, "out of memory");
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
 ZM_WEAK(Win_fence)
@@ -203,7 +206,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (rc != MPI_SUCCESS)
         return rc;
     if (win->locked_all)
-        return zm_mpi_error(win->comm, MPI_ERR_RMA_SYNC, fn, "the window is already locked");
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "the window is already locked");
     /* A shared lock on every rank: nothing to wait for, since no rank
      * takes exclusive locks on a shared window here. */
     win->locked_all = 1;
@@ -219,7 +222,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!win->locked_all)
-        return zm_mpi_error(win->comm, MPI_ERR_RMA_SYNC, fn, "the window is not locked");
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "the window is not locked");
     win->locked_all = 0;
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
@@ -234,6 +237,11 @@ int PMPI_Win_free(MPI_Win *win)
     if (rc != MPI_SUCCESS)
         return rc;
     struct zmpi_win *w = *win;
+    /* Delete callbacks run while the window is still whole; one that fails
+     * leaves the window as it is (MPI 4.1 section 7.7.3). */
+    int cls = zm_mpi_attr_free_all(ZM_ATTR_WIN, w);
+    if (cls != MPI_SUCCESS)
+        return zm_mpi_win_error(w, cls, fn, "an attribute's delete callback failed");
     /* Collective: nobody frees the memory while another rank still uses it. */
     zm_p2p_self()->wait_call = fn;
     zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
@@ -243,12 +251,12 @@ int PMPI_Win_free(MPI_Win *win)
         free(w->mem->block);
         free(w->mem);
     }
-    int cls = zm_mpi_attr_free_all(ZM_ATTR_WIN, w);
-    if (cls != MPI_SUCCESS)
-        zm_mpi_error(w->comm, cls, fn, "an attribute's delete callback failed");
     MPI_Comm dup = w->comm;
     PMPI_Comm_free(&dup);
-    w->magic = 0;
+    if (w->eh)
+        zm_mpi_eh_unref(w->eh);
+    zm_mpi_handle_forget(w);
+    zm_mpi_magic_clear(&w->magic);
     free(w);
     *win = MPI_WIN_NULL;
     return MPI_SUCCESS;

@@ -251,6 +251,7 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         r->ult = zm_ult_get(i);
         r->world_rank = i;
     }
+    zm_p2p_cycle_init();
     return ZM_OK;
 }
 
@@ -285,9 +286,9 @@ static inline void req_zero_head(zm_req_t *req)
  * the time of a six-face halo exchange (stencil, 1.2 KiB), and pulled the
  * envelope and cooperative-copy lines into the cache for nothing.  The
  * rendezvous envelope is written in full whenever it is queued, and only
- * read (zm_p2p_cancel) for a pending send, which is always a queued
- * rendezvous; of the cooperative copy only `active` is read before
- * coop_copy sets the rest. */
+ * read (zm_p2p_cancel) when smsg, zeroed here, points at it; of the
+ * cooperative copy only `active` is read before coop_copy sets the
+ * rest. */
 zm_req_t *zm_p2p_req_alloc(void)
 {
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);
@@ -426,6 +427,8 @@ static void msg_release(zm_msg_t *m)
         zm_p2p_bsend_release(m);
     else if (m->kind == ZM_MSG_MAIL)
         atomic_store_explicit(&m->bowner->mail_busy, 0, memory_order_release);
+    else if (m->kind == ZM_MSG_HEAP)
+        zm_p2p_cycle_release(m);
 }
 
 /* Receiver side: move a matched unexpected message into receive rr. */
@@ -475,20 +478,25 @@ static zm_status_t queue_unexpected(zm_p2p_rank_t *r, const zm_p2p_comm_t *c,
         m->pool = pool;
         m->data = m + 1;
         *fill = m;
-    } else {
+    }
+    if (!*fill) {
         m = &req->msg;
         m->kind = ZM_MSG_RNDV;
         m->sbuf = buf;
         m->scount = count;
         m->sdt = dt;
-        m->sreq = req;
     }
+    /* A rendezvous completes this request; MPI_Cancel finds any message
+     * from its request and checks it back through sreq (the request may
+     * be complete and an eager envelope reused by then). */
+    m->sreq = req;
     m->ctx = c->ctx;
     m->src = c->rank;
     m->tag = tag;
     m->bytes = bytes;
     atomic_store_explicit(&m->ready, m->kind == ZM_MSG_RNDV, memory_order_relaxed);
     unexp_push(r, &r->unexp, m);
+    req->smsg = m;
     return ZM_OK;
 }
 
@@ -563,7 +571,8 @@ static int slot_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
  * Synchronous sends need a matching receive to complete, and buffered ones
  * must be checked against the attached buffer, so both take the queue. */
 static int mail_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
-                      size_t count, const zm_dt_t *dt, size_t bytes, int tag, int mode)
+                      size_t count, const zm_dt_t *dt, size_t bytes, int tag, int mode,
+                      zm_req_t *req)
 {
     if (bytes > ZM_P2P_SLOT_INLINE || mode == ZM_SEND_SYNC || mode == ZM_SEND_BUFFERED ||
         r->unexp_nonempty ||
@@ -575,6 +584,11 @@ static int mail_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
     r->slot_src = c->rank;
     r->slot_tag = tag;
     r->slot_bytes = (uint32_t)bytes;
+    /* The buffer pointer is unused while the slot holds mail: it names the
+     * sending request, for MPI_Cancel (both stores go to lines the call
+     * writes anyway). */
+    r->slot_buf = req;
+    req->smsg = &r->mail_msg;
     atomic_store_explicit(&r->slot_state, ZM_SLOT_MAIL, memory_order_relaxed);
     return 1;
 }
@@ -609,6 +623,7 @@ static void mail_spill(zm_p2p_rank_t *me)
     m->bytes = me->slot_bytes;
     m->data = me->mail_data;
     m->bowner = me;
+    m->sreq = me->slot_buf;
     memcpy(me->mail_data, me->slot_inline, m->bytes);
     atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
     atomic_store_explicit(&me->mail_busy, 1, memory_order_relaxed);
@@ -796,7 +811,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         handoff(r, bytes);
         return ZM_OK;
     }
-    if (!probes && mail_offer(r, c, buf, count, dt, bytes, tag, mode)) {
+    if (!probes && mail_offer(r, c, buf, count, dt, bytes, tag, mode, req)) {
         zm_spin_unlock(&r->lock);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
@@ -876,6 +891,48 @@ void zm_p2p_mrecv(zm_msg_t *m, void *buf, size_t count, const zm_dt_t *dt, zm_re
     deliver(m, req);
 }
 
+/* Whether m is in r's unexpected queue.  m may be a freed envelope, so it
+ * is compared, never read.  Called with r's lock held. */
+static int unexp_holds(zm_p2p_rank_t *r, const zm_msg_t *m)
+{
+    zm_dlink_t *pos;
+    zm_dlist_for_each(pos, &r->unexp)
+        if (zm_container_of(pos, zm_msg_t, link) == m)
+            return 1;
+    return 0;
+}
+
+/* Withdraw send req's message from its receiver r if no receive has
+ * matched it.  Returns 0 (not withdrawn), 1 (a rendezvous: req is still
+ * pending) or 2 (req completed when it queued its data, which is now
+ * dropped).  Called with r's lock held; *drop receives an envelope to
+ * release once the lock is dropped. */
+static int send_withdraw(zm_p2p_rank_t *r, zm_req_t *req, zm_msg_t **drop)
+{
+    zm_msg_t *m = req->smsg;
+    *drop = NULL;
+    if (m == &req->msg) {
+        if (zm_p2p_req_done(req) || m->link.next == &m->link || !unexp_holds(r, m))
+            return 0;
+        unexp_take(r, m);
+        return 1;
+    }
+    if (m == &r->mail_msg &&
+        atomic_load_explicit(&r->slot_state, memory_order_relaxed) == ZM_SLOT_MAIL &&
+        r->slot_buf == req) {
+        atomic_store_explicit(&r->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
+        return 2;
+    }
+    /* An eager or buffered envelope, or spilled mail: still ours if it is
+     * queued and names req (an envelope matched and reused by another
+     * send names that one). */
+    if (!unexp_holds(r, m) || m->sreq != req)
+        return 0;
+    unexp_take(r, m);
+    *drop = m;
+    return 2;
+}
+
 int zm_p2p_cancel(zm_req_t *req)
 {
     int done = 0;
@@ -888,21 +945,22 @@ int zm_p2p_cancel(zm_req_t *req)
             done = 1;
         }
         zm_spin_unlock(&me->lock);
-    } else if (req->kind == ZM_REQ_SEND && !zm_p2p_req_done(req) &&
-               req->msg.kind == ZM_MSG_RNDV && req->msg.sreq == req) {
+    } else if (req->kind == ZM_REQ_SEND && req->smsg) {
         zm_p2p_rank_t *r = &zm_p2p_ranks[req->owner];
+        zm_msg_t *drop;
         zm_spin_lock(&r->lock);
-        /* Still unmatched if no receiver has completed it. */
-        if (!zm_p2p_req_done(req) && req->msg.link.next != &req->msg.link) {
-            unexp_take(r, &req->msg);
-            done = 1;
-        }
+        done = send_withdraw(r, req, &drop);
         zm_spin_unlock(&r->lock);
+        if (drop)
+            msg_release(drop);
+        req->smsg = NULL;
     }
-    if (done) {
-        req->cancelled = 1;
-        req->st_bytes = 0;
+    if (!done)
+        return 0;
+    req->cancelled = 1;
+    req->st_bytes = 0;
+    /* A withdrawn eager, buffered or mail send completed long ago. */
+    if (done == 1)
         zm_p2p_req_complete(req);
-    }
-    return done;
+    return 1;
 }

@@ -37,7 +37,9 @@ typedef struct zm_p2p_comm {
  * (MPI_BSEND_OVERHEAD). */
 #define ZM_P2P_BSEND_OVERHEAD 160
 
-enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL };
+/* ZM_MSG_HEAP: a rendezvous message of a send cycle, copied to the heap
+ * (cycle.c). */
+enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL, ZM_MSG_HEAP };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
 /* ZM_REQ_SCHED: a composite request of the API layer (src/mpi/sched.c),
  * completed by its owner once its point-to-point children are. */
@@ -63,7 +65,8 @@ typedef struct zmpi_message {
     const void *sbuf;              /* rendezvous: sender's buffer */
     size_t scount;                 /* rendezvous: sender's count */
     const zm_dt_t *sdt;            /* rendezvous: sender's datatype */
-    struct zmpi_request *sreq;     /* rendezvous: request to complete */
+    struct zmpi_request *sreq;     /* rendezvous: request to complete; eager,
+                                    * buffered, mail: the request that sent it */
     void *data;                    /* eager/buffered: the payload copy */
     zm_pool_t *pool;               /* eager: pool the envelope came from */
     struct zm_p2p_rank *bowner;    /* buffered: whose Bsend area holds it */
@@ -99,6 +102,9 @@ typedef struct zmpi_request {
     void *comm;                    /* API-layer communicator handle */
     const zm_p2p_comm_t *pcomm;    /* communicator (for reports) */
     const zm_dt_t *hold;           /* derived type released when the request is freed */
+    zm_msg_t *smsg;                /* send: the message it queued at its receiver (msg,
+                                    * an eager or buffered envelope, or the receiver's
+                                    * mail), for MPI_Cancel; NULL if none */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
     /* Own line: a large copy that completes this request, split in chunks
      * so that the waiter, if it is polling on another worker, copies half
@@ -147,14 +153,17 @@ typedef struct zm_p2p_rank {
     int slot_src;                  /* armed: source pattern; filled: source */
     int slot_tag;                  /* armed: tag pattern; filled: tag */
     uint32_t slot_bytes;           /* armed: capacity; filled: bytes */
-    void *slot_buf;                /* armed: the contiguous receive buffer */
+    void *slot_buf;                /* armed: the contiguous receive buffer;
+                                    * mail: the request that sent it */
     unsigned char slot_inline[ZM_P2P_SLOT_INLINE]; /* mail: payload */
     zm_dlink_t unexp;              /* unexpected messages, oldest first */
     zm_ult_t *ult;                 /* the rank's ULT */
     int world_rank;                /* its index */
     _Atomic int pending;           /* wake counter of the current wait */
     const char *wait_call;         /* API call blocked in, for reports */
-    zm_req_t *wait_req;            /* a request it waits for, for reports */
+    zm_req_t *wait_req;            /* parked in zm_p2p_wait: a request it waits for
+                                    * (reports, send cycles); else NULL */
+    int wait_nreg;                 /* ... and how many pending requests it waits for */
     zm_spinlock_t bsend_lock;      /* guards the Bsend area */
     char *bsend_buf;               /* attached buffer, or NULL */
     size_t bsend_size;             /* its size */
@@ -253,8 +262,12 @@ void zm_p2p_coop_help(zm_req_t *req);
  * complete.  ULT context. */
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all);
 
-/* Cancel a pending receive still in its queue, or a rendezvous send not
- * yet matched.  Returns 1 if cancelled.  ULT context (owner only). */
+/* Cancel a receive still in its queue, or withdraw a send whose message
+ * no receive has matched yet, whatever its protocol (rendezvous, eager,
+ * buffered, mail), returning a buffered message's space.  Returns 1 if
+ * cancelled (req then completes with its cancelled flag set).  Safe
+ * against a receiver matching at the same time on another worker: both
+ * decide under the receiver's lock.  ULT context (owner only). */
 int zm_p2p_cancel(zm_req_t *req);
 
 /* Attach / detach the calling rank's Bsend buffer.  Detach blocks until
@@ -264,5 +277,19 @@ zm_status_t zm_p2p_bsend_detach(void **buf, size_t *size);
 
 /* Describe what a blocked rank waits for (deadlock reports). */
 void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len);
+
+/* ---- Send cycles (cycle.c) ----
+ * Ranks blocked in standard-mode sends of rendezvous messages to each other
+ * in a cycle can never move: each waits for a receive that the next one
+ * will only post after its own send.  The standard lets an implementation
+ * buffer standard-mode sends, so when the job is otherwise deadlocked the
+ * ult layer's detector asks p2p to buffer such cycles. */
+
+/* Read ZMPI_CYCLE_BUFFER_MAX and register the cycle breaker with the ult
+ * layer.  Main thread, from zm_p2p_init. */
+void zm_p2p_cycle_init(void);
+
+/* Free a ZM_MSG_HEAP message once received.  Any ULT. */
+void zm_p2p_cycle_release(zm_msg_t *m);
 
 #endif /* ZM_P2P_H */

@@ -151,6 +151,7 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     zm_spin_lock(&me->lock);
     reg = wait_register(me, reqs, n, need_all, &n_done);
     zm_spin_unlock(&me->lock);
+    me->wait_nreg = reg;
     if (!need_all && n_done > 0) {
         /* Take the needed unit ourselves together with the guard: no
          * completer can see 1 afterwards, so none wakes a running rank. */
@@ -160,6 +161,10 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     } else {
         zm_ult_park(need_all ? wait_commit : wait_commit_any, me);
     }
+    /* What the rank waited for is over: reports and the send-cycle
+     * breaker (cycle.c) must not look at requests that may be gone. */
+    me->wait_req = NULL;
+    me->wait_nreg = 0;
     if (need_all)
         return; /* every registration was consumed by a completer */
     /* Waiting for any: withdraw from the rest, then let completers that

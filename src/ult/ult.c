@@ -7,7 +7,8 @@
  * and that no worker left the idle state meanwhile (the `gen` counter,
  * bumped by every worker before it leaves idle and drains its inbox).  If
  * so, no ULT runs or can run, only running ULTs wake others, and some ULT
- * is still alive: that is a deadlock.
+ * is still alive: that is a deadlock, unless the upper layers' resolver
+ * (p2p's send-cycle breaker) can end it by waking some ULTs itself.
  */
 #include "ult/ult.h"
 
@@ -42,6 +43,8 @@ static struct {
     _Atomic int status;     /* first nonzero exit status */
     int adopted;            /* single-rank job on the caller's thread */
     zm_ult_t adopted_ult;   /* its ULT record */
+    zm_ult_resolve_fn resolve; /* tried before reporting a deadlock, or NULL */
+    _Atomic int checking;   /* a worker is in deadlock_check's verdict */
 } job;
 
 __thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
@@ -129,6 +132,10 @@ void zm_ult_wake(zm_ult_t *u)
     zm_worker_t *w = u->worker;
     u->state = ZM_ULT_READY;
     if (w == tl_worker) {
+        /* No worker: the adopted single rank, which only a resolver wakes,
+         * on the rank's own thread (zm_ult_park). */
+        if (__builtin_expect(!w, 0))
+            return;
         rq_push(w, u);
         return;
     }
@@ -141,7 +148,7 @@ void zm_ult_wake(zm_ult_t *u)
     worker_kick(w);
 }
 
-static void deadlock_report(void)
+static void deadlock_report(const char *note)
 {
     int n = zm_ult_count(), shown = 0, blocked = 0;
     char line[512];
@@ -163,6 +170,8 @@ static void deadlock_report(void)
             job.cfg.describe(u, line, sizeof(line));
         fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
     }
+    if (note && note[0])
+        fprintf(stderr, "zmpi: %s\n", note);
     fflush(stderr);
     _exit(1);
 }
@@ -211,19 +220,35 @@ static void finish_switch(zm_worker_t *w)
     }
 }
 
-/* Called by the worker that made all workers idle.  Reports a deadlock
- * (and ends the process) only if nothing moved while it looked. */
-static void deadlock_check(void)
+/* Called by worker w when it made all workers idle.  Reports a deadlock
+ * (and ends the process) only if nothing moved while it looked and the
+ * resolver could not end it.  A worker that wakes spuriously, or runs
+ * ranks the resolver woke, may come back idle while another is still
+ * deciding: `checking` lets one decide at a time and turns the other away,
+ * so the decider, done, decides again if everyone is idle by then (the
+ * seq_cst accesses to `idle` and `checking` make sure that a worker turned
+ * away is seen idle). */
+static void deadlock_check(zm_worker_t *w)
 {
-    unsigned g = atomic_load(&job.gen);
-    if (atomic_load(&job.done) || atomic_load(&job.alive) == 0)
-        return;
-    for (int i = 0; i < job.cfg.nworkers; i++)
-        if (atomic_load(&job.workers[i].inbox))
+    char note[1024];
+    for (;;) {
+        unsigned g = atomic_load(&job.gen);
+        if (atomic_load(&job.done) || atomic_load(&job.alive) == 0)
             return;
-    if (atomic_load(&job.idle) != job.cfg.nworkers || atomic_load(&job.gen) != g)
-        return;
-    deadlock_report();
+        for (int i = 0; i < job.cfg.nworkers; i++)
+            if (atomic_load(&job.workers[i].inbox))
+                return;
+        if (atomic_load(&job.idle) != job.cfg.nworkers || atomic_load(&job.gen) != g)
+            return;
+        if (atomic_exchange(&job.checking, 1))
+            return;
+        note[0] = '\0';
+        if (!job.resolve || !job.resolve(note, sizeof(note)))
+            deadlock_report(note);
+        atomic_store(&job.checking, 0);
+        if (w->rq_head || atomic_load(&job.idle) != job.cfg.nworkers)
+            return;
+    }
 }
 
 static void worker_sleep(zm_worker_t *w)
@@ -231,8 +256,11 @@ static void worker_sleep(zm_worker_t *w)
     uint32_t seq = atomic_load_explicit(&w->wake_seq, memory_order_acquire);
     atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
     if (atomic_fetch_add(&job.idle, 1) + 1 == job.cfg.nworkers)
-        deadlock_check();
-    if (!atomic_load_explicit(&w->inbox, memory_order_seq_cst) && !atomic_load(&job.done))
+        deadlock_check(w);
+    /* The resolver may have made ULTs of this worker ready: do not sleep
+     * on them. */
+    if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_seq_cst) &&
+        !atomic_load(&job.done))
         zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
     /* Leave idle before draining, so a checker that saw us idle and our
      * inbox full cannot miss that we took the ULT (see deadlock_check). */
@@ -340,11 +368,15 @@ void zm_ult_park(int (*commit)(void *), void *arg)
 {
     zm_worker_t *w = tl_worker;
     if (!w || !w->current) {
-        /* Adopted single-rank job: nobody else can end the wait. */
+        /* Adopted single-rank job: nobody else can end the wait, but the
+         * resolver may (it wakes the rank synchronously, see zm_ult_wake). */
         if (!commit(arg)) {
-            if (tl_adopted)
-                tl_adopted->state = ZM_ULT_PARKED;
-            deadlock_report();
+            char note[1024] = "";
+            zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
+            u->state = ZM_ULT_PARKED;
+            if (job.resolve && job.resolve(note, sizeof(note)) && u->state == ZM_ULT_READY)
+                return;
+            deadlock_report(note);
         }
         return;
     }
@@ -450,6 +482,11 @@ int zm_ult_job_start(void)
         pthread_join(job.threads[i], NULL);
     tl_worker = NULL;
     return atomic_load(&job.status);
+}
+
+void zm_ult_set_resolver(zm_ult_resolve_fn fn)
+{
+    job.resolve = fn;
 }
 
 void zm_ult_job_adopt(zm_ult_describe_fn describe)

@@ -69,6 +69,13 @@ extern __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-ex
  * worker thread while all ULTs are parked; writes at most len bytes. */
 typedef void (*zm_ult_describe_fn)(zm_ult_t *ult, char *buf, size_t len);
 
+/* Tries to end a deadlock before it is reported.  Called on a worker
+ * thread, outside any ULT, once every live ULT is parked (one call at a
+ * time).  It may wake parked ULTs with zm_ult_wake and return nonzero: the
+ * job then goes on.  Returning 0, it may write a note of at most len bytes
+ * that the report prints (why the deadlock could not be ended). */
+typedef int (*zm_ult_resolve_fn)(char *note, size_t len);
+
 /* Configuration of a job. */
 typedef struct zm_ult_job_config {
     int nults;                         /* number of ULTs (virtual ranks) */
@@ -88,6 +95,10 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg);
  * worker 0) and W-1 new threads.  Returns the job's exit status: the first
  * nonzero status of any ULT, or 0.  Main thread only. */
 int zm_ult_job_start(void);
+
+/* Set the function tried before a deadlock is reported (NULL for none).
+ * Main thread, before the job runs. */
+void zm_ult_set_resolver(zm_ult_resolve_fn fn);
 
 /* Make the calling OS thread the single ULT of a one-rank job without a
  * scheduler (a program started without the zmpi launcher).  Parking then
