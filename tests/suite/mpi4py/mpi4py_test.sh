@@ -56,7 +56,7 @@ if [ ! -d "$site/mpi4py" ]; then
     tar -xzf "$work/src/mpi4py-$version.tar.gz" -C "$work/src" || exit 1
     echo "mpi4py_test: building mpi4py $version with $zmpicc (a few minutes)"
     (cd "$work/src/mpi4py-$version" &&
-        MPICC="$zmpicc" pip wheel -q --no-build-isolation --no-deps -w "$work/wheel" . \
+        MPICC="$zmpicc" pip wheel -q --no-deps -w "$work/wheel" . \
             >"$work/build.log" 2>&1) || { tail -n 40 "$work/build.log"; echo "FAIL: build"; exit 1; }
     pip install -q --no-deps --target "$site" "$work"/wheel/mpi4py-*.whl || exit 1
 fi
