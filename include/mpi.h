@@ -17,11 +17,12 @@
 extern "C" {
 #endif
 
-/* zmpi implements the parts of MPI listed in README.md; it claims the lowest
- * standard level because no full level is complete yet.  Feature macros and
- * MPI_Get_library_version say what is there. */
+/* The highest standard level whose every C function zmpi provides: all of
+ * MPI 1.3 is there, while MPI 2.0 adds MPI-IO and dynamic processes, which
+ * are not yet.  Much of MPI 4.1 is implemented besides (README.md);
+ * MPI_Get_library_version says what is there and what is missing. */
 #define MPI_VERSION 1
-#define MPI_SUBVERSION 0
+#define MPI_SUBVERSION 3
 
 #define ZMPI 1
 #define ZMPI_VERSION_STRING "0.1.0"
@@ -228,7 +229,7 @@ ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
 #define MPI_BSEND_OVERHEAD 160
 
 /* ---- Derived datatypes (constants) ---- */
@@ -804,6 +805,238 @@ ZMPI_FN(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_lea
 ZMPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 ZMPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
 /* ---- end of communicators and intercommunicators ---- */
+
+/* ---- Requests, persistent collectives (pt2pt_more.c, grequest.c, coll_persist.c) ---- */
+/* Generalized requests (MPI 4.1 section 13.2). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+ZMPI_FN(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+ZMPI_FN(int, Grequest_complete, (MPI_Request request))
+/* Status objects. */
+ZMPI_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+ZMPI_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+ZMPI_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+ZMPI_FN(int, Status_set_source, (MPI_Status *status, int source))
+ZMPI_FN(int, Status_set_tag, (MPI_Status *status, int tag))
+ZMPI_FN(int, Status_set_error, (MPI_Status *status, int err))
+ZMPI_FN(int, Status_get_source, (const MPI_Status *status, int *source))
+ZMPI_FN(int, Status_get_tag, (const MPI_Status *status, int *tag))
+ZMPI_FN(int, Status_get_error, (const MPI_Status *status, int *err))
+/* Status queries that free nothing. */
+ZMPI_FN(int, Request_get_status_any, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+ZMPI_FN(int, Request_get_status_all, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+ZMPI_FN(int, Request_get_status_some, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+/* Send and receive in one request. */
+ZMPI_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+ZMPI_FN(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+/* Non-blocking Alltoallw. */
+ZMPI_FN(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+/* Persistent collectives (MPI 4.1 section 6.13). */
+ZMPI_FN(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Alltoallw_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+/* ---- end of requests, persistent collectives ---- */
+
+/* ---- Sessions (session.c) ---- */
+/* The sessions model (MPI 4.1 section 11.3): a session is a handle to MPI
+ * that needs no MPI_Init; its process sets "mpi://WORLD" and "mpi://SELF"
+ * give groups, and MPI_Comm_create_from_group makes communicators. */
+typedef struct zmpi_session *MPI_Session;
+typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#ifndef MPI_MAX_STRINGTAG_LEN
+#define MPI_MAX_STRINGTAG_LEN 256
+#endif
+ZMPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+ZMPI_FN(int, Session_finalize, (MPI_Session *session))
+ZMPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+ZMPI_FN(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+ZMPI_FN(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+ZMPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+ZMPI_FN(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+ZMPI_FN(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+ZMPI_FN(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+ZMPI_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+ZMPI_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+ZMPI_FN(MPI_Fint, Session_c2f, (MPI_Session session))
+ZMPI_FN(MPI_Session, Session_f2c, (MPI_Fint session))
+/* ---- end of sessions ---- */
+
+/* ---- MPI-IO (src/io/, file_api.c) ---- */
+typedef struct zmpi_file *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position,
+                                            void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+/* Access modes of MPI_File_open (bits). */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+/* Whence of MPI_File_seek. */
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+
+ZMPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+ZMPI_FN(int, File_close, (MPI_File *fh))
+ZMPI_FN(int, File_delete, (const char *filename, MPI_Info info))
+ZMPI_FN(int, File_set_size, (MPI_File fh, MPI_Offset size))
+ZMPI_FN(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+ZMPI_FN(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+ZMPI_FN(int, File_get_group, (MPI_File fh, MPI_Group *group))
+ZMPI_FN(int, File_get_amode, (MPI_File fh, int *amode))
+ZMPI_FN(int, File_set_info, (MPI_File fh, MPI_Info info))
+ZMPI_FN(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+ZMPI_FN(int, File_sync, (MPI_File fh))
+ZMPI_FN(int, File_set_atomicity, (MPI_File fh, int flag))
+ZMPI_FN(int, File_get_atomicity, (MPI_File fh, int *flag))
+ZMPI_FN(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info))
+ZMPI_FN(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep))
+ZMPI_FN(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+ZMPI_FN(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+ZMPI_FN(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+ZMPI_FN(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+ZMPI_FN(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+ZMPI_FN(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+ZMPI_FN(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+ZMPI_FN(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+ZMPI_FN(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+ZMPI_FN(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+ZMPI_FN(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+ZMPI_FN(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+ZMPI_FN(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+ZMPI_FN(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+ZMPI_FN(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+ZMPI_FN(int, File_call_errhandler, (MPI_File fh, int errorcode))
+/* Large-count forms. */
+ZMPI_FN(int, File_read_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_read_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iread_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_read_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_read_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iread_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_read_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_iread_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_iwrite_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request))
+ZMPI_FN(int, File_read_ordered_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_write_ordered_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status))
+ZMPI_FN(int, File_read_at_all_begin_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_at_all_begin_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_read_all_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_all_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_read_ordered_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_write_ordered_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype))
+ZMPI_FN(int, File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent))
+ZMPI_FN(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+ZMPI_FN(MPI_Fint, File_c2f, (MPI_File file))
+ZMPI_FN(MPI_File, File_f2c, (MPI_Fint file))
+/* ---- end of MPI-IO ---- */
+
+/* ---- One-sided communication (src/rma/, win.c, rma_api.c) ---- */
+/* Lock types of MPI_Win_lock. */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+ZMPI_FN(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+ZMPI_FN(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+ZMPI_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+ZMPI_FN(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+ZMPI_FN(int, Win_detach, (MPI_Win win, const void *base))
+ZMPI_FN(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+ZMPI_FN(int, Win_set_name, (MPI_Win win, const char *win_name))
+ZMPI_FN(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+ZMPI_FN(int, Win_set_info, (MPI_Win win, MPI_Info info))
+ZMPI_FN(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+ZMPI_FN(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+ZMPI_FN(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+ZMPI_FN(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+ZMPI_FN(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+ZMPI_FN(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+ZMPI_FN(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+ZMPI_FN(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+ZMPI_FN(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+ZMPI_FN(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+ZMPI_FN(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+ZMPI_FN(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+ZMPI_FN(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+ZMPI_FN(int, Win_complete, (MPI_Win win))
+ZMPI_FN(int, Win_wait, (MPI_Win win))
+ZMPI_FN(int, Win_test, (MPI_Win win, int *flag))
+ZMPI_FN(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+ZMPI_FN(int, Win_unlock, (int rank, MPI_Win win))
+ZMPI_FN(int, Win_flush, (int rank, MPI_Win win))
+ZMPI_FN(int, Win_flush_local, (int rank, MPI_Win win))
+ZMPI_FN(int, Win_flush_all, (MPI_Win win))
+ZMPI_FN(int, Win_flush_local_all, (MPI_Win win))
+/* ---- end of one-sided communication ---- */
 
 #undef ZMPI_FN
 

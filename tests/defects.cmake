@@ -3,27 +3,28 @@
 # one rank, on two ranks on one and two workers, and on odd and large rank
 # counts where the defect depends on them.
 
+# defects_add_layouts(<name> <program> LAYOUTS <NPxWORKERS>... [ARGS ...]):
+# one test <name>_<layout> of tests/<program>.c per layout.
+function(defects_add_layouts name prog)
+  cmake_parse_arguments(T "" "" "LAYOUTS;ARGS" ${ARGN})
+  foreach(layout ${T_LAYOUTS})
+    string(REPLACE "x" ";" lw ${layout})
+    list(GET lw 0 np)
+    list(GET lw 1 nw)
+    zmpi_add_mpi_test(${name}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw}
+                      ARGS ${T_ARGS})
+  endforeach()
+endfunction()
+
 # Item 1: MPI_IN_PLACE ignores the send count and type (fast and general
 # paths, blocking and non-blocking).
 zmpi_add_program(zt_defects_in_place defects_in_place.c)
-foreach(layout 1x1 2x1 2x2 7x2 64x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_in_place_${layout} PROGRAM defects_in_place
-                    NP ${np} WORKERS ${nw})
-endforeach()
+defects_add_layouts(defects_in_place defects_in_place LAYOUTS 1x1 2x1 2x2 7x2 64x2)
 
 # Item 2: datatype constructors with count 0 and NULL arrays, empty blocks,
 # subarrays and darrays with empty local parts; errors through the handler.
 zmpi_add_program(zt_defects_dt_empty defects_dt_empty.c)
-foreach(layout 1x1 2x1 2x2 7x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_dt_empty_${layout} PROGRAM defects_dt_empty
-                    NP ${np} WORKERS ${nw})
-endforeach()
+defects_add_layouts(defects_dt_empty defects_dt_empty LAYOUTS 1x1 2x1 2x2 7x2)
 foreach(mistake hindexed_null indexed_negative)
   add_test(NAME defects_dt_fatal_${mistake}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
@@ -37,42 +38,20 @@ endforeach()
 # rendezvous, buffered, persistent) and no matched one; races with a
 # receiver on the other worker.
 zmpi_add_program(zt_defects_cancel defects_cancel.c)
-foreach(layout 1x1 2x1 2x2 7x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_cancel_${layout} PROGRAM defects_cancel
-                    NP ${np} WORKERS ${nw})
-endforeach()
+defects_add_layouts(defects_cancel defects_cancel LAYOUTS 1x1 2x1 2x2 7x2)
 
 # Item 5: MPI_Type_set_name on predefined datatypes, a name per rank.
 zmpi_add_program(zt_defects_type_name defects_type_name.c)
-foreach(layout 1x1 2x1 2x2 7x2 64x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_type_name_${layout} PROGRAM defects_type_name
-                    NP ${np} WORKERS ${nw})
-endforeach()
+defects_add_layouts(defects_type_name defects_type_name LAYOUTS 1x1 2x1 2x2 7x2 64x2)
 
 # Item 7: standard-mode send cycles are buffered (with one warning) when
 # nothing else can move; synchronous cycles, receives nobody sends to and
 # cycles over the memory bound are still reported as deadlocks.
 zmpi_add_program(zt_defects_send_cycle defects_send_cycle.c)
-foreach(layout 1x1 2x1 2x2 7x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_send_cycle_pair_${layout} PROGRAM defects_send_cycle
-                    NP ${np} WORKERS ${nw} ARGS pair)
-endforeach()
-foreach(layout 1x1 3x1 3x2 7x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(defects_send_cycle_ring_${layout} PROGRAM defects_send_cycle
-                    NP ${np} WORKERS ${nw} ARGS ring)
-endforeach()
+defects_add_layouts(defects_send_cycle_pair defects_send_cycle LAYOUTS 1x1 2x1 2x2 7x2
+                    ARGS pair)
+defects_add_layouts(defects_send_cycle_ring defects_send_cycle LAYOUTS 1x1 3x1 3x2 7x2
+                    ARGS ring)
 zmpi_add_mpi_test(defects_send_cycle_pair_waiter_3x2 PROGRAM defects_send_cycle
                   NP 3 WORKERS 2 ARGS pair_waiter)
 # The warning: printed once, naming the ranks and the standard's rule.

@@ -152,6 +152,9 @@ static void check_removal(int rank, added_t a)
     expect_class(MPI_Remove_error_string(a.code), MPI_ERR_ARG, "removing a string twice");
     ZT_OK(MPI_Remove_error_code(a.code));
     ZT_OK(MPI_Remove_error_code(a.argcode));
+    /* A class, too, must lose its string before it goes. */
+    expect_class(MPI_Remove_error_class(a.cls), MPI_ERR_ARG, "removing a class with a string");
+    ZT_OK(MPI_Remove_error_string(a.cls));
     ZT_OK(MPI_Remove_error_class(a.cls));
     expect_class(MPI_Error_class(a.code, &got), MPI_ERR_ARG, "class of a removed code");
 #ifdef MPI_LASTUSEDCODE

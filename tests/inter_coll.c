@@ -355,6 +355,28 @@ static void t_errors(const side *s)
     ZT_EQ(MPI_Ibarrier(s->c, NULL), MPI_ERR_ARG, "Ibarrier without a request");
     ZT_EQ(MPI_Gather(&x, 1, MPI_INT, NULL, 1, MPI_INT, MPI_ROOT, s->c), MPI_ERR_BUFFER,
           "root's NULL receive buffer");
+    /* The rooted calls check the root's per-remote-rank side and the other
+     * group's single buffer, each under its own argument name; every
+     * mistake below is found before any message, so each rank may make it
+     * alone. */
+    int *counts = zt_malloc(sizeof(int) * (size_t)s->nr);
+    int *displs = zt_malloc(sizeof(int) * (size_t)s->nr);
+    for (int i = 0; i < s->nr; i++) {
+        counts[i] = i == s->nr - 1 ? -1 : 1;
+        displs[i] = i;
+    }
+    ZT_EQ(MPI_Scatterv(&x, counts, displs, MPI_INT, NULL, 0, MPI_INT, MPI_ROOT, s->c),
+          MPI_ERR_COUNT, "Scatterv: root's last send count -1");
+    ZT_EQ(MPI_Gatherv(NULL, 0, MPI_INT, &y, NULL, displs, MPI_INT, MPI_ROOT, s->c), MPI_ERR_ARG,
+          "Gatherv: root's NULL receive counts");
+    ZT_EQ(MPI_Scatter(NULL, 0, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, s->c), MPI_ERR_BUFFER,
+          "Scatter: MPI_IN_PLACE receive buffer in the other group");
+    ZT_EQ(MPI_Igather(MPI_IN_PLACE, 1, MPI_INT, NULL, 0, MPI_INT, 0, s->c, &req), MPI_ERR_BUFFER,
+          "Igather: MPI_IN_PLACE send buffer in the other group");
+    ZT_EQ(MPI_Iscatterv(&x, counts, displs, MPI_INT, NULL, 0, MPI_INT, MPI_ROOT, s->c, NULL),
+          MPI_ERR_ARG, "Iscatterv without a request");
+    free(counts);
+    free(displs);
     MPI_Comm_set_errhandler(s->c, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -339,6 +339,33 @@ static void run_nonblocking(MPI_Comm comm, const struct nbrs *nb, int n, int seq
 
 /* Every operation and form on one topology communicator, with small
  * messages and with messages past the eager limit. */
+/* A halo loop: the same blocking call on the same buffers, whose contents
+ * change every round, then on duplicates of the communicator (same
+ * topology, new context; a freed duplicate's object is reused by the next
+ * one).  zmpi keeps the schedule of a repeated call: every round must
+ * still deliver the round's data, on the right communicator. */
+static void run_repeated(MPI_Comm comm, const struct nbrs *nb, int n)
+{
+    int *sbuf = ints((size_t)nb->nout * (size_t)n, 0);
+    int *rbuf = ints((size_t)nb->nin * (size_t)n, SENTINEL);
+    for (int round = 0; round < 12; round++) {
+        MPI_Comm use = comm;
+        if (round >= 4)
+            ZT_OK(MPI_Comm_dup(comm, &use));
+        for (int j = 0; j < nb->nout; j++)
+            fill(sbuf + (size_t)j * (size_t)n, n, key_send(nb, j), 700 + round);
+        /* A message on the duplicate must not be taken by the original. */
+        ZT_OK(MPI_Neighbor_alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, use));
+        for (int k = 0; k < nb->nin; k++)
+            check_block(rbuf + (size_t)k * (size_t)n, n, nb->in[k], key_recv(nb, k),
+                        700 + round, "repeated Neighbor_alltoall", k);
+        if (use != comm)
+            ZT_OK(MPI_Comm_free(&use));
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
 static void run_all(MPI_Comm comm, const char *name)
 {
     if (comm == MPI_COMM_NULL)
@@ -350,6 +377,7 @@ static void run_all(MPI_Comm comm, const char *name)
         run_blocking(comm, &nb, sizes[i], 100 * i);
         run_alltoallw(comm, &nb, sizes[i], 100 * i + 50);
         run_nonblocking(comm, &nb, sizes[i], 100 * i + 60);
+        run_repeated(comm, &nb, sizes[i]);
     }
     nbrs_free(&nb);
     (void)name;

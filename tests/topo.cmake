@@ -17,7 +17,8 @@ endforeach()
 zmpi_add_program(zt_topo_fatal topo_fatal.c)
 foreach(case "shift_without_topology;MPI_Cart_shift;MPI_ERR_TOPOLOGY"
              "neighbor_without_topology;MPI_Neighbor_alltoall;MPI_ERR_TOPOLOGY"
-             "dims_impossible;MPI_Dims_create\\(nnodes=7\\);MPI_ERR_DIMS")
+             "dims_impossible;MPI_Dims_create\\(nnodes=7\\);MPI_ERR_DIMS"
+             "dist_graph_no_newcomm;MPI_Dist_graph_create_adjacent\\(comm_dist_graph=NULL\\);MPI_ERR_ARG")
   list(GET case 0 mistake)
   list(GET case 1 call)
   list(GET case 2 cls)

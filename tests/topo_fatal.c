@@ -5,6 +5,8 @@
  *   shift_without_topology   MPI_Cart_shift on MPI_COMM_WORLD
  *   neighbor_without_topology MPI_Neighbor_alltoall on MPI_COMM_WORLD
  *   dims_impossible          MPI_Dims_create(7, {0, 3, 0})
+ *   dist_graph_no_newcomm    MPI_Dist_graph_create_adjacent with no place
+ *                            for the new communicator
  */
 #include "zt.h"
 
@@ -20,6 +22,9 @@ int main(int argc, char **argv)
         MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf + 1, 1, MPI_INT, MPI_COMM_WORLD);
     else if (strcmp(what, "dims_impossible") == 0)
         MPI_Dims_create(7, 3, dims);
+    else if (strcmp(what, "dist_graph_no_newcomm") == 0)
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                       MPI_UNWEIGHTED, MPI_INFO_NULL, 0, NULL);
     else
         fprintf(stderr, "topo_fatal: unknown mistake '%s'\n", what);
     /* Reaching this point means the mistake was not fatal: succeed, so

@@ -259,6 +259,34 @@ static void check_dist_errors(int rank, int size)
           "Dist_graph_neighbors_count on the world");
     ZT_EQ(err_class(MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 0, NULL, NULL, 0, NULL, NULL)),
           MPI_ERR_TOPOLOGY, "Dist_graph_neighbors on the world");
+    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0,
+                                                   NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                                   NULL)),
+          MPI_ERR_ARG, "adjacent: no place for the new communicator");
+    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_NULL, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &d)),
+          MPI_ERR_COMM, "general: MPI_COMM_NULL");
+    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, NULL, ok, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &d)),
+          MPI_ERR_ARG, "general: NULL degrees");
+    /* Queries on a distributed graph (one self edge each) with missing
+     * output arguments, and the Cartesian and graph queries on it. */
+    ZT_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, MPI_UNWEIGHTED, 1, ok,
+                                         MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d));
+    MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+    int in, out, wtd, got[1] = { -1 };
+    ZT_EQ(err_class(MPI_Dist_graph_neighbors_count(d, &in, NULL, &wtd)), MPI_ERR_ARG,
+          "Dist_graph_neighbors_count: NULL outdegree");
+    ZT_EQ(err_class(MPI_Dist_graph_neighbors(d, 1, NULL, MPI_UNWEIGHTED, 1, got, MPI_UNWEIGHTED)),
+          MPI_ERR_ARG, "Dist_graph_neighbors: NULL sources");
+    ZT_EQ(err_class(MPI_Cartdim_get(d, &in)), MPI_ERR_TOPOLOGY, "Cartdim_get on a dist graph");
+    ZT_EQ(err_class(MPI_Graphdims_get(d, &in, &out)), MPI_ERR_TOPOLOGY,
+          "Graphdims_get on a dist graph");
+    ZT_OK(MPI_Dist_graph_neighbors_count(d, &in, &out, &wtd));
+    ZT_EQ(in * 100 + out * 10 + wtd, 110, "self edge: one in, one out, unweighted");
+    ZT_OK(MPI_Dist_graph_neighbors(d, 1, got, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED));
+    ZT_EQ(got[0], rank, "self edge: the source is the rank itself");
+    ZT_OK(MPI_Comm_free(&d));
 }
 
 int main(int argc, char **argv)

@@ -150,4 +150,47 @@ int zm_arch_fault_thread_init(void);
 /* Host name of this machine into buf (always terminated). */
 void zm_arch_hostname(char *buf, size_t len);
 
+/* ---- Files (file_linux.c), for MPI-IO ------------------------------------
+ * Each call returns a non-negative result or -errno (never sets a rank's
+ * state).  Any thread; the calls may block in the kernel. */
+
+/* Open flags of zm_arch_file_open. */
+enum {
+    ZM_ARCH_FILE_RDONLY = 1,  /* read only */
+    ZM_ARCH_FILE_WRONLY = 2,  /* write only */
+    ZM_ARCH_FILE_RDWR = 4,    /* read and write */
+    ZM_ARCH_FILE_CREATE = 8,  /* create if missing */
+    ZM_ARCH_FILE_EXCL = 16    /* fail if it exists (with CREATE) */
+};
+
+/* Open `path` (created with mode 0666 less the umask); returns the file
+ * descriptor or -errno (-EISDIR for a directory). */
+int zm_arch_file_open(const char *path, int flags);
+
+/* Close a descriptor; 0 or -errno. */
+int zm_arch_file_close(int fd);
+
+/* Read up to n bytes at `off`; returns the bytes read (fewer only at the
+ * end of the file) or -errno. */
+int64_t zm_arch_file_pread(int fd, void *buf, size_t n, int64_t off);
+
+/* Write all n bytes at `off`; returns n or -errno. */
+int64_t zm_arch_file_pwrite(int fd, const void *buf, size_t n, int64_t off);
+
+/* Make the file's data and metadata durable; 0 or -errno. */
+int zm_arch_file_sync(int fd);
+
+/* Set the file's size (truncate or extend with zeros); 0 or -errno. */
+int zm_arch_file_truncate(int fd, int64_t size);
+
+/* Reserve storage for the first `size` bytes (the file grows to at least
+ * `size`, never shrinks); 0 or -errno. */
+int zm_arch_file_allocate(int fd, int64_t size);
+
+/* The file's size in bytes, or -errno. */
+int64_t zm_arch_file_size(int fd);
+
+/* Remove the name `path`; 0 or -errno. */
+int zm_arch_file_unlink(const char *path);
+
 #endif /* ZM_ARCH_H */

@@ -143,6 +143,8 @@ typedef struct zm_coll_args {
     size_t inl_cap;                 /* its size; 0: never copy (non-blocking) */
     int inl;                        /* data copied into inl_buf */
     zm_status_t failed;             /* preparing failed (out of memory) */
+    int pers_ready;                 /* persistent: what prepare filled in holds for
+                                     * every round (no temporary copy) */
     uint32_t hist;                  /* blocking: digest of the rank's earlier
                                      * blocking collectives on the communicator */
 } zm_coll_args_t;
@@ -194,6 +196,32 @@ zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char 
  * communicator are matched in the order each rank starts them.  Returns
  * ZM_ERR_NOMEM if out of memory.  ULT context. */
 zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req);
+
+/* A persistent collective (MPI_Allreduce_init etc.): every rank's
+ * arguments, kept from init to free, so that a start only prepares the
+ * caller's data and counts arrivals.  The last rank to start a round runs
+ * every rank's part and completes every request, as for a non-blocking
+ * collective. */
+typedef struct coll_nbc zm_coll_pers_t;
+
+/* Rank `me` creates its side of a persistent collective with arguments `a`
+ * (which must stay valid, with the buffers and arrays they point to, until
+ * zm_coll_pfree); `req` is the request each round completes.  Matched
+ * between the ranks in the order they start non-blocking collectives and
+ * make persistent ones.  Returns ZM_ERR_NOMEM, or ZM_COLL_ERR_KIND if
+ * another rank started a non-blocking collective in its place.  ULT
+ * context. */
+zm_status_t zm_coll_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req,
+                          zm_coll_pers_t **out);
+
+/* Start rank me's next round: `req` (given at init) completes when every
+ * rank has started it and the work is done.  The caller must not start a
+ * round before its previous one completed.  ULT context. */
+void zm_coll_pstart(zm_coll_pers_t *p, int me);
+
+/* Rank me is done with the persistent collective (not running); the last
+ * rank frees it.  ULT context. */
+void zm_coll_pfree(zm_coll_pers_t *p, int me);
 
 /* A blocking Bcast of (buf, count, dt) from root, as zm_coll_run would
  * run it, without building the full argument block when the call takes

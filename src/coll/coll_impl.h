@@ -47,6 +47,12 @@ typedef struct coll_nbc {
     int arrived;                    /* ranks that started it */
     zm_req_t **reqs;                /* each rank's request */
     zm_coll_args_t *args;           /* each rank's arguments */
+    /* Persistent collectives (made by zm_coll_pinit): the instance stays
+     * after its ranks have all arrived and runs once per round. */
+    int persistent;                 /* made by *_init */
+    _Atomic int started;            /* ranks that started the current round */
+    _Atomic int refs;               /* ranks that have not freed their request */
+    zm_coll_shm_t *shm;             /* the block it belongs to */
 } coll_nbc_t;
 
 /* Calls published per rank (a header and inline data, a record): a ring,

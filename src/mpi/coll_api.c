@@ -140,9 +140,9 @@ static int coll_start(struct zmpi_comm *c, const char *fn, const zm_coll_args_t 
         return rc
 
 /* Finish a blocking (request == NULL) or non-blocking call. */
-#define COLL_RUN(request)                                                      \
-    (rc != MPI_SUCCESS ? rc                                                    \
-     : (request) ? coll_start(c, fn, &a, comm, (request)) : coll_call(c, fn, &a))
+#define COLL_RUN_BLOCKING (rc != MPI_SUCCESS ? rc : coll_call(c, fn, &a))
+/* The non-blocking forms: coll_start refuses a NULL request pointer. */
+#define COLL_START(request) (rc != MPI_SUCCESS ? rc : coll_start(c, fn, &a, comm, (request)))
 
 /* ---- Builders ----------------------------------------------------------- */
 
@@ -368,6 +368,44 @@ static int b_reduce(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, int 
     return rc;
 }
 
+/* Check a call's arguments and fill `a` with the builder of its kind, for
+ * persistent collectives (coll_persist.c).  Intracommunicators only. */
+int zm_mpi_coll_build(struct zmpi_comm *c, const char *fn, const zm_mpi_coll_call_t *k,
+                      zm_coll_args_t *a)
+{
+    zm_coll_args_clear(a);
+    switch (k->kind) {
+    case ZM_COLL_BARRIER:
+        a->kind = ZM_COLL_BARRIER;
+        return MPI_SUCCESS;
+    case ZM_COLL_BCAST:
+        return b_bcast(c, fn, a, k->rbuf, k->rcount, k->rdt, k->root);
+    case ZM_COLL_GATHER:
+    case ZM_COLL_GATHERV:
+        return b_gather(c, fn, a, k->kind == ZM_COLL_GATHERV, k->sbuf, k->scount, k->sdt,
+                        k->rbuf, k->rcount, k->rcounts, k->rdispls, k->rdt, k->root);
+    case ZM_COLL_SCATTER:
+    case ZM_COLL_SCATTERV:
+        return b_scatter(c, fn, a, k->kind == ZM_COLL_SCATTERV, k->sbuf, k->scount, k->scounts,
+                         k->sdispls, k->sdt, k->rbuf, k->rcount, k->rdt, k->root);
+    case ZM_COLL_ALLGATHER:
+    case ZM_COLL_ALLGATHERV:
+        return b_allgather(c, fn, a, k->kind == ZM_COLL_ALLGATHERV, k->sbuf, k->scount, k->sdt,
+                           k->rbuf, k->rcount, k->rcounts, k->rdispls, k->rdt);
+    case ZM_COLL_ALLTOALL:
+        return b_alltoall(c, fn, a, k->sbuf, k->scount, k->sdt, k->rbuf, k->rcount, k->rdt);
+    case ZM_COLL_ALLTOALLV:
+        return b_alltoallv(c, fn, a, k->sbuf, k->scounts, k->sdispls, k->sdt, k->rbuf,
+                           k->rcounts, k->rdispls, k->rdt);
+    case ZM_COLL_ALLTOALLW:
+        return b_alltoallw(c, fn, a, k->sbuf, k->scounts, k->sdispls, k->sdts, k->rbuf,
+                           k->rcounts, k->rdispls, k->rdts);
+    default:
+        return b_reduce(c, fn, a, k->kind, k->sbuf, k->rbuf, k->rcount, k->rcounts, k->rdt,
+                        k->op, k->root);
+    }
+}
+
 /* ---- Blocking and non-blocking calls ------------------------------------ */
 
 int PMPI_Barrier(MPI_Comm comm)
@@ -376,7 +414,7 @@ int PMPI_Barrier(MPI_Comm comm)
     if (c->inter) /* intercommunicator: inter_coll.c */
         return zm_mpi_inter_barrier(c, fn, comm, ZM_INTER_BLOCKING);
     a.kind = ZM_COLL_BARRIER;
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Barrier)
 
@@ -386,7 +424,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     if (c->inter) /* intercommunicator: inter_coll.c */
         return zm_mpi_inter_barrier(c, fn, comm, request);
     a.kind = ZM_COLL_BARRIER;
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ibarrier)
 
@@ -422,7 +460,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     if (c->inter) /* intercommunicator: inter_coll.c */
         return zm_mpi_inter_bcast(c, fn, comm, buf, count, dt, root, request);
     rc = b_bcast(c, fn, &a, buf, count, dt, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ibcast)
 
@@ -434,7 +472,7 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
         return zm_mpi_inter_gather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
                                    root, ZM_INTER_BLOCKING);
     rc = b_gather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Gather)
 
@@ -446,7 +484,7 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
         return zm_mpi_inter_gather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
                                    root, request);
     rc = b_gather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Igather)
 
@@ -459,7 +497,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
         return zm_mpi_inter_gather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
                                    root, ZM_INTER_BLOCKING);
     rc = b_gather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Gatherv)
 
@@ -472,7 +510,7 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
         return zm_mpi_inter_gather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
                                    root, request);
     rc = b_gather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Igatherv)
 
@@ -484,7 +522,7 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
         return zm_mpi_inter_scatter(c, fn, comm, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount,
                                     rdt, root, ZM_INTER_BLOCKING);
     rc = b_scatter(c, fn, &a, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Scatter)
 
@@ -496,7 +534,7 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
         return zm_mpi_inter_scatter(c, fn, comm, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount,
                                     rdt, root, request);
     rc = b_scatter(c, fn, &a, 0, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iscatter)
 
@@ -508,7 +546,7 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
         return zm_mpi_inter_scatter(c, fn, comm, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
                                     rdt, root, ZM_INTER_BLOCKING);
     rc = b_scatter(c, fn, &a, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Scatterv)
 
@@ -521,7 +559,7 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
         return zm_mpi_inter_scatter(c, fn, comm, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
                                     rdt, root, request);
     rc = b_scatter(c, fn, &a, 1, sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iscatterv)
 
@@ -533,7 +571,7 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
         return zm_mpi_inter_allgather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL,
                                       rdt, ZM_INTER_BLOCKING);
     rc = b_allgather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Allgather)
 
@@ -545,7 +583,7 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
         return zm_mpi_inter_allgather(c, fn, comm, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL,
                                       rdt, request);
     rc = b_allgather(c, fn, &a, 0, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iallgather)
 
@@ -557,7 +595,7 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
         return zm_mpi_inter_allgather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs,
                                       rdt, ZM_INTER_BLOCKING);
     rc = b_allgather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Allgatherv)
 
@@ -570,7 +608,7 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
         return zm_mpi_inter_allgather(c, fn, comm, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs,
                                       rdt, request);
     rc = b_allgather(c, fn, &a, 1, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iallgatherv)
 
@@ -582,7 +620,7 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
         return zm_mpi_inter_alltoall(c, fn, comm, sbuf, scount, sdt, rbuf, rcount, rdt,
                                      ZM_INTER_BLOCKING);
     rc = b_alltoall(c, fn, &a, sbuf, scount, sdt, rbuf, rcount, rdt);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Alltoall)
 
@@ -593,7 +631,7 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     if (c->inter) /* intercommunicator: inter_coll.c */
         return zm_mpi_inter_alltoall(c, fn, comm, sbuf, scount, sdt, rbuf, rcount, rdt, request);
     rc = b_alltoall(c, fn, &a, sbuf, scount, sdt, rbuf, rcount, rdt);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ialltoall)
 
@@ -606,7 +644,7 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
         return zm_mpi_inter_alltoallv(c, fn, comm, sbuf, scounts, sdispls, sdt, rbuf, rcounts,
                                       rdispls, rdt, ZM_INTER_BLOCKING);
     rc = b_alltoallv(c, fn, &a, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Alltoallv)
 
@@ -619,7 +657,7 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
         return zm_mpi_inter_alltoallv(c, fn, comm, sbuf, scounts, sdispls, sdt, rbuf, rcounts,
                                       rdispls, rdt, request);
     rc = b_alltoallv(c, fn, &a, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ialltoallv)
 
@@ -632,9 +670,26 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
         return zm_mpi_inter_alltoallw(c, fn, comm, sbuf, scounts, sdispls, sdts, rbuf, rcounts,
                                       rdispls, rdts, ZM_INTER_BLOCKING);
     rc = b_alltoallw(c, fn, &a, sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Alltoallw)
+
+int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                    const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+                    const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    COLL_ENTER("MPI_Ialltoallw");
+    /* COLL_RUN would take a NULL request for a blocking call. */
+    if (!request)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(request=NULL): no place for the request");
+    if (c->inter) /* intercommunicator: inter_coll.c */
+        return zm_mpi_inter_alltoallw(c, fn, comm, sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+                                      rdispls, rdts, request);
+    rc = b_alltoallw(c, fn, &a, sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts);
+    return COLL_START(request);
+}
+ZM_WEAK(Ialltoallw)
 
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
@@ -644,7 +699,7 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op,
                                    root, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op, root);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Reduce)
 
@@ -656,7 +711,7 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op,
                                    root, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE, sbuf, rbuf, count, NULL, dt, op, root);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ireduce)
 
@@ -668,7 +723,7 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op,
                                    0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Allreduce)
 
@@ -680,7 +735,7 @@ int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op,
                                    0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iallreduce)
 
@@ -692,7 +747,7 @@ int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt,
                                    op, 0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt, op, 0);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Reduce_scatter)
 
@@ -704,7 +759,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt,
                                    op, 0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER, sbuf, rbuf, 0, rcounts, dt, op, 0);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ireduce_scatter)
 
@@ -716,7 +771,7 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount,
                                    NULL, dt, op, 0, ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount, NULL, dt, op, 0);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Reduce_scatter_block)
 
@@ -728,7 +783,7 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Dat
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount,
                                    NULL, dt, op, 0, request);
     rc = b_reduce(c, fn, &a, ZM_COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, rcount, NULL, dt, op, 0);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Ireduce_scatter_block)
 
@@ -740,7 +795,7 @@ int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op o
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0,
                                    ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Scan)
 
@@ -752,7 +807,7 @@ int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0,
                                    request);
     rc = b_reduce(c, fn, &a, ZM_COLL_SCAN, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iscan)
 
@@ -764,7 +819,7 @@ int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0,
                                    ZM_INTER_BLOCKING);
     rc = b_reduce(c, fn, &a, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN((MPI_Request *)NULL);
+    return COLL_RUN_BLOCKING;
 }
 ZM_WEAK(Exscan)
 
@@ -776,7 +831,7 @@ int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
         return zm_mpi_inter_reduce(c, fn, comm, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0,
                                    request);
     rc = b_reduce(c, fn, &a, ZM_COLL_EXSCAN, sbuf, rbuf, count, NULL, dt, op, 0);
-    return COLL_RUN(request);
+    return COLL_START(request);
 }
 ZM_WEAK(Iexscan)
 

@@ -108,13 +108,6 @@ static struct zmpi_group *comm_group(zm_mpi_rank_t *me, struct zmpi_comm *c)
     return g;
 }
 
-#define ENTER_COMM(fn, comm, c)                                    \
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);                          \
-    struct zmpi_comm *c;                                           \
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);                  \
-    if (rc != MPI_SUCCESS)                                         \
-        return rc
-
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     ENTER_COMM("MPI_Comm_size", comm, c);
@@ -658,10 +651,11 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 ZM_WEAK(Comm_compare)
 
-/* Check the handle of Comm_free / Comm_disconnect; *c receives the object. */
-static int check_freeable(zm_mpi_rank_t *me, const char *fn, MPI_Comm *comm,
-                          struct zmpi_comm **c)
+/* Enter Comm_free / Comm_disconnect (call `fn`) and check its handle; *c
+ * receives the object. */
+static int check_freeable(const char *fn, MPI_Comm *comm, struct zmpi_comm **c)
 {
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
     if (!comm)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(comm=NULL): invalid pointer");
     int rc = zm_mpi_check_comm(me, *comm, fn, c);
@@ -676,9 +670,8 @@ static int check_freeable(zm_mpi_rank_t *me, const char *fn, MPI_Comm *comm,
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     const char *fn = "MPI_Comm_free";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = check_freeable(me, fn, comm, &c);
+    int rc = check_freeable(fn, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     /* Delete callbacks run first, while the communicator is still usable
@@ -701,9 +694,8 @@ ZM_WEAK(Comm_free)
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     const char *fn = "MPI_Comm_disconnect";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = check_freeable(me, fn, comm, &c);
+    int rc = check_freeable(fn, comm, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->inter) {

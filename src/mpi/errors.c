@@ -23,7 +23,8 @@
  * no other process could name it.  A rank sees its own additions at once
  * (the table is guarded by a spinlock, never held across a handler call).
  */
-#include "mpi_impl.h"
+#include "file_impl.h"
+#include "session.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ struct zmpi_errhandler zmpi_errhandler_abort = { ZM_EH_MAGIC, ZM_EH_ABORT, NULL,
 
 
 /* The kinds of object an error is raised on. */
-enum { OBJ_COMM, OBJ_WIN };
+enum { OBJ_COMM, OBJ_WIN, OBJ_SESSION, OBJ_FILE };
 
 static const char *const class_names[] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
@@ -270,11 +271,11 @@ static int ucode_remove(int code, int what, int rank, char *why, size_t len)
         snprintf(why, len, "error codes of this class still exist; remove them first");
     else if (what == RM_CODE && e->cls == code)
         snprintf(why, len, "it is an error class, not a code");
-    else if (what == RM_CODE && e->str)
+    else if (what != RM_STRING && e->str)
         snprintf(why, len, "it still has a string; remove it first with MPI_Remove_error_string");
     else {
-        /* A class takes its own string with it: only codes must lose their
-         * strings first (MPI 4.1 section 9.5). */
+        /* Classes and codes alike must lose their strings first (MPI 4.1
+         * section 9.5; MPICH and mpi4py's tests agree). */
         str = e->str;
         e->str = NULL;
         if (what != RM_STRING)
@@ -322,6 +323,10 @@ static void fatal_exit(void)
 zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
+    /* A rank that holds a session may call MPI outside MPI_Init ...
+     * MPI_Finalize (the sessions model, session.c). */
+    if (me && zm_mpi_session_live(me))
+        return me;
     if (!me) {
         fprintf(stderr, "zmpi: %s called from a thread that is not an MPI rank "
                 "(call MPI only from the rank's own thread, or call MPI_Init first)\n", fn);
@@ -368,6 +373,9 @@ static int raise_error(zm_mpi_rank_t *me, struct zmpi_errhandler *eh, int obj, v
         if (obj == OBJ_WIN) {
             MPI_Win w = handle;
             ((MPI_Win_errhandler_function *)(void (*)(void))eh->fn)(&w, &c);
+        } else if (obj == OBJ_SESSION) {
+            MPI_Session s = handle;
+            ((MPI_Session_errhandler_function *)(void (*)(void))eh->fn)(&s, &c);
         } else {
             MPI_Comm h = handle;
             eh->fn(&h, &c);
@@ -420,6 +428,11 @@ int zm_mpi_win_error(struct zmpi_win *w, int cls, const char *fn, const char *fm
 
 int zm_mpi_check_comm_fail(MPI_Comm h, const char *fn)
 {
+    /* A rank of the sessions model outside MPI_Init ... MPI_Finalize. */
+    if (h == MPI_COMM_WORLD || h == MPI_COMM_SELF)
+        return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "(comm=%s): valid only between MPI_Init "
+                            "and MPI_Finalize; this rank uses the sessions model now",
+                            h == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "(comm=%s): invalid communicator",
                         h == MPI_COMM_NULL ? "MPI_COMM_NULL" : "freed or not a communicator");
 }
@@ -520,12 +533,22 @@ static const char *eh_unfit(MPI_Errhandler eh, int obj)
         return "(errhandler=MPI_ERRHANDLER_NULL): invalid error handler";
     if (eh->magic != ZM_EH_MAGIC)
         return "(errhandler): freed or not an error handler";
-    if (eh->kind == ZM_EH_USER && obj != OBJ_COMM)
-        return "(errhandler): made by MPI_Comm_create_errhandler, so it is for communicators "
-               "only; use MPI_Win_create_errhandler";
-    if (eh->kind == ZM_EH_USER_WIN && obj != OBJ_WIN)
-        return "(errhandler): made by MPI_Win_create_errhandler, so it is for windows only; "
-               "use MPI_Comm_create_errhandler";
+    /* A user handler is called with its object's handle type, so it fits
+     * only the kind of object it was made for. */
+    static const struct { int kind, obj; const char *why; } made_for[] = {
+        { ZM_EH_USER, OBJ_COMM, "(errhandler): made by MPI_Comm_create_errhandler, so it is "
+                                "for communicators only" },
+        { ZM_EH_USER_WIN, OBJ_WIN, "(errhandler): made by MPI_Win_create_errhandler, so it is "
+                                   "for windows only" },
+        { ZM_EH_USER_FILE, OBJ_FILE, "(errhandler): made by MPI_File_create_errhandler, so it "
+                                     "is for files only" },
+        { ZM_EH_USER_SESSION, OBJ_SESSION, "(errhandler): made by "
+                                           "MPI_Session_create_errhandler, so it is for "
+                                           "sessions only" },
+    };
+    for (size_t i = 0; i < sizeof(made_for) / sizeof(made_for[0]); i++)
+        if (eh->kind == made_for[i].kind && obj != made_for[i].obj)
+            return made_for[i].why;
     return NULL;
 }
 
@@ -858,3 +881,203 @@ int PMPI_Remove_error_string(int errorcode)
     return remove_code("MPI_Remove_error_string", errorcode, RM_STRING);
 }
 ZM_WEAK(Remove_error_string)
+
+/* ---- Session error handlers (MPI 4.1 section 9.3.4) ----------------------- */
+
+int zm_mpi_session_error(struct zmpi_errhandler *eh, MPI_Session handle, int cls,
+                         const char *fn, const char *fmt, ...)
+{
+    char detail[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (!me)
+        return raise_without_rank(cls, fn, detail);
+    return raise_error(me, eh, OBJ_SESSION, handle, cls, fn, detail);
+}
+
+const char *zm_mpi_eh_unfit_session(MPI_Errhandler eh)
+{
+    return eh_unfit(eh, OBJ_SESSION);
+}
+
+const char *zm_mpi_eh_unfit_comm(MPI_Errhandler eh)
+{
+    return eh_unfit(eh, OBJ_COMM);
+}
+
+/* A session's errors are raised on it, so a bad argument of these calls
+ * goes through the session's own handler once the session is known good. */
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                   MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Session_create_errhandler";
+    /* Allowed before MPI_Init and without a session: a session's handler
+     * is made before the session (MPI 4.1 section 11.4.1). */
+    if (!zm_mpi_rank_attach())
+        return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "cannot set up a one-rank job");
+    if (!session_errhandler_fn)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(function=NULL): invalid argument");
+    if (!errhandler)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    struct zmpi_errhandler *eh = malloc(sizeof(*eh));
+    if (!eh)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    eh->magic = ZM_EH_MAGIC;
+    eh->kind = ZM_EH_USER_SESSION;
+    eh->fn = (MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn;
+    atomic_init(&eh->refs, 1);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Session_create_errhandler)
+
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+{
+    const char *fn = "MPI_Session_set_errhandler";
+    int rc = zm_mpi_session_check(fn, session);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const char *bad = eh_unfit(errhandler, OBJ_SESSION);
+    if (bad)
+        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn, "%s", bad);
+    zm_mpi_eh_ref(errhandler);
+    zm_mpi_eh_unref(session->eh);
+    session->eh = errhandler;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Session_set_errhandler)
+
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Session_get_errhandler";
+    int rc = zm_mpi_session_check(fn, session);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!errhandler)
+        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn,
+                                    "(errhandler=NULL): invalid argument");
+    zm_mpi_eh_ref(session->eh);
+    *errhandler = session->eh;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Session_get_errhandler)
+
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+{
+    const char *fn = "MPI_Session_call_errhandler";
+    int rc = zm_mpi_session_check(fn, session);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (code_class(errorcode) < 0)
+        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn,
+                                    "(errorcode=%d): not an MPI error code", errorcode);
+    zm_mpi_session_error(session->eh, session, errorcode, fn,
+                         "error code %d raised by the program", errorcode);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Session_call_errhandler)
+
+/* ---- Files (MPI-IO) ------------------------------------------------------ */
+
+/* The file's counterpart of zm_mpi_error: a user handler gets the file's
+ * handle (MPI_FILE_NULL for errors of MPI_File_open/delete), and the
+ * message names the file. */
+int zm_mpi_file_error(struct zmpi_file *fh, int cls, const char *fn, const char *fmt, ...)
+{
+    char detail[200], full[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    if (fh)
+        snprintf(full, sizeof(full), "%s (file \"%s\")", detail, fh->name);
+    else
+        snprintf(full, sizeof(full), "%s", detail);
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (!me)
+        return raise_without_rank(cls, fn, full);
+    struct zmpi_errhandler *eh = fh ? fh->eh : zm_mpi_file_default_eh();
+    if (!eh)
+        eh = MPI_ERRORS_RETURN;
+    if (eh->kind != ZM_EH_USER_FILE)
+        return raise_error(me, eh, OBJ_COMM, NULL, cls, fn, full);
+    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%.200s", fn,
+             full[0] == '(' ? "" : ": ", full);
+    me->last_class = cls;
+    int c = cls;
+    MPI_File h = fh;
+    zm_mpi_eh_ref(eh);
+    ((MPI_File_errhandler_function *)(void (*)(void))eh->fn)(&h, &c);
+    zm_mpi_eh_unref(eh);
+    return cls;
+}
+
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return eh_create("MPI_File_create_errhandler", ZM_EH_USER_FILE,
+                     (MPI_Comm_errhandler_function *)(void (*)(void))file_errhandler_fn,
+                     errhandler);
+}
+ZM_WEAK(File_create_errhandler)
+
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    const char *fn = "MPI_File_set_errhandler";
+    zm_mpi_enter(fn);
+    if (file != MPI_FILE_NULL) {
+        int rc = zm_mpi_file_check(fn, file);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    const char *bad = eh_unfit(errhandler, OBJ_FILE);
+    if (bad)
+        return zm_mpi_file_error(file, MPI_ERR_ARG, fn, "%s", bad);
+    zm_mpi_eh_ref(errhandler);
+    if (file == MPI_FILE_NULL)
+        return zm_mpi_file_set_default_eh(errhandler);
+    zm_mpi_eh_unref(file->eh);
+    file->eh = errhandler;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(File_set_errhandler)
+
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_File_get_errhandler";
+    zm_mpi_enter(fn);
+    if (file != MPI_FILE_NULL) {
+        int rc = zm_mpi_file_check(fn, file);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (!errhandler)
+        return zm_mpi_file_error(file, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    struct zmpi_errhandler *eh = file ? file->eh : zm_mpi_file_default_eh();
+    if (!eh)
+        return zm_mpi_file_error(file, MPI_ERR_NO_MEM, fn, "out of memory");
+    zm_mpi_eh_ref(eh);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(File_get_errhandler)
+
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    const char *fn = "MPI_File_call_errhandler";
+    zm_mpi_enter(fn);
+    if (fh != MPI_FILE_NULL) {
+        int rc = zm_mpi_file_check(fn, fh);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (code_class(errorcode) < 0)
+        return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
+                                 errorcode);
+    zm_mpi_file_error(fh, errorcode, fn, "error code %d raised by the program", errorcode);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(File_call_errhandler)

@@ -37,6 +37,9 @@
  */
 #include "mpi_impl.h"
 
+#include "file_impl.h"
+#include "session.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,11 @@ static int valid_win(const void *h)
     return ((const struct zmpi_win *)h)->magic == ZM_WIN_MAGIC;
 }
 
+static int valid_file(const void *h)
+{
+    return ((const struct zmpi_file *)h)->magic == ZM_FILE_MAGIC;
+}
+
 static int valid_message(const void *h)
 {
     int k = ((const zm_msg_t *)h)->kind;
@@ -104,7 +112,9 @@ static int valid_message(const void *h)
     X(Errhandler, MPI_Errhandler, "error handler", MPI_ERR_ERRHANDLER, valid_errhandler) \
     X(Info, MPI_Info, "info object", MPI_ERR_INFO, valid_info)                  \
     X(Win, MPI_Win, "window", MPI_ERR_WIN, valid_win)                           \
-    X(Message, MPI_Message, "message", MPI_ERR_REQUEST, valid_message)
+    X(Message, MPI_Message, "message", MPI_ERR_REQUEST, valid_message)        \
+    X(File, MPI_File, "file", MPI_ERR_FILE, valid_file)                        \
+    X(Session, MPI_Session, "session", MPI_ERR_SESSION, zm_mpi_session_valid)
 
 #define KIND_ENUM(Name, CType, what, err, valid) HK_##Name,
 enum { HANDLE_KINDS(KIND_ENUM) HK_COUNT };

@@ -110,6 +110,22 @@ static void info_destroy(MPI_Info info)
     free(info);
 }
 
+/* Hand the new info object n out through *out; if n is NULL or filling it
+ * `failed` (both: out of memory), free what there is and raise
+ * MPI_ERR_NO_MEM on c (NULL: no object) as call fn instead. */
+static int info_hand_out(const char *fn, struct zmpi_comm *c, MPI_Info n, int failed,
+                         MPI_Info *out)
+{
+    if (n && failed) {
+        info_destroy(n);
+        n = NULL;
+    }
+    if (!n)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    *out = n;
+    return MPI_SUCCESS;
+}
+
 /* ---- MPI_INFO_ENV ------------------------------------------------------- */
 
 
@@ -230,11 +246,7 @@ int PMPI_Info_create(MPI_Info *info)
     const char *fn = "MPI_Info_create";
     if (!info)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(info=NULL): invalid argument");
-    MPI_Info n = info_alloc();
-    if (!n)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    *info = n;
-    return MPI_SUCCESS;
+    return info_hand_out(fn, NULL, info_alloc(), 0, info);
 }
 ZM_WEAK(Info_create)
 
@@ -401,16 +413,10 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     if (!newinfo)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(newinfo=NULL): invalid argument");
     MPI_Info n = info_alloc();
-    for (struct zmpi_info_entry *e = info->head; n && e; e = e->next) {
-        if (info_put(n, e->key, e->value) != 0) {
-            info_destroy(n);
-            n = NULL;
-        }
-    }
-    if (!n)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    *newinfo = n;
-    return MPI_SUCCESS;
+    int fail = 0;
+    for (struct zmpi_info_entry *e = info->head; n && !fail && e; e = e->next)
+        fail = info_put(n, e->key, e->value) != 0;
+    return info_hand_out(fn, NULL, n, fail, newinfo);
 }
 ZM_WEAK(Info_dup)
 
@@ -443,14 +449,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
         argv = env.argv;
     }
     MPI_Info n = info_alloc();
-    if (n && env_fill(n, argc, argv) != 0) {
-        info_destroy(n);
-        n = NULL;
-    }
-    if (!n)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    *info = n;
-    return MPI_SUCCESS;
+    return info_hand_out(fn, NULL, n, n && env_fill(n, argc, argv) != 0, info);
 }
 ZM_WEAK(Info_create_env)
 
@@ -472,16 +471,10 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     if (!hw_info)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(hw_info=NULL): invalid argument");
     MPI_Info n = info_alloc();
-    if (n && (info_put(n, "mpi_shared_memory", "true") != 0 ||
-              info_put(n, "zmpi://Machine", "true") != 0 ||
-              info_put(n, "zmpi://PU", zm_arch_ncpus() == 1 ? "true" : "false") != 0)) {
-        info_destroy(n);
-        n = NULL;
-    }
-    if (!n)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    *hw_info = n;
-    return MPI_SUCCESS;
+    int fail = n && (info_put(n, "mpi_shared_memory", "true") != 0 ||
+                     info_put(n, "zmpi://Machine", "true") != 0 ||
+                     info_put(n, "zmpi://PU", zm_arch_ncpus() == 1 ? "true" : "false") != 0);
+    return info_hand_out(fn, NULL, n, fail, hw_info);
 }
 ZM_WEAK(Get_hw_resource_info)
 
@@ -578,13 +571,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     }
     for (struct zmpi_info_entry *e = c->info ? c->info->head : NULL; !fail && e; e = e->next)
         fail = info_put(n, e->key, e->value) != 0;
-    if (fail && n) {
-        info_destroy(n);
-        n = NULL;
-    }
-    if (!n)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    *info_used = n;
-    return MPI_SUCCESS;
+    return info_hand_out(fn, c, n, fail, info_used);
 }
 ZM_WEAK(Comm_get_info)

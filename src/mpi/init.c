@@ -1,7 +1,12 @@
 /*
  * init.c: job launch, MPI_Init/Finalize and the environment calls.
+ *
+ * A rank may use the world model (MPI_Init ... MPI_Finalize), the sessions
+ * model (session.c) or both: MPI_Finalize ends only the world model, and
+ * MPI_Initialized/MPI_Finalized speak of it alone, as MPI 4.1 section
+ * 11.4 says.
  */
-#include "mpi_impl.h"
+#include "session.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -62,7 +67,7 @@ zm_status_t zm_mpi_setup(int nranks)
     /* One group object for MPI_COMM_WORLD, shared by all ranks, so that
      * duplicating the world costs no O(ranks) memory per rank. */
     struct zmpi_group *wg = zm_mpi_group_new(nranks);
-    if (!L.ranks || !wg)
+    if (!L.ranks || !wg || zm_mpi_session_setup(nranks) != ZM_OK)
         return ZM_ERR_NOMEM;
     wg->predefined = 1;
     for (int i = 0; i < nranks; i++)
@@ -191,14 +196,20 @@ static int singleton_setup(void)
     return 0;
 }
 
+zm_mpi_rank_t *zm_mpi_rank_attach(void)
+{
+    if (!zm_ult_self() && singleton_setup() != 0)
+        return NULL;
+    return zm_mpi_me();
+}
+
 static int init_common(const char *fn, int *argc, char ***argv, int required, int *provided)
 {
-    zm_mpi_rank_t *me;
-    if (!zm_ult_self() && singleton_setup() != 0) {
+    zm_mpi_rank_t *me = zm_mpi_rank_attach();
+    if (!me) {
         fprintf(stderr, "zmpi: %s: cannot set up a one-rank job\n", fn);
         exit(1);
     }
-    me = zm_mpi_me();
     if (me->initialized)
         return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "MPI is already %s on this rank",
                             me->finalized ? "finalized" : "initialized");
@@ -324,10 +335,18 @@ ZM_WEAK(Get_version)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    /* What is there and what is not: MPI_VERSION can only name the highest
+     * level whose every function exists (mpi.h). */
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "zmpi %s: virtual ranks as user-level threads; point-to-point, "
-                     "communicators, groups, error handlers, derived datatypes, collectives, "
-                     "shared windows",
+                     "zmpi %s: virtual ranks as user-level threads in one process. "
+                     "Complete in C: MPI 1.3. Of MPI 4.1 also: point-to-point (persistent, "
+                     "Isendrecv, generalized requests), collectives (non-blocking, persistent, "
+                     "neighbourhood, intercommunicator), communicators, groups, caching, "
+                     "topologies, info, error classes and handlers, sessions, one-sided "
+                     "communication, MPI-IO, handle conversion. Missing: partitioned "
+                     "communication, per-communicator buffers, dynamic processes, large-count "
+                     "_c functions outside MPI-IO, MPI_T, MPI_THREAD_MULTIPLE, Fortran "
+                     "bindings, more than one process.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

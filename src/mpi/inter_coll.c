@@ -177,30 +177,57 @@ int zm_mpi_inter_bcast(struct zmpi_comm *c, const char *fn, MPI_Comm h, void *bu
     return go(c, fn, s, rc, request);
 }
 
+/* The root's side of a Gather(v) or Scatter(v): one block per remote rank
+ * (count elements each, or counts[i] at displs[i] for the v-forms). */
+struct rooted_side {
+    char *buf;
+    int count;
+    const int *counts, *displs;
+    MPI_Datatype dt;
+};
+
+/* Gather(v) (gather = 1: the root receives a block from every remote
+ * rank) or Scatter(v) (gather = 0: it sends one to each); the other
+ * group's ranks send or receive (buf, count, dt) once. */
+static int rooted(struct zmpi_comm *c, const char *fn, MPI_Comm h, int gather, int v,
+                  const struct rooted_side *all, void *buf, int count, MPI_Datatype dt,
+                  int root, MPI_Request *request)
+{
+    int rc = begin(c, fn, request), nr = c->p.size;
+    int tag = gather ? (v ? ZM_COLL_GATHERV : ZM_COLL_GATHER)
+                     : (v ? ZM_COLL_SCATTERV : ZM_COLL_SCATTER);
+    if (rc == MPI_SUCCESS)
+        rc = check_root(c, fn, root);
+    /* Only one of the two checks below applies to a rank. */
+    if (rc == MPI_SUCCESS && root >= 0)
+        rc = check_buf(c, fn, gather ? "sendbuf" : "recvbuf", buf, count, dt);
+    if (rc == MPI_SUCCESS && root == MPI_ROOT)
+        rc = v ? check_vbuf(c, fn, gather ? "recvcounts" : "sendcounts", all->buf, all->counts,
+                            all->displs, all->dt)
+             : check_buf(c, fn, gather ? "recvbuf" : "sendbuf", all->buf, all->count, all->dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_mpi_sched_t *s = sched(c, h, root == MPI_ROOT ? nr : 1, 0);
+    for (int i = 0; s && root == MPI_ROOT && i < nr; i++) {
+        char *b = v ? block(all->buf, all->displs[i], 1, all->dt)
+                    : block(all->buf, i, all->count, all->dt);
+        size_t n = (size_t)(v ? all->counts[i] : all->count);
+        ADD(gather ? zm_mpi_sched_recv(s, b, n, all->dt, i, tag)
+                   : zm_mpi_sched_send(s, b, n, all->dt, i, tag));
+    }
+    if (s && root >= 0)
+        ADD(gather ? zm_mpi_sched_send(s, buf, (size_t)count, dt, root, tag)
+                   : zm_mpi_sched_recv(s, buf, (size_t)count, dt, root, tag));
+    return go(c, fn, s, rc, request);
+}
+
 int zm_mpi_inter_gather(struct zmpi_comm *c, const char *fn, MPI_Comm h, int v,
                         const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
                         MPI_Request *request)
 {
-    int rc = begin(c, fn, request), nr = c->p.size, tag = v ? ZM_COLL_GATHERV : ZM_COLL_GATHER;
-    if (rc == MPI_SUCCESS)
-        rc = check_root(c, fn, root);
-    if (rc == MPI_SUCCESS && root >= 0)
-        rc = check_buf(c, fn, "sendbuf", sbuf, scount, sdt);
-    if (rc == MPI_SUCCESS && root == MPI_ROOT)
-        rc = v ? check_vbuf(c, fn, "recvcounts", rbuf, rcounts, displs, rdt)
-             : check_buf(c, fn, "recvbuf", rbuf, rcount, rdt);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_mpi_sched_t *s = sched(c, h, root == MPI_ROOT ? nr : 1, 0);
-    for (int i = 0; s && root == MPI_ROOT && i < nr; i++)
-        ADD(v ? zm_mpi_sched_recv(s, block(rbuf, displs[i], 1, rdt), (size_t)rcounts[i],
-                                  rdt, i, tag)
-              : zm_mpi_sched_recv(s, block(rbuf, i, rcount, rdt), (size_t)rcount,
-                                  rdt, i, tag));
-    if (s && root >= 0)
-        ADD(zm_mpi_sched_send(s, sbuf, (size_t)scount, sdt, root, tag));
-    return go(c, fn, s, rc, request);
+    struct rooted_side all = { rbuf, rcount, rcounts, displs, rdt };
+    return rooted(c, fn, h, 1, v, &all, (void *)sbuf, scount, sdt, root, request);
 }
 
 int zm_mpi_inter_scatter(struct zmpi_comm *c, const char *fn, MPI_Comm h, int v,
@@ -208,25 +235,8 @@ int zm_mpi_inter_scatter(struct zmpi_comm *c, const char *fn, MPI_Comm h, int v,
                          MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
                          MPI_Request *request)
 {
-    int rc = begin(c, fn, request), nr = c->p.size, tag = v ? ZM_COLL_SCATTERV : ZM_COLL_SCATTER;
-    if (rc == MPI_SUCCESS)
-        rc = check_root(c, fn, root);
-    if (rc == MPI_SUCCESS && root == MPI_ROOT)
-        rc = v ? check_vbuf(c, fn, "sendcounts", sbuf, scounts, displs, sdt)
-             : check_buf(c, fn, "sendbuf", sbuf, scount, sdt);
-    if (rc == MPI_SUCCESS && root >= 0)
-        rc = check_buf(c, fn, "recvbuf", rbuf, rcount, rdt);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_mpi_sched_t *s = sched(c, h, root == MPI_ROOT ? nr : 1, 0);
-    for (int i = 0; s && root == MPI_ROOT && i < nr; i++)
-        ADD(v ? zm_mpi_sched_send(s, block(sbuf, displs[i], 1, sdt), (size_t)scounts[i],
-                                  sdt, i, tag)
-              : zm_mpi_sched_send(s, block(sbuf, i, scount, sdt), (size_t)scount,
-                                  sdt, i, tag));
-    if (s && root >= 0)
-        ADD(zm_mpi_sched_recv(s, rbuf, (size_t)rcount, rdt, root, tag));
-    return go(c, fn, s, rc, request);
+    struct rooted_side all = { (char *)sbuf, scount, scounts, displs, sdt };
+    return rooted(c, fn, h, 0, v, &all, rbuf, rcount, rdt, root, request);
 }
 
 int zm_mpi_inter_allgather(struct zmpi_comm *c, const char *fn, MPI_Comm h, int v,

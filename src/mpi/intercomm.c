@@ -141,13 +141,6 @@ struct zmpi_comm *zm_mpi_intercomm_new(struct zmpi_errhandler *eh, struct zmpi_g
     return c;
 }
 
-#define ENTER_COMM(fn, comm, c)                                    \
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);                          \
-    struct zmpi_comm *c;                                           \
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);                  \
-    if (rc != MPI_SUCCESS)                                         \
-        return rc
-
 static int not_inter(struct zmpi_comm *c, const char *fn)
 {
     return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm%s%s): not an intercommunicator",

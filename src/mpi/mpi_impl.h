@@ -42,8 +42,11 @@ struct zmpi_errhandler {
     _Atomic int refs;                   /* handles and communicators */
 };
 
-/* ZM_EH_USER_WIN: a user handler made by MPI_Win_create_errhandler. */
-enum { ZM_EH_FATAL, ZM_EH_RETURN, ZM_EH_ABORT, ZM_EH_USER, ZM_EH_USER_WIN };
+/* Kinds from ZM_EH_USER up are user handlers (freed by zm_mpi_eh_unref),
+ * one kind per object kind they are made for: communicators
+ * (MPI_Comm_create_errhandler), windows, files and sessions. */
+enum { ZM_EH_FATAL, ZM_EH_RETURN, ZM_EH_ABORT, ZM_EH_USER, ZM_EH_USER_WIN, ZM_EH_USER_FILE,
+       ZM_EH_USER_SESSION };
 
 /* A communicator as one rank sees it (each rank has its own object). */
 struct zmpi_comm {
@@ -78,15 +81,29 @@ struct zmpi_info {
     struct zmpi_info_entry *head;     /* entries in the order their keys were first set */
 };
 
-/* One rank's window object. */
+/* One rank's window object (win.c, rma_api.c).  The memory and the
+ * synchronization state every rank reaches are in the shared `rma`
+ * (src/rma/rma.h); the epoch bookkeeping here is the calling rank's own. */
 struct zmpi_win {
     uint32_t magic;                   /* ZM_WIN_MAGIC while valid */
     struct zmpi_comm *comm;           /* private duplicate of the communicator */
-    struct win_mem *mem;              /* shared memory and segment table (win.c) */
+    struct zm_rma_win *rma;           /* state shared by the window's ranks */
     struct zmpi_errhandler *eh;       /* error handler (MPI_ERRORS_ARE_FATAL at creation) */
     char name[MPI_MAX_OBJECT_NAME];   /* MPI_Win_set_name */
     int rank;                         /* caller's rank in comm */
+    int size;                         /* ranks of comm */
+    void *own_mem;                    /* Win_allocate: this rank's segment, freed by Win_free */
+    MPI_Info info;                    /* hints (Win_set_info), owned; never NULL */
+    /* Epochs of this rank. */
+    int fence_open;                   /* a fence opened access and exposure epochs */
     int locked_all;                   /* inside Win_lock_all */
+    int nlocks;                       /* targets locked with Win_lock */
+    unsigned char *lock_type;         /* per target: ZM_WIN_LOCK_* bits, 0 if not locked */
+    int *start_ranks;                 /* Win_start group as window ranks, or NULL */
+    int nstart;                       /* its size */
+    int started;                      /* an access epoch of Win_start is open */
+    int posted;                       /* an exposure epoch of Win_post is open */
+    int npost;                        /* size of the Win_post group */
     /* Attribute values: the standard hands out pointers to them. */
     void *attr_base;
     MPI_Aint attr_size;
@@ -94,6 +111,11 @@ struct zmpi_win {
     int attr_flavor;
     int attr_model;
 };
+
+/* Bits of zmpi_win.lock_type: how the rank locked the target, and
+ * whether the target is in its open Win_start group. */
+enum { ZM_WIN_LOCK_SHARED = 1, ZM_WIN_LOCK_EXCL = 2, ZM_WIN_LOCK_NOCHECK = 4,
+       ZM_WIN_IN_START = 8 };
 
 /* Per-rank state of the API layer. */
 typedef struct zm_mpi_rank {
@@ -107,6 +129,8 @@ typedef struct zm_mpi_rank {
     char last_msg[256];              /* its message, for Error_string */
     struct zm_mpi_attr_state *attr;  /* keyvals and cached attributes (attr.c) */
     struct zm_mpi_type_names *type_names; /* names this rank gave predefined types (type_query.c) */
+    int sched_capture;               /* sched.c: the next schedule started is kept
+                                      * unstarted, as a persistent request */
 } zm_mpi_rank_t;
 
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
@@ -123,10 +147,11 @@ static inline zm_mpi_rank_t *zm_mpi_me(void)
 static inline struct zmpi_comm *zm_mpi_comm(zm_mpi_rank_t *me, MPI_Comm h)
 {
     uintptr_t v = (uintptr_t)h;
-    if (v == 1)
-        return &me->world;
-    if (v == 2)
-        return &me->self;
+    /* The predefined communicators belong to the world model: a rank that
+     * only opened sessions has none (MPI 4.1 section 11.3). */
+    if (v == 1 || v == 2)
+        return ZM_LIKELY(me->initialized && !me->finalized) ? (v == 1 ? &me->world : &me->self)
+                                                           : NULL;
     if (v == 0 || h->magic != ZM_COMM_MAGIC)
         return NULL;
     return h;
@@ -230,6 +255,30 @@ static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
     c->coll = zm_coll_attach(&c->p);
     return c->coll;
 }
+
+/* A collective call's arguments as the user passed them (the fields its
+ * kind does not take are ignored; reductions use rcount and rdt). */
+typedef struct zm_mpi_coll_call {
+    int kind, root;                    /* ZM_COLL_*; rooted collectives */
+    const void *sbuf;                  /* send side */
+    int scount;
+    const int *scounts, *sdispls;
+    MPI_Datatype sdt;
+    const MPI_Datatype *sdts;
+    void *rbuf;                        /* receive side */
+    int rcount;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rdt;
+    const MPI_Datatype *rdts;
+    MPI_Op op;                         /* reductions */
+} zm_mpi_coll_call_t;
+
+/* Check the arguments of call `k` on intracommunicator c as the blocking
+ * call of its kind does (raising the error as `fn`) and fill `a`, which
+ * points into k's buffers and arrays.  Returns an MPI error code.  ULT
+ * context, the rank owning c (coll_api.c). */
+int zm_mpi_coll_build(struct zmpi_comm *c, const char *fn, const zm_mpi_coll_call_t *k,
+                      zm_coll_args_t *a);
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
 void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req);
@@ -352,8 +401,67 @@ MPI_Request zm_mpi_sched_request(zm_mpi_sched_t *s, int persistent);
 /* Blocking form: start, wait, free.  Returns an MPI error class. */
 int zm_mpi_sched_run(zm_mpi_sched_t *s);
 
+/* Blocking form that keeps the schedule for another run (a cache of
+ * repeated calls).  Returns an MPI error class. */
+int zm_mpi_sched_run_keep(zm_mpi_sched_t *s);
+
+/* Capture mode of the calling rank, for persistent collectives built by
+ * the non-blocking code (intercommunicators): while on, the next
+ * zm_mpi_sched_start does not start its schedule but marks it, and
+ * zm_mpi_sched_request then hands it out as an inactive persistent
+ * request; that start turns the mode off. */
+void zm_mpi_sched_capture(int on);
+
 /* Free a schedule that is not running. */
 void zm_mpi_sched_free(zm_mpi_sched_t *s);
+
+/* Like zm_mpi_sched_new, but the messages go on the communicator's
+ * point-to-point context (MPI_Isendrecv): they match the user's receives
+ * and sends, and the request's status is its receive's.  NULL if out of
+ * memory. */
+zm_mpi_sched_t *zm_mpi_sched_new_p2p(struct zmpi_comm *c, MPI_Comm handle, int max_ops,
+                                     size_t scratch);
+
+/* What a schedule with children started elsewhere does at start, on
+ * MPI_Cancel (NULL: it cannot be cancelled), on MPI_Request_free while
+ * active (NULL: refused; else the hook takes over freeing it) and when it
+ * is freed (release runs first, before the schedule's memory goes). */
+typedef struct zm_mpi_sched_hooks {
+    zm_mpi_sched_fn *start;
+    zm_mpi_sched_fn *cancel;
+    zm_mpi_sched_fn *free_active;
+    void (*release)(zm_mpi_sched_t *s, void *arg);
+} zm_mpi_sched_hooks_t;
+
+/* Attach hooks (static storage, kept by pointer) and their argument. */
+void zm_mpi_sched_set_hooks(zm_mpi_sched_t *s, const zm_mpi_sched_hooks_t *hooks, void *arg);
+
+/* The hooks' argument if r is a schedule with exactly these hooks (so
+ * identifying what kind of schedule it is), else NULL. */
+void *zm_mpi_sched_hooks_arg(zm_req_t *r, const zm_mpi_sched_hooks_t *hooks);
+
+/* Add a child request (kind ZM_REQ_DONE_ONLY) that the start hook starts
+ * and someone else completes with zm_p2p_req_complete (a persistent
+ * collective's round, MPI_Grequest_complete).  The schedule owns it.
+ * Returns an MPI error class. */
+int zm_mpi_sched_child(zm_mpi_sched_t *s, zm_req_t **kid);
+
+/* From a finishing step: the status the request reports (a generalized
+ * request's query function); a non-zero MPI_ERROR fails the request with
+ * that code. */
+void zm_mpi_sched_set_status(zm_mpi_sched_t *s, const MPI_Status *st);
+
+/* For request.c: the error code set by zm_mpi_sched_set_status (0 if
+ * none); MPI_Cancel of a schedule (an MPI error class, MPI_ERR_REQUEST if
+ * it cannot be cancelled); nonzero for a schedule that is no collective
+ * (Isendrecv, generalized requests). */
+int zm_mpi_sched_user_error(zm_req_t *r);
+int zm_mpi_sched_cancel(zm_req_t *r);
+int zm_mpi_sched_is_p2p(zm_req_t *r);
+
+/* For MPI_Request_free of an active schedule: MPI_SUCCESS if its
+ * free_active hook took it over, else MPI_ERR_REQUEST. */
+int zm_mpi_sched_free_active(zm_req_t *r);
 
 /* For request.c: complete `r` (kind ZM_REQ_SCHED) if all its children are
  * (returns 1 when complete); block until it is; block until any of

@@ -65,17 +65,10 @@ static struct zm_mpi_topo *dist_new(int nin, int nout, int weighted, MPI_Info in
 static int dist_check_old(MPI_Comm comm_old, const char *fn, MPI_Info info, const void *out,
                           struct zmpi_comm **cp)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    int rc = zm_mpi_check_comm(me, comm_old, fn, cp);
-    if (rc != MPI_SUCCESS)
+    int rc = zm_mpi_topo_check_old(comm_old, fn, out, "comm_dist_graph", cp);
+    if (rc != MPI_SUCCESS || info == MPI_INFO_NULL)
         return rc;
-    if ((*cp)->inter)
-        return zm_mpi_error(*cp, MPI_ERR_COMM, fn, "(comm_old=%s): an intercommunicator cannot "
-                            "carry a process topology", (*cp)->name);
-    if (!out)
-        return zm_mpi_error(*cp, MPI_ERR_ARG, fn, "(comm_dist_graph=NULL): no place for the "
-                            "new communicator");
-    return info == MPI_INFO_NULL ? MPI_SUCCESS : zm_mpi_info_check(fn, info);
+    return zm_mpi_info_check(fn, info);
 }
 
 /* Check n ranks of a list (named what) and, when `w` is a weight array
@@ -88,7 +81,7 @@ static int dist_check_list(struct zmpi_comm *c, const char *fn, const char *what
     if (n == 0)
         return MPI_SUCCESS;
     if (!ranks)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument", what);
+        return zm_mpi_topo_null_arg(c, fn, what);
     for (int i = 0; i < n; i++)
         if (ranks[i] < 0 || ranks[i] >= c->p.size)
             return zm_mpi_error(c, MPI_ERR_RANK, fn, "(%s[%d]=%d): invalid rank, communicator "
@@ -153,7 +146,7 @@ static int dist_check_edges(struct zmpi_comm *c, const char *fn, int n, const in
     if (rc != MPI_SUCCESS)
         return rc;
     if (n > 0 && !degrees)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(degrees=NULL): invalid argument");
+        return zm_mpi_topo_null_arg(c, fn, "degrees");
     long long total = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
@@ -318,15 +311,12 @@ ZM_WEAK(Dist_graph_create)
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    const char *fn = "MPI_Dist_graph_neighbors_count";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_DIST_GRAPH, &c, &t);
+    ZM_TOPO_ENTER("MPI_Dist_graph_neighbors_count", comm, MPI_DIST_GRAPH);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!indegree || !outdegree || !weighted)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument",
-                            !indegree ? "indegree" : !outdegree ? "outdegree" : "weighted");
+        return zm_mpi_topo_null_arg(c, fn, !indegree ? "indegree"
+                                           : !outdegree ? "outdegree" : "weighted");
     *indegree = t->nin;
     *outdegree = t->nout;
     *weighted = t->weighted;
@@ -343,8 +333,7 @@ static int copy_list(struct zmpi_comm *c, const char *fn, const char *what, int 
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(max%s=%d): must be >= 0", what, max);
     int k = max < n ? max : n;
     if (k > 0 && !out)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument",
-                            what[0] == 'i' ? "sources" : "destinations");
+        return zm_mpi_topo_null_arg(c, fn, what[0] == 'i' ? "sources" : "destinations");
     int want_w = w && wout && wout != MPI_UNWEIGHTED && wout != MPI_WEIGHTS_EMPTY;
     if (k > 0)
         memcpy(out, list, sizeof(int) * (size_t)k);
@@ -356,10 +345,7 @@ static int copy_list(struct zmpi_comm *c, const char *fn, const char *what, int 
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                               int maxoutdegree, int destinations[], int destweights[])
 {
-    const char *fn = "MPI_Dist_graph_neighbors";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_DIST_GRAPH, &c, &t);
+    ZM_TOPO_ENTER("MPI_Dist_graph_neighbors", comm, MPI_DIST_GRAPH);
     if (rc == MPI_SUCCESS)
         rc = copy_list(c, fn, "indegree", maxindegree, sources, sourceweights, t->in, t->inw,
                        t->nin);
@@ -414,6 +400,19 @@ static void nb_slot(const struct nb_side *s, int k, char **buf, int *count, MPI_
     }
 }
 
+/* The address of slot k of a v or w side: with MPI_BOTTOM as buffer, the
+ * displacements are absolute addresses, so the slot's own address is what
+ * must not be NULL.  Integer arithmetic: NULL + offset is undefined in C. */
+static const void *slot_addr(const struct nb_side *s, int k, MPI_Datatype dt)
+{
+    intptr_t off = 0;
+    if (s->mode == NB_W)
+        off = (intptr_t)s->bdispls[k];
+    else if (zm_dt_usable(dt))
+        off = (intptr_t)s->displs[k] * (intptr_t)dt->extent;
+    return (const void *)((uintptr_t)s->buf + (uintptr_t)off);
+}
+
 /* Check one side with n slots. */
 static int nb_check_side(struct zmpi_comm *c, const char *fn, const struct nb_side *s, int n)
 {
@@ -438,8 +437,8 @@ static int nb_check_side(struct zmpi_comm *c, const char *fn, const struct nb_si
         if (s->counts[k] < 0)
             return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%scounts[%d]=%d): must be >= 0", dir, k,
                                 s->counts[k]);
-        int rc = zm_mpi_check_buf(c, fn, s->buf, s->counts[k], s->mode == NB_W ? s->dts[k]
-                                                                                : s->dt);
+        MPI_Datatype dt = s->mode == NB_W ? s->dts[k] : s->dt;
+        int rc = zm_mpi_check_buf(c, fn, slot_addr(s, k, dt), s->counts[k], dt);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -471,6 +470,38 @@ static zm_mpi_sched_t *nb_build(struct zmpi_comm *c, MPI_Comm comm, const struct
     return s;
 }
 
+/* Run a blocking call with one count and type per side through the
+ * topology's cached schedule, building it on a miss.  The cached schedule
+ * holds its datatypes, so a type in the key cannot be freed and its
+ * address reused while the entry lives. */
+static int nb_run_cached(struct zmpi_comm *c, MPI_Comm comm, struct zm_mpi_topo *t,
+                         const struct nb_side *snd, const struct nb_side *rcv, const char *fn)
+{
+    struct zm_mpi_nb_key k;
+    memset(&k, 0, sizeof(k)); /* padding too: keys are compared with memcmp */
+    k.comm = c;
+    k.ctx = c->p.ctx;
+    k.smode = snd->mode;
+    k.rmode = rcv->mode;
+    k.scount = snd->count;
+    k.rcount = rcv->count;
+    k.sbuf = snd->buf;
+    k.rbuf = rcv->buf;
+    k.sdt = snd->dt;
+    k.rdt = rcv->dt;
+    if (!t->nb_cache || memcmp(&k, &t->nb_key, sizeof(k)) != 0) {
+        zm_mpi_sched_t *s = nb_build(c, comm, t, snd, rcv);
+        if (!s)
+            return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        if (t->nb_cache)
+            zm_mpi_sched_free(t->nb_cache);
+        t->nb_cache = s;
+        t->nb_key = k;
+    }
+    int rc = zm_mpi_sched_run_keep(t->nb_cache);
+    return rc == MPI_SUCCESS ? rc : zm_mpi_error(c, rc, fn, "failed (communicator %s)", c->name);
+}
+
 /* Check, build and run (form NB_BLOCKING), start (NB_NONBLOCKING) or
  * prepare (NB_PERSISTENT) a neighbourhood collective. */
 static int nb_call(const char *fn, MPI_Comm comm, const struct nb_side *snd,
@@ -489,10 +520,12 @@ static int nb_call(const char *fn, MPI_Comm comm, const struct nb_side *snd,
     if ((rc = nb_check_side(c, fn, snd, t->nout)) != MPI_SUCCESS ||
         (rc = nb_check_side(c, fn, rcv, t->nin)) != MPI_SUCCESS)
         return rc;
+    zm_p2p_self()->wait_call = fn;
+    if (form == NB_BLOCKING && snd->mode <= NB_BLOCK && rcv->mode <= NB_BLOCK)
+        return nb_run_cached(c, comm, t, snd, rcv, fn);
     zm_mpi_sched_t *s = nb_build(c, comm, t, snd, rcv);
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
     if (form == NB_BLOCKING) {
         rc = zm_mpi_sched_run(s);
         return rc == MPI_SUCCESS ? rc : zm_mpi_error(c, rc, fn, "failed (communicator %s)",

@@ -53,13 +53,23 @@ static void wait_any(zm_req_t *const *live, int count)
     zm_p2p_wait(live, count, 0);
 }
 
+/* Fill `st` from a completed request: a generalized request reports the
+ * error code its query function set. */
+static void req_status(MPI_Status *st, zm_req_t *r)
+{
+    zm_mpi_status_set(st, r);
+    if (r->kind == ZM_REQ_SCHED && st != MPI_STATUS_IGNORE && st &&
+        zm_mpi_sched_user_error(r) != MPI_SUCCESS)
+        st->MPI_ERROR = zm_mpi_sched_user_error(r);
+}
+
 /* Wrap up a completed request: fill the status, free or deactivate it.
  * Returns the request's MPI error class without raising it. */
 static int req_finish(MPI_Request *handle, MPI_Status *st)
 {
     zm_req_t *r = *handle;
     int cls = zm_mpi_class_of(r->st_error);
-    zm_mpi_status_set(st, r);
+    req_status(st, r);
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -76,6 +86,10 @@ static int req_finish(MPI_Request *handle, MPI_Status *st)
  * finishing it (the message needs its fields). */
 static int req_raise(zm_req_t *r, const char *fn)
 {
+    int code = r->kind == ZM_REQ_SCHED ? zm_mpi_sched_user_error(r) : MPI_SUCCESS;
+    if (code != MPI_SUCCESS)
+        return zm_mpi_error(zm_mpi_comm(zm_mpi_me(), r->comm), code, fn,
+                            "the request's query function reported error code %d", code);
     return zm_mpi_req_error(r, fn);
 }
 
@@ -335,9 +349,15 @@ int PMPI_Request_free(MPI_Request *request)
     if ((*request)->kind == ZM_REQ_SCHED) {
         /* MPI 4.1 section 6.12: freeing an active collective request is
          * erroneous; an inactive persistent one may be freed. */
+        if (req_live(*request) && zm_mpi_sched_free_active(*request) == MPI_SUCCESS) {
+            *request = MPI_REQUEST_NULL; /* a generalized request: freed at completion */
+            return MPI_SUCCESS;
+        }
         if (req_live(*request))
-            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "the request is an active "
-                                "collective operation; complete it with a wait or test first");
+            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "the request is an active %s; "
+                                "complete it with a wait or test first",
+                                zm_mpi_sched_is_p2p(*request) ? "MPI_Isendrecv(_replace)"
+                                                              : "collective operation");
         zm_mpi_sched_release(*request);
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
@@ -362,7 +382,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     }
     *flag = req_done(r);
     if (*flag)
-        zm_mpi_status_set(status, r);
+        req_status(status, r);
     else
         zm_ult_yield();
     return MPI_SUCCESS;
@@ -376,9 +396,14 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || !*request || !req_valid(*request))
         return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid request");
     zm_req_t *r = req_live(*request);
-    if (r && r->kind == ZM_REQ_SCHED)
-        return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "a collective operation cannot be "
-                            "cancelled (MPI 4.1 section 6.12)");
+    if (r && r->kind == ZM_REQ_SCHED) {
+        int cls = zm_mpi_sched_cancel(r);
+        if (cls == MPI_ERR_REQUEST)
+            return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "a collective operation cannot be "
+                                "cancelled (MPI 4.1 section 6.12)");
+        return cls == MPI_SUCCESS ? MPI_SUCCESS
+                                  : zm_mpi_error(NULL, cls, fn, "the cancel function failed");
+    }
     /* A send may be complete (its data copied into an eager or buffered
      * message) and still withdrawable: p2p decides. */
     if (r)
@@ -561,3 +586,101 @@ int PMPI_Startall(int count, MPI_Request reqs[])
     return rc;
 }
 ZM_WEAK(Startall)
+
+/* ---- MPI 4.1 status queries that free nothing -------------------------- */
+
+int PMPI_Request_get_status_any(int count, MPI_Request reqs[], int *index, int *flag,
+                                MPI_Status *status)
+{
+    const char *fn = "MPI_Request_get_status_any";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs), nlive;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!index || !flag)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): no place for the result",
+                            index ? "flag" : "index");
+    int i = first_done(count, reqs, &nlive);
+    *flag = i >= 0 || nlive == 0;
+    *index = i >= 0 ? i : MPI_UNDEFINED;
+    if (i >= 0)
+        req_status(status, reqs[i]);
+    else if (nlive == 0)
+        status_empty(status);
+    else
+        zm_ult_yield();
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Request_get_status_any)
+
+int PMPI_Request_get_status_all(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    const char *fn = "MPI_Request_get_status_all";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, count, reqs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!flag)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(flag=NULL): no place for the result");
+    for (int i = 0; i < count; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (r && !req_done(r)) {
+            *flag = 0;
+            zm_ult_yield();
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    int failed = -1;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
+        zm_req_t *r = req_live(reqs[i]);
+        if (!r) {
+            status_empty(st);
+            continue;
+        }
+        req_status(st, r);
+        if (r->st_error != ZM_OK && failed < 0)
+            failed = i;
+    }
+    if (failed < 0)
+        return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_IN_STATUS, fn,
+                        "request %d failed; see the MPI_ERROR field of each status", failed);
+}
+ZM_WEAK(Request_get_status_all)
+
+int PMPI_Request_get_status_some(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                                 MPI_Status sts[])
+{
+    const char *fn = "MPI_Request_get_status_some";
+    zm_mpi_enter(fn);
+    int rc = check_reqs(fn, incount, reqs), nlive, n = 0, failed = -1;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): no place for the result",
+                            outcount ? "array_of_indices" : "outcount");
+    first_done(incount, reqs, &nlive);
+    if (nlive == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < incount; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (!r || !req_done(r))
+            continue;
+        req_status(sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n], r);
+        if (r->st_error != ZM_OK && failed < 0)
+            failed = i;
+        indices[n++] = i;
+    }
+    *outcount = n;
+    if (n == 0)
+        zm_ult_yield();
+    if (failed >= 0)
+        return zm_mpi_error(NULL, MPI_ERR_IN_STATUS, fn,
+                            "request %d failed; see the MPI_ERROR field of each status", failed);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Request_get_status_some)

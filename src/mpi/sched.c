@@ -13,6 +13,13 @@
  * finishing step runs, in the owner's context: a user reduction then sees
  * the owner's privatized globals.
  *
+ * Three other kinds of request reuse the machinery.  MPI_Isendrecv's
+ * schedule (zm_mpi_sched_new_p2p) puts its two messages on the
+ * point-to-point context and reports its receive's status.  A persistent
+ * collective (coll_persist.c) and a generalized request (grequest.c) each
+ * have one child request that someone else completes (zm_mpi_sched_child)
+ * and hooks that start it, cancel it, or free what the schedule stands for.
+ *
  * Messages of successive schedules between the same two ranks match in
  * start order (point-to-point order), and MPI requires every rank to start
  * the collectives of a communicator in the same order, so schedules need no
@@ -25,8 +32,11 @@
 
 extern struct zmpi_datatype zmpi_dt_MPI_BYTE;
 
+/* What an operation of a schedule is. */
+enum { OP_RECV, OP_SEND, OP_CHILD };
+
 struct sched_op {
-    uint8_t send;                   /* a send (else a receive) */
+    uint8_t send;                   /* OP_RECV, OP_SEND or OP_CHILD */
     void *buf;                      /* user or scratch buffer */
     size_t count;                   /* elements of dt */
     MPI_Datatype dt;                /* held until the schedule is freed */
@@ -44,6 +54,11 @@ struct zm_mpi_sched {
     zm_mpi_sched_fn *finish;        /* finishing step, or NULL */
     void *arg;                      /* its argument */
     void *scratch;                  /* scratch space owned by the schedule */
+    int p2p;                        /* messages on the point-to-point context */
+    int user_error;                 /* error code set by zm_mpi_sched_set_status, or 0 */
+    int captured;                   /* built under zm_mpi_sched_capture: persistent */
+    const zm_mpi_sched_hooks_t *hooks; /* start/cancel/release hooks, or NULL */
+    void *hooks_arg;                /* their argument */
 };
 
 /* The schedule a request handle belongs to. */
@@ -78,6 +93,89 @@ zm_mpi_sched_t *zm_mpi_sched_new(struct zmpi_comm *c, MPI_Comm handle, int max_o
     s->req.owner = zm_p2p_self()->world_rank;
     atomic_store_explicit(&s->req.cstate, ZM_REQ_DONE, memory_order_relaxed);
     return s;
+}
+
+zm_mpi_sched_t *zm_mpi_sched_new_p2p(struct zmpi_comm *c, MPI_Comm handle, int max_ops,
+                                     size_t scratch)
+{
+    zm_mpi_sched_t *s = zm_mpi_sched_new(c, handle, max_ops, scratch);
+    if (s) {
+        s->pc.ctx = c->p.ctx;
+        s->p2p = 1;
+    }
+    return s;
+}
+
+void zm_mpi_sched_set_hooks(zm_mpi_sched_t *s, const zm_mpi_sched_hooks_t *hooks, void *arg)
+{
+    s->hooks = hooks;
+    s->hooks_arg = arg;
+}
+
+int zm_mpi_sched_child(zm_mpi_sched_t *s, zm_req_t **kid)
+{
+    if (s->n == s->cap)
+        return MPI_ERR_INTERN;
+    zm_req_t *k = zm_p2p_req_alloc();
+    if (!k)
+        return MPI_ERR_NO_MEM;
+    k->kind = ZM_REQ_DONE_ONLY;
+    k->comm = s->req.comm;
+    k->dt = &zmpi_dt_MPI_BYTE;
+    k->count = 0;
+    atomic_store_explicit(&k->cstate, ZM_REQ_DONE, memory_order_relaxed);
+    s->ops[s->n++] = (struct sched_op){ OP_CHILD, NULL, 0, NULL, MPI_PROC_NULL, 0, k };
+    *kid = k;
+    return MPI_SUCCESS;
+}
+
+void zm_mpi_sched_set_status(zm_mpi_sched_t *s, const MPI_Status *st)
+{
+    zm_req_t *r = &s->req;
+    r->st_source = st->MPI_SOURCE;
+    r->st_tag = st->MPI_TAG;
+    r->st_bytes = (size_t)st->zmpi_bytes;
+    r->cancelled = (uint8_t)(st->zmpi_cancelled != 0);
+    s->user_error = st->MPI_ERROR;
+}
+
+int zm_mpi_sched_user_error(zm_req_t *r)
+{
+    return sched_of(r)->user_error;
+}
+
+int zm_mpi_sched_cancel(zm_req_t *r)
+{
+    zm_mpi_sched_t *s = sched_of(r);
+    if (s->hooks && s->hooks->cancel)
+        return s->hooks->cancel(s, s->hooks_arg);
+    if (!s->p2p)
+        return MPI_ERR_REQUEST;
+    /* Isendrecv: withdraw whichever half has not matched yet. */
+    for (int i = 0; i < s->n; i++)
+        zm_p2p_cancel(s->ops[i].kid);
+    return MPI_SUCCESS;
+}
+
+void *zm_mpi_sched_hooks_arg(zm_req_t *r, const zm_mpi_sched_hooks_t *hooks)
+{
+    if (r->kind != ZM_REQ_SCHED || sched_of(r)->hooks != hooks)
+        return NULL;
+    return sched_of(r)->hooks_arg;
+}
+
+int zm_mpi_sched_free_active(zm_req_t *r)
+{
+    zm_mpi_sched_t *s = sched_of(r);
+    if (s->hooks && s->hooks->free_active)
+        return s->hooks->free_active(s, s->hooks_arg);
+    return MPI_ERR_REQUEST;
+}
+
+int zm_mpi_sched_is_p2p(zm_req_t *r)
+{
+    zm_mpi_sched_t *s = sched_of(r);
+    return s->p2p || (s->hooks && s->hooks->cancel);
 }
 
 void *zm_mpi_sched_scratch(zm_mpi_sched_t *s)
@@ -124,22 +222,35 @@ void zm_mpi_sched_finish_with(zm_mpi_sched_t *s, zm_mpi_sched_fn *fn, void *arg)
     s->arg = arg;
 }
 
+void zm_mpi_sched_capture(int on)
+{
+    zm_mpi_me()->sched_capture = on;
+}
+
 int zm_mpi_sched_start(zm_mpi_sched_t *s)
 {
     zm_req_t *r = &s->req;
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (ZM_UNLIKELY(me->sched_capture)) {
+        /* A persistent init: keep it inactive for MPI_Start. */
+        me->sched_capture = 0;
+        s->captured = 1;
+        return MPI_SUCCESS;
+    }
     zm_p2p_req_reset(r, ZM_REQ_SCHED);
     r->st_source = MPI_ANY_SOURCE;
     r->st_tag = MPI_ANY_TAG;
     r->st_bytes = 0;
     r->active = 1;
     s->finished = 0;
+    s->user_error = 0;
     /* Receives first: a sender that finds its receive posted copies
      * straight into it. */
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < s->n; i++) {
             struct sched_op *op = &s->ops[i];
             if (op->send != pass)
-                continue;
+                continue; /* children (OP_CHILD) are started by the start hook */
             if (!op->send) {
                 zm_p2p_irecv(&s->pc, op->buf, op->count, op->dt, op->peer, op->tag, op->kid);
                 continue;
@@ -150,14 +261,41 @@ int zm_mpi_sched_start(zm_mpi_sched_t *s)
                 return zm_mpi_class_of(st);
         }
     }
+    if (s->hooks && s->hooks->start) {
+        int cls = s->hooks->start(s, s->hooks_arg);
+        if (cls != MPI_SUCCESS)
+            return cls;
+    }
     zm_mpi_sched_poll(r);
     return MPI_SUCCESS;
 }
 
 MPI_Request zm_mpi_sched_request(zm_mpi_sched_t *s, int persistent)
 {
-    s->req.persistent = (uint8_t)(persistent != 0);
+    s->req.persistent = (uint8_t)(persistent != 0 || s->captured);
     return &s->req;
+}
+
+/* A point-to-point schedule (Isendrecv) reports its receive's status, or
+ * that of a receive from MPI_PROC_NULL if it has none; it was cancelled if
+ * one of its halves was. */
+static void p2p_status(zm_mpi_sched_t *s)
+{
+    zm_req_t *r = &s->req;
+    r->st_source = MPI_PROC_NULL;
+    r->st_tag = MPI_ANY_TAG;
+    r->st_bytes = 0;
+    for (int i = 0; i < s->n; i++) {
+        zm_req_t *k = s->ops[i].kid;
+        r->cancelled |= k->cancelled;
+        if (s->ops[i].send != OP_RECV)
+            continue;
+        r->st_source = k->st_source;
+        r->st_tag = k->st_tag;
+        r->st_bytes = k->st_bytes;
+        r->dt = s->ops[i].dt;
+        r->count = s->ops[i].count;
+    }
 }
 
 int zm_mpi_sched_poll(zm_req_t *r)
@@ -179,6 +317,10 @@ int zm_mpi_sched_poll(zm_req_t *r)
         if (cls != MPI_SUCCESS)
             err = ZM_ERR_ARG;
     }
+    if (s->p2p)
+        p2p_status(s);
+    if (err == ZM_OK && s->user_error != MPI_SUCCESS)
+        err = ZM_ERR_OTHER;
     r->st_error = err;
     atomic_store_explicit(&r->cstate, ZM_REQ_DONE, memory_order_release);
     return 1;
@@ -243,6 +385,8 @@ int zm_mpi_sched_wait_any(zm_req_t *const *reqs, int n)
 
 void zm_mpi_sched_free(zm_mpi_sched_t *s)
 {
+    if (s->hooks && s->hooks->release)
+        s->hooks->release(s, s->hooks_arg);
     for (int i = 0; i < s->n; i++)
         zm_p2p_req_release(s->ops[i].kid);
     free(s->ops);
@@ -255,16 +399,17 @@ void zm_mpi_sched_release(zm_req_t *r)
     zm_mpi_sched_free(sched_of(r));
 }
 
-int zm_mpi_sched_run(zm_mpi_sched_t *s)
+int zm_mpi_sched_run_keep(zm_mpi_sched_t *s)
 {
     int cls = zm_mpi_sched_start(s);
-    if (cls == MPI_SUCCESS) {
-        zm_mpi_sched_wait(&s->req);
-        cls = zm_mpi_class_of(s->req.st_error);
-    } else {
-        /* Whatever was started must finish before the buffers go away. */
-        zm_mpi_sched_wait(&s->req);
-    }
+    /* Whatever was started must finish before the buffers go away. */
+    zm_mpi_sched_wait(&s->req);
+    return cls == MPI_SUCCESS ? zm_mpi_class_of(s->req.st_error) : cls;
+}
+
+int zm_mpi_sched_run(zm_mpi_sched_t *s)
+{
+    int cls = zm_mpi_sched_run_keep(s);
     zm_mpi_sched_free(s);
     return cls;
 }

@@ -50,6 +50,8 @@ void zm_mpi_topo_unref(struct zm_mpi_topo *t)
         return;
     if (t->info != MPI_INFO_NULL)
         PMPI_Info_free(&t->info);
+    if (t->nb_cache)
+        zm_mpi_sched_free(t->nb_cache);
     free(t);
 }
 
@@ -114,10 +116,8 @@ int zm_mpi_topo_make_comm(struct zmpi_comm *c, MPI_Comm comm_old, const char *fn
     return MPI_SUCCESS;
 }
 
-/* Resolve comm_old for a constructor or mapping call: an
- * intracommunicator, and a place (named outname) for the result. */
-static int check_old(MPI_Comm comm_old, const char *fn, const void *out, const char *outname,
-                     struct zmpi_comm **cp)
+int zm_mpi_topo_check_old(MPI_Comm comm_old, const char *fn, const void *out,
+                          const char *outname, struct zmpi_comm **cp)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     int rc = zm_mpi_check_comm(me, comm_old, fn, cp);
@@ -132,8 +132,7 @@ static int check_old(MPI_Comm comm_old, const char *fn, const void *out, const c
     return MPI_SUCCESS;
 }
 
-/* Raise MPI_ERR_ARG for a NULL array or pointer argument. */
-static int null_arg(struct zmpi_comm *c, const char *fn, const char *what)
+int zm_mpi_topo_null_arg(struct zmpi_comm *c, const char *fn, const char *what)
 {
     return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument", what);
 }
@@ -147,9 +146,9 @@ static int check_grid(struct zmpi_comm *c, const char *fn, int ndims, const int 
     if (ndims < 0)
         return zm_mpi_error(c, MPI_ERR_DIMS, fn, "(ndims=%d): must be >= 0", ndims);
     if (ndims > 0 && !dims)
-        return null_arg(c, fn, "dims");
+        return zm_mpi_topo_null_arg(c, fn, "dims");
     if (ndims > 0 && !periods)
-        return null_arg(c, fn, "periods");
+        return zm_mpi_topo_null_arg(c, fn, "periods");
     *n = 1;
     for (int i = 0; i < ndims; i++) {
         if (dims[i] <= 0)
@@ -223,7 +222,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     const char *fn = "MPI_Cart_create";
     struct zmpi_comm *c;
     long long n = 0;
-    int rc = check_old(comm_old, fn, comm_cart, "comm_cart", &c);
+    int rc = zm_mpi_topo_check_old(comm_old, fn, comm_cart, "comm_cart", &c);
     if (rc == MPI_SUCCESS)
         rc = check_grid(c, fn, ndims, dims, periods, &n);
     if (rc != MPI_SUCCESS)
@@ -237,13 +236,11 @@ ZM_WEAK(Cart_create)
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, "MPI_Cartdim_get", MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cartdim_get", comm, MPI_CART);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!ndims)
-        return null_arg(c, "MPI_Cartdim_get", "ndims");
+        return zm_mpi_topo_null_arg(c, fn, "ndims");
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }
@@ -257,7 +254,7 @@ static int check_out(struct zmpi_comm *c, const char *fn, const char *maxname, i
     if (max < 0)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s=%d): must be >= 0", maxname, max);
     if (!arr && max > 0 && n > 0)
-        return null_arg(c, fn, what);
+        return zm_mpi_topo_null_arg(c, fn, what);
     return MPI_SUCCESS;
 }
 
@@ -268,10 +265,7 @@ static int min_int(int a, int b)
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    const char *fn = "MPI_Cart_get";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cart_get", comm, MPI_CART);
     if (rc == MPI_SUCCESS)
         rc = check_out(c, fn, "maxdims", maxdims, "dims", dims, t->ndims);
     if (rc == MPI_SUCCESS)
@@ -292,16 +286,13 @@ ZM_WEAK(Cart_get)
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    const char *fn = "MPI_Cart_rank";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cart_rank", comm, MPI_CART);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!rank)
-        return null_arg(c, fn, "rank");
+        return zm_mpi_topo_null_arg(c, fn, "rank");
     if (t->ndims > 0 && !coords)
-        return null_arg(c, fn, "coords");
+        return zm_mpi_topo_null_arg(c, fn, "coords");
     long long r = 0;
     for (int d = 0; d < t->ndims; d++) {
         long long x = coords[d], n = t->dims[d];
@@ -321,10 +312,7 @@ ZM_WEAK(Cart_rank)
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    const char *fn = "MPI_Cart_coords";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cart_coords", comm, MPI_CART);
     if (rc != MPI_SUCCESS)
         return rc;
     if (rank < 0 || rank >= c->p.size)
@@ -345,17 +333,14 @@ ZM_WEAK(Cart_coords)
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    const char *fn = "MPI_Cart_shift";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cart_shift", comm, MPI_CART);
     if (rc != MPI_SUCCESS)
         return rc;
     if (direction < 0 || direction >= t->ndims)
         return zm_mpi_error(c, MPI_ERR_DIMS, fn, "(direction=%d): the grid has %d "
                             "dimension%s", direction, t->ndims, t->ndims == 1 ? "" : "s");
     if (!rank_source || !rank_dest)
-        return null_arg(c, fn, !rank_source ? "rank_source" : "rank_dest");
+        return zm_mpi_topo_null_arg(c, fn, !rank_source ? "rank_source" : "rank_dest");
     *rank_source = cart_step(t, c->p.rank, direction, -(long long)disp);
     *rank_dest = cart_step(t, c->p.rank, direction, disp);
     return MPI_SUCCESS;
@@ -364,16 +349,13 @@ ZM_WEAK(Cart_shift)
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    const char *fn = "MPI_Cart_sub";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_CART, &c, &t);
+    ZM_TOPO_ENTER("MPI_Cart_sub", comm, MPI_CART);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!newcomm)
-        return null_arg(c, fn, "newcomm");
+        return zm_mpi_topo_null_arg(c, fn, "newcomm");
     if (t->ndims > 0 && !remain_dims)
-        return null_arg(c, fn, "remain_dims");
+        return zm_mpi_topo_null_arg(c, fn, "remain_dims");
     int *keep = malloc(sizeof(int) * 2 * (size_t)(t->ndims + 1)), nk = 0;
     if (!keep)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -401,7 +383,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     const char *fn = "MPI_Cart_map";
     struct zmpi_comm *c;
     long long n = 0;
-    int rc = check_old(comm, fn, newrank, "newrank", &c);
+    int rc = zm_mpi_topo_check_old(comm, fn, newrank, "newrank", &c);
     if (rc == MPI_SUCCESS)
         rc = check_grid(c, fn, ndims, dims, periods, &n);
     if (rc != MPI_SUCCESS)
@@ -518,7 +500,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     if (nnodes <= 0)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(nnodes=%d): must be > 0", nnodes);
     if (ndims > 0 && !dims)
-        return null_arg(NULL, fn, "dims");
+        return zm_mpi_topo_null_arg(NULL, fn, "dims");
     long long fixed = 1;
     int nfree = 0;
     for (int i = 0; i < ndims; i++) {
@@ -562,13 +544,13 @@ static int check_graph(struct zmpi_comm *c, const char *fn, int nnodes, const in
     if (nnodes == 0)
         return MPI_SUCCESS;
     if (!index)
-        return null_arg(c, fn, "index");
+        return zm_mpi_topo_null_arg(c, fn, "index");
     for (int i = 0; i < nnodes; i++)
         if (index[i] < (i ? index[i - 1] : 0))
             return zm_mpi_error(c, MPI_ERR_ARG, fn, "(index[%d]=%d): the cumulative degrees "
                                 "must not decrease nor start below 0", i, index[i]);
     if (index[nnodes - 1] > 0 && !edges)
-        return null_arg(c, fn, "edges");
+        return zm_mpi_topo_null_arg(c, fn, "edges");
     for (int j = 0; j < index[nnodes - 1]; j++)
         if (edges[j] < 0 || edges[j] >= nnodes)
             return zm_mpi_error(c, MPI_ERR_ARG, fn, "(edges[%d]=%d): not a node of the graph "
@@ -601,7 +583,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 {
     const char *fn = "MPI_Graph_create";
     struct zmpi_comm *c;
-    int rc = check_old(comm_old, fn, comm_graph, "comm_graph", &c);
+    int rc = zm_mpi_topo_check_old(comm_old, fn, comm_graph, "comm_graph", &c);
     if (rc == MPI_SUCCESS)
         rc = check_graph(c, fn, nnodes, index, edges);
     if (rc != MPI_SUCCESS)
@@ -615,14 +597,11 @@ ZM_WEAK(Graph_create)
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    const char *fn = "MPI_Graphdims_get";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_GRAPH, &c, &t);
+    ZM_TOPO_ENTER("MPI_Graphdims_get", comm, MPI_GRAPH);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!nnodes || !nedges)
-        return null_arg(c, fn, !nnodes ? "nnodes" : "nedges");
+        return zm_mpi_topo_null_arg(c, fn, !nnodes ? "nnodes" : "nedges");
     *nnodes = t->nnodes;
     *nedges = t->nedges;
     return MPI_SUCCESS;
@@ -631,10 +610,7 @@ ZM_WEAK(Graphdims_get)
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    const char *fn = "MPI_Graph_get";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_GRAPH, &c, &t);
+    ZM_TOPO_ENTER("MPI_Graph_get", comm, MPI_GRAPH);
     if (rc == MPI_SUCCESS)
         rc = check_out(c, fn, "maxindex", maxindex, "index", index, t->nnodes);
     if (rc == MPI_SUCCESS)
@@ -663,17 +639,14 @@ static int graph_node(struct zmpi_comm *c, const char *fn, const struct zm_mpi_t
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    const char *fn = "MPI_Graph_neighbors_count";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
+    ZM_TOPO_ENTER("MPI_Graph_neighbors_count", comm, MPI_GRAPH);
     int first, n;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_GRAPH, &c, &t);
     if (rc == MPI_SUCCESS)
         rc = graph_node(c, fn, t, rank, &first, &n);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!nneighbors)
-        return null_arg(c, fn, "nneighbors");
+        return zm_mpi_topo_null_arg(c, fn, "nneighbors");
     *nneighbors = n;
     return MPI_SUCCESS;
 }
@@ -681,11 +654,8 @@ ZM_WEAK(Graph_neighbors_count)
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    const char *fn = "MPI_Graph_neighbors";
-    struct zmpi_comm *c;
-    struct zm_mpi_topo *t;
+    ZM_TOPO_ENTER("MPI_Graph_neighbors", comm, MPI_GRAPH);
     int first, n;
-    int rc = zm_mpi_topo_check(comm, fn, MPI_GRAPH, &c, &t);
     if (rc == MPI_SUCCESS)
         rc = graph_node(c, fn, t, rank, &first, &n);
     if (rc == MPI_SUCCESS)
@@ -702,7 +672,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 {
     const char *fn = "MPI_Graph_map";
     struct zmpi_comm *c;
-    int rc = check_old(comm, fn, newrank, "newrank", &c);
+    int rc = zm_mpi_topo_check_old(comm, fn, newrank, "newrank", &c);
     if (rc == MPI_SUCCESS)
         rc = check_graph(c, fn, nnodes, index, edges);
     if (rc != MPI_SUCCESS)
@@ -724,7 +694,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!status)
-        return null_arg(c, fn, "status");
+        return zm_mpi_topo_null_arg(c, fn, "status");
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

@@ -35,6 +35,16 @@ struct zm_mpi_topo {
     int weighted;       /* weights were given (not MPI_UNWEIGHTED) */
     int *inw, *outw;    /* weights of the in and out edges (weighted only) */
     MPI_Info info;      /* copy of the creation's info, or MPI_INFO_NULL */
+    /* The last blocking neighbourhood collective with one count and type
+     * per side, kept for the next identical call (neighbor.c): a halo loop
+     * repeats the same call, which then allocates nothing. */
+    struct zm_mpi_sched *nb_cache;
+    struct zm_mpi_nb_key {
+        const void *comm;   /* communicator object and its context, since */
+        uint32_t ctx;       /* freed objects are reused */
+        int smode, rmode, scount, rcount;
+        const void *sbuf, *rbuf, *sdt, *rdt;
+    } nb_key;
     size_t used, cap;   /* ints[] taken so far and available */
     int ints[];         /* storage of every array above */
 };
@@ -66,5 +76,26 @@ int zm_mpi_topo_make_comm(struct zmpi_comm *c, MPI_Comm comm_old, const char *fn
  * MPI_ERR_TOPOLOGY) is returned.  ULT context, the calling rank. */
 int zm_mpi_topo_check(MPI_Comm comm, const char *fn, int kind, struct zmpi_comm **cp,
                       struct zm_mpi_topo **tp);
+
+/* Prelude of a call on a topology communicator: declares `fn` (set to
+ * name), `c`, `t` and `rc`, the result of zm_mpi_topo_check on `comm` for
+ * topologies of `kind` (0: any).  The caller tests rc. */
+#define ZM_TOPO_ENTER(name, comm, kind)                                      \
+    const char *fn = name;                                                   \
+    struct zmpi_comm *c;                                                     \
+    struct zm_mpi_topo *t;                                                   \
+    int rc = zm_mpi_topo_check(comm, fn, kind, &c, &t)
+
+/* Resolve comm_old for topology constructor or mapping call `fn`: it must
+ * be an intracommunicator, and `out` (the argument named outname) a place
+ * for the result.  On success *cp is set and MPI_SUCCESS returned;
+ * otherwise the raised error.  ULT context, the calling rank. */
+int zm_mpi_topo_check_old(MPI_Comm comm_old, const char *fn, const void *out,
+                          const char *outname, struct zmpi_comm **cp);
+
+/* Raise MPI_ERR_ARG on c (NULL: no object) for call `fn` whose pointer or
+ * array argument `what` is NULL; returns the error.  ULT context, the
+ * calling rank. */
+int zm_mpi_topo_null_arg(struct zmpi_comm *c, const char *fn, const char *what);
 
 #endif /* ZM_MPI_TOPO_IMPL_H */

@@ -1,33 +1,25 @@
 /*
- * win.c: MPI-3 shared-memory windows and the info objects they take.
+ * win.c: the API of window objects: creation of every flavor, MPI_Win_free,
+ * dynamic windows' attach/detach, MPI_Win_shared_query, group, name and
+ * info.  Communication and synchronization calls are in rma_api.c; the
+ * shared window state and its waits in src/rma/.
  *
- * All ranks of a zmpi process share one address space, so a shared window
- * is one allocation: rank 0 of the communicator allocates the segments of
- * all ranks (contiguous in rank order, unless alloc_shared_noncontig asks
- * for each segment on its own cache lines) and broadcasts the table of
- * segments.  Loads and stores are ordinary memory accesses; Win_sync is a
- * full memory barrier, Win_fence a barrier with one.  Info objects are in
- * info.c.
+ * A window's ranks share one zm_rma_win_t: rank 0 of the window's private
+ * communicator makes it and broadcasts its address, each rank then writes
+ * its own segment (base, size, displacement unit) into it, and a
+ * reduction both publishes the table (it orders the writes before any
+ * access) and tells every rank whether any rank failed, so all fail
+ * together.  Win_allocate_shared instead lets rank 0 lay out all segments
+ * in one block, contiguous in rank order as the standard requires, unless
+ * the alloc_shared_noncontig hint asks for each on its own pages.
  */
 #include "mpi_impl.h"
 
+#include "rma/rma.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-
-/* ---- Shared windows ----------------------------------------------------- */
-
-/* The memory of a window, shared by its ranks' window objects. */
-struct win_mem {
-    _Atomic int refs;                 /* ranks that have not freed the window */
-    void *block;                      /* the one allocation */
-    int n;                            /* ranks */
-    struct win_seg {
-        char *base;                   /* start of the rank's segment */
-        MPI_Aint size;                /* its size */
-        int disp_unit;                /* its displacement unit */
-    } seg[];
-};
 
 static int win_check(const char *fn, MPI_Win win)
 {
@@ -37,109 +29,365 @@ static int win_check(const char *fn, MPI_Win win)
                         win ? "freed or not a window" : "MPI_WIN_NULL");
 }
 
-/* Rank 0's half of Win_allocate_shared: one block for all segments.
- * sizes/units hold every rank's arguments.  Returns NULL if out of memory. */
-static struct win_mem *win_mem_new(int n, const MPI_Aint *sizes, const int *units, int noncontig)
+/* ---- Info hints ---------------------------------------------------------- */
+
+/* Hints a window answers in MPI_Win_get_info, with their defaults.  All
+ * communication completes at once and in program order, so every
+ * accumulate_ordering and accumulate_ops value is honoured as it is. */
+static const char *const win_hints[][2] = {
+    { "no_locks", "false" },
+    { "accumulate_ordering", "rar,raw,war,waw" },
+    { "accumulate_ops", "same_op_no_op" },
+    { "same_size", "false" },
+    { "same_disp_unit", "false" },
+    { "mpi_accumulate_granularity", "0" },
+};
+
+/* Copy the recognized hints of `info` (MPI_INFO_NULL: none) into the
+ * window's own info object.  Returns MPI_SUCCESS or an error class. */
+static int win_info_apply(struct zmpi_win *w, MPI_Info info)
 {
-    struct win_mem *m = calloc(1, sizeof(*m) + sizeof(m->seg[0]) * (size_t)n);
-    if (!m)
-        return NULL;
-    /* Contiguous (the default): each segment starts where the previous
-     * one ends, as the standard requires. */
-    size_t total = 0, align = noncontig ? 4096 : 1;
-    for (int i = 0; i < n; i++)
-        total += ((size_t)sizes[i] + align - 1) & ~(align - 1);
-    m->block = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
-    if (!m->block) {
-        free(m);
-        return NULL;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    char v[MPI_MAX_INFO_VAL + 1];
+    for (size_t i = 0; i < sizeof(win_hints) / sizeof(win_hints[0]); i++) {
+        int flag = 0;
+        PMPI_Info_get(info, win_hints[i][0], MPI_MAX_INFO_VAL, v, &flag);
+        if (flag && PMPI_Info_set(w->info, win_hints[i][0], v) != MPI_SUCCESS)
+            return MPI_ERR_NO_MEM;
     }
-    memset(m->block, 0, total);
-    atomic_store(&m->refs, n);
-    m->n = n;
-    char *p = m->block;
-    for (int i = 0; i < n; i++) {
-        m->seg[i].base = p;
-        m->seg[i].size = sizes[i];
-        m->seg[i].disp_unit = units[i];
-        p += ((size_t)sizes[i] + align - 1) & ~(align - 1);
-    }
-    return m;
+    return MPI_SUCCESS;
 }
 
-static int info_noncontig(MPI_Info info)
+static int info_true(MPI_Info info, const char *key)
 {
     char v[16];
     int flag = 0;
-    if (!info || info->magic != ZM_INFO_MAGIC)
+    if (info == MPI_INFO_NULL)
         return 0;
-    PMPI_Info_get(info, "alloc_shared_noncontig", (int)sizeof(v) - 1, v, &flag);
+    PMPI_Info_get(info, key, (int)sizeof(v) - 1, v, &flag);
     return flag && strcmp(v, "true") == 0;
+}
+
+/* ---- Creation ------------------------------------------------------------ */
+
+/* Checks shared by the creation calls. */
+static int create_check(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Aint size,
+                        int disp_unit, const void *out, MPI_Win *win, struct zmpi_comm **c)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    int rc = zm_mpi_check_comm(me, comm, fn, c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((*c)->inter)
+        return zm_mpi_error(*c, MPI_ERR_COMM, fn, "(comm=%s): must be an intracommunicator",
+                            (*c)->name);
+    if (size < 0)
+        return zm_mpi_error(*c, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0", (long long)size);
+    if (disp_unit <= 0)
+        return zm_mpi_error(*c, MPI_ERR_DISP, fn, "(disp_unit=%d): must be > 0", disp_unit);
+    if (!out || !win)
+        return zm_mpi_error(*c, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument",
+                            win ? "baseptr" : "win");
+    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+        return rc;
+    return MPI_SUCCESS;
+}
+
+/* First half of every creation: the window object, its private
+ * communicator and the shared state (made by rank 0).  On failure
+ * everything is undone and the error raised on c; all ranks fail alike
+ * (the shared state's address is broadcast, NULL if rank 0 failed, but a
+ * rank failing on its own object still joins the broadcast). */
+static int win_begin(const char *fn, struct zmpi_comm *c, MPI_Comm comm, MPI_Info info,
+                     int flavor, struct zmpi_win **out)
+{
+    struct zmpi_win *w = calloc(1, sizeof(*w));
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc = PMPI_Comm_dup(comm, &dup);
+    if (rc != MPI_SUCCESS) {
+        free(w);
+        return rc;
+    }
+    struct zmpi_comm *d = dup;
+    zm_rma_win_t *r = NULL;
+    if (d->p.rank == 0)
+        r = zm_rma_win_new(d->p.size);
+    PMPI_Bcast(&r, (int)sizeof(r), MPI_BYTE, 0, dup);
+    if (w) {
+        w->lock_type = calloc((size_t)d->p.size, 1);
+        PMPI_Info_create(&w->info);
+    }
+    int ok = w && r && w->lock_type && w->info, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
+    if (!all_ok) {
+        if (r && d->p.rank == 0) {
+            /* Nobody else took the state: drop it at once. */
+            atomic_store(&r->refs, 1);
+            zm_rma_win_unref(r);
+        }
+        if (w) {
+            free(w->lock_type);
+            if (w->info)
+                PMPI_Info_free(&w->info);
+            free(w);
+        }
+        PMPI_Comm_free(&dup);
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for the window");
+    }
+    for (size_t i = 0; i < sizeof(win_hints) / sizeof(win_hints[0]); i++)
+        PMPI_Info_set(w->info, win_hints[i][0], win_hints[i][1]);
+    if (flavor == MPI_WIN_FLAVOR_SHARED)
+        PMPI_Info_set(w->info, "alloc_shared_noncontig",
+                      info_true(info, "alloc_shared_noncontig") ? "true" : "false");
+    win_info_apply(w, info);
+    w->comm = d;
+    w->rma = r;
+    w->rank = d->p.rank;
+    w->size = d->p.size;
+    w->attr_flavor = flavor;
+    w->attr_model = MPI_WIN_UNIFIED;
+    *out = w;
+    return MPI_SUCCESS;
+}
+
+/* Undo win_begin on every rank (a later step failed somewhere). */
+static void win_abandon(struct zmpi_win *w)
+{
+    zm_rma_win_unref(w->rma);
+    MPI_Comm dup = w->comm;
+    PMPI_Comm_free(&dup);
+    PMPI_Info_free(&w->info);
+    free(w->own_mem);
+    free(w->lock_type);
+    free(w);
+}
+
+/* Second half: publish the caller's segment and agree that every rank
+ * got this far (`ok`).  Returns MPI_SUCCESS, or raises MPI_ERR_NO_MEM on
+ * c after undoing the window on every rank. */
+static int win_end(const char *fn, struct zmpi_comm *c, struct zmpi_win *w, void *base,
+                   MPI_Aint size, int disp_unit, int ok, MPI_Win *win)
+{
+    zm_rma_target_t *t = &w->rma->t[w->rank];
+    if (w->attr_flavor != MPI_WIN_FLAVOR_SHARED) {
+        t->base = base;
+        t->size = (size_t)size;
+        t->disp_unit = disp_unit;
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    if (!all_ok) {
+        win_abandon(w);
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for the window");
+    }
+    w->attr_base = base;
+    w->attr_size = size;
+    w->attr_disp_unit = disp_unit;
+    w->magic = ZM_WIN_MAGIC;
+    *win = w;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    const char *fn = "MPI_Win_create";
+    struct zmpi_comm *c;
+    int rc = create_check(fn, comm, info, size, disp_unit, win, win, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!base && size > 0)
+        return zm_mpi_error(c, MPI_ERR_BASE, fn, "(base=NULL, size=%lld): a window of "
+                            "non-zero size needs memory", (long long)size);
+    struct zmpi_win *w;
+    if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_CREATE, &w)) != MPI_SUCCESS)
+        return rc;
+    return win_end(fn, c, w, base, size, disp_unit, 1, win);
+}
+ZM_WEAK(Win_create)
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
+{
+    const char *fn = "MPI_Win_allocate";
+    struct zmpi_comm *c;
+    int rc = create_check(fn, comm, info, size, disp_unit, baseptr, win, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct zmpi_win *w;
+    if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w)) != MPI_SUCCESS)
+        return rc;
+    /* Cache-line aligned, so no two ranks' segments share a line. */
+    size_t bytes = ((size_t)size + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
+    w->own_mem = size > 0 ? aligned_alloc(ZM_CACHE_LINE, bytes) : NULL;
+    rc = win_end(fn, c, w, w->own_mem, size, disp_unit, size == 0 || w->own_mem, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = w->own_mem;
+    return rc;
+}
+ZM_WEAK(Win_allocate)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    const char *fn = "MPI_Win_create_dynamic";
+    struct zmpi_comm *c;
+    int rc = create_check(fn, comm, info, 0, 1, win, win, &c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct zmpi_win *w;
+    if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_DYNAMIC, &w)) != MPI_SUCCESS)
+        return rc;
+    return win_end(fn, c, w, MPI_BOTTOM, 0, 1, 1, win);
+}
+ZM_WEAK(Win_create_dynamic)
+
+/* Rank 0's layout of a shared window: one zeroed block holding every
+ * segment.  Returns 0 if out of memory. */
+static int shared_layout(zm_rma_win_t *r, const MPI_Aint *sizes, const int *units, int noncontig)
+{
+    size_t total = 0, align = noncontig ? 4096 : 1;
+    for (int i = 0; i < r->n; i++)
+        total += ((size_t)sizes[i] + align - 1) & ~(align - 1);
+    r->block = aligned_alloc(4096, (total + 4095) & ~(size_t)4095);
+    if (!r->block)
+        return 0;
+    memset(r->block, 0, total);
+    char *p = r->block;
+    for (int i = 0; i < r->n; i++) {
+        r->t[i].base = p;
+        r->t[i].size = (size_t)sizes[i];
+        r->t[i].disp_unit = units[i];
+        p += ((size_t)sizes[i] + align - 1) & ~(align - 1);
+    }
+    return 1;
 }
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
     const char *fn = "MPI_Win_allocate_shared";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    int rc = create_check(fn, comm, info, size, disp_unit, baseptr, win, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c->inter)
-        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): must be an intracommunicator",
-                            c->name);
-    if (size < 0)
-        return zm_mpi_error(c, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0", (long long)size);
-    if (disp_unit <= 0)
-        return zm_mpi_error(c, MPI_ERR_DISP, fn, "(disp_unit=%d): must be > 0", disp_unit);
-    if (!baseptr || !win)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "baseptr or win is NULL");
-    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+    struct zmpi_win *w;
+    if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_SHARED, &w)) != MPI_SUCCESS)
         return rc;
-    struct zmpi_win *w = calloc(1, sizeof(*w));
-    MPI_Comm dup = MPI_COMM_NULL;
-    if (!w)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    if ((rc = PMPI_Comm_dup(comm, &dup)) != MPI_SUCCESS)
-        goto err_free_win;
-    struct zmpi_comm *d = dup;
-    int n = d->p.size;
-    /* Everyone's size and unit to rank 0, which allocates; then the table
-     * pointer to all. */
-    MPI_Aint *sizes = d->p.rank == 0 ? malloc(sizeof(MPI_Aint) * (size_t)n) : NULL;
-    int *units = d->p.rank == 0 ? malloc(sizeof(int) * (size_t)n) : NULL;
-    struct win_mem *m = NULL;
-    PMPI_Gather(&size, 1, MPI_AINT, sizes, 1, MPI_AINT, 0, dup);
-    PMPI_Gather(&disp_unit, 1, MPI_INT, units, 1, MPI_INT, 0, dup);
-    if (d->p.rank == 0 && sizes && units)
-        m = win_mem_new(n, sizes, units, info_noncontig(info));
+    /* Everyone's size and unit to rank 0, which lays out the block. */
+    int n = w->size, ok = 1;
+    MPI_Aint *sizes = w->rank == 0 ? malloc(sizeof(MPI_Aint) * (size_t)n) : NULL;
+    int *units = w->rank == 0 ? malloc(sizeof(int) * (size_t)n) : NULL;
+    PMPI_Gather(&size, 1, MPI_AINT, sizes, 1, MPI_AINT, 0, w->comm);
+    PMPI_Gather(&disp_unit, 1, MPI_INT, units, 1, MPI_INT, 0, w->comm);
+    if (w->rank == 0)
+        ok = sizes && units && shared_layout(w->rma, sizes, units, info_true(info,
+                                             "alloc_shared_noncontig"));
     free(sizes);
     free(units);
-    PMPI_Bcast(&m, (int)sizeof(m), MPI_BYTE, 0, dup);
-    if (!m) {
-        rc = zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for the window");
-        goto err_free_comm;
-    }
-    w->magic = ZM_WIN_MAGIC;
-    w->comm = d;
-    w->mem = m;
-    w->rank = d->p.rank;
-    w->attr_base = m->seg[w->rank].base;
-    w->attr_size = size;
-    w->attr_disp_unit = disp_unit;
-    w->attr_flavor = MPI_WIN_FLAVOR_SHARED;
-    w->attr_model = MPI_WIN_UNIFIED;
-    *(void **)baseptr = w->attr_base;
-    *win = w;
-    return MPI_SUCCESS;
-err_free_comm:
-    PMPI_Comm_free(&dup);
-err_free_win:
-    free(w);
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, w->comm);
+    void *base = ok ? w->rma->t[w->rank].base : NULL;
+    rc = win_end(fn, c, w, base, size, disp_unit, ok, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = base;
     return rc;
 }
 ZM_WEAK(Win_allocate_shared)
+
+/* ---- Free ---------------------------------------------------------------- */
+
+int PMPI_Win_free(MPI_Win *win)
+{
+    const char *fn = "MPI_Win_free";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win ? *win : NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct zmpi_win *w = *win;
+    if (w->nlocks || w->locked_all || w->started || w->posted)
+        return zm_mpi_win_error(w, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d still has an "
+                                "open epoch (%s); close it before freeing the window",
+                                w->name[0] ? w->name : "unnamed", w->rank,
+                                w->nlocks ? "MPI_Win_lock" : w->locked_all ? "MPI_Win_lock_all"
+                                : w->started ? "MPI_Win_start" : "MPI_Win_post");
+    /* Delete callbacks run while the window is still whole; one that fails
+     * leaves the window as it is (MPI 4.1 section 7.7.3). */
+    int cls = zm_mpi_attr_free_all(ZM_ATTR_WIN, w);
+    if (cls != MPI_SUCCESS)
+        return zm_mpi_win_error(w, cls, fn, "an attribute's delete callback failed");
+    /* Collective: after the barrier every rank has ended its epochs on
+     * this window (another rank's lock on ours included), so nobody
+     * touches our memory any more. */
+    zm_p2p_self()->wait_call = fn;
+    zm_p2p_self()->wait_req = NULL;
+    zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
+    if (s)
+        zm_coll_barrier(s, w->rank);
+    zm_rma_win_unref(w->rma);
+    MPI_Comm dup = w->comm;
+    PMPI_Comm_free(&dup);
+    PMPI_Info_free(&w->info);
+    if (w->eh)
+        zm_mpi_eh_unref(w->eh);
+    free(w->own_mem);
+    free(w->lock_type);
+    free(w->start_ranks);
+    zm_mpi_handle_forget(w);
+    zm_mpi_magic_clear(&w->magic);
+    free(w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_free)
+
+/* ---- Dynamic windows ----------------------------------------------------- */
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    const char *fn = "MPI_Win_attach";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win->attr_flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_FLAVOR, fn, "(win=%s): only windows made by "
+                                "MPI_Win_create_dynamic take attached memory",
+                                win->name[0] ? win->name : "unnamed");
+    if (size < 0)
+        return zm_mpi_win_error(win, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0",
+                                (long long)size);
+    if (!base && size > 0)
+        return zm_mpi_win_error(win, MPI_ERR_BASE, fn, "(base=NULL, size=%lld): invalid "
+                                "memory", (long long)size);
+    zm_status_t st = zm_rma_attach(win->rma, win->rank, base, (size_t)size);
+    if (st == ZM_ERR_NOMEM)
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (st != ZM_OK)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_ATTACH, fn, "(base=%p, size=%lld): overlaps "
+                                "memory already attached to window %s", base, (long long)size,
+                                win->name[0] ? win->name : "unnamed");
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+    const char *fn = "MPI_Win_detach";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (win->attr_flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_FLAVOR, fn, "(win=%s): not a dynamic window",
+                                win->name[0] ? win->name : "unnamed");
+    if (zm_rma_detach(win->rma, win->rank, base) != ZM_OK)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_ATTACH, fn, "(base=%p): no memory attached "
+                                "at this address on rank %d", base, win->rank);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_detach)
+
+/* ---- Queries ------------------------------------------------------------- */
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -148,117 +396,96 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     int rc = win_check(fn, win);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct win_mem *m = win->mem;
-    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= m->n))
+    zm_rma_win_t *r = win->rma;
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= r->n))
         return zm_mpi_win_error(win, MPI_ERR_RANK, fn, "(rank=%d): invalid rank, the window "
-                            "has %d ranks", rank, m->n);
+                                "has %d ranks", rank, r->n);
     if (!size || !disp_unit || !baseptr)
         return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
     if (rank == MPI_PROC_NULL) {
         /* The first segment of non-zero size. */
-        for (rank = 0; rank < m->n - 1 && m->seg[rank].size == 0; rank++)
+        for (rank = 0; rank < r->n - 1 && r->t[rank].size == 0; rank++)
             ;
     }
-    *size = m->seg[rank].size;
-    *disp_unit = m->seg[rank].disp_unit;
-    *(void **)baseptr = m->seg[rank].base;
+    /* Every flavor's memory is shared by all ranks of a process (MPI 4.1
+     * lets Win_shared_query answer for any flavor); a dynamic window has
+     * no segment. */
+    *size = (MPI_Aint)r->t[rank].size;
+    *disp_unit = r->t[rank].disp_unit ? r->t[rank].disp_unit : 1;
+    *(void **)baseptr = r->t[rank].base;
     return MPI_SUCCESS;
 }
 ZM_WEAK(Win_shared_query)
 
-int PMPI_Win_sync(MPI_Win win)
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    zm_mpi_enter("MPI_Win_sync");
-    int rc = win_check("MPI_Win_sync", win);
-    /* Stores of this rank before the call are visible to loads of other
-     * ranks that synchronise with it afterwards (and the other way). */
-    atomic_thread_fence(memory_order_seq_cst);
-    return rc;
-}
-ZM_WEAK(Win_sync)
-
-int PMPI_Win_fence(int assert, MPI_Win win)
-{
-    const char *fn = "MPI_Win_fence";
+    const char *fn = "MPI_Win_get_group";
     zm_mpi_enter(fn);
     int rc = win_check(fn, win);
     if (rc != MPI_SUCCESS)
         return rc;
-    atomic_thread_fence(memory_order_seq_cst);
-    /* The barrier orders one epoch's loads and stores before the next's;
-     * with no epoch on either side there is nothing to order. */
-    if ((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED))
-        return MPI_SUCCESS;
-    zm_p2p_self()->wait_call = fn;
-    zm_coll_shm_t *s = zm_mpi_coll_shm(win->comm);
-    if (!s || zm_coll_barrier(s, win->rank) != ZM_OK)
+    if (!group)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(group=NULL): invalid argument");
+    return PMPI_Comm_group(win->comm, group);
+}
+ZM_WEAK(Win_get_group)
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    const char *fn = "MPI_Win_set_name";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!win_name)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(win_name=NULL): invalid argument");
+    snprintf(win->name, sizeof(win->name), "%s", win_name);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    const char *fn = "MPI_Win_get_name";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!win_name || !resultlen)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "win_name or resultlen is NULL");
+    size_t n = strlen(win->name);
+    memcpy(win_name, win->name, n + 1);
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_get_name)
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    const char *fn = "MPI_Win_set_info";
+    zm_mpi_enter(fn);
+    int rc = win_check(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+        return rc;
+    if (win_info_apply(win, info) != MPI_SUCCESS)
         return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
-ZM_WEAK(Win_fence)
+ZM_WEAK(Win_set_info)
 
-int PMPI_Win_lock_all(int assert, MPI_Win win)
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    const char *fn = "MPI_Win_lock_all";
-    zm_mpi_enter(fn);
-    (void)assert;
-    int rc = win_check(fn, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (win->locked_all)
-        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "the window is already locked");
-    /* A shared lock on every rank: nothing to wait for, since no rank
-     * takes exclusive locks on a shared window here. */
-    win->locked_all = 1;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Win_lock_all)
-
-int PMPI_Win_unlock_all(MPI_Win win)
-{
-    const char *fn = "MPI_Win_unlock_all";
+    const char *fn = "MPI_Win_get_info";
     zm_mpi_enter(fn);
     int rc = win_check(fn, win);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!win->locked_all)
-        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "the window is not locked");
-    win->locked_all = 0;
-    atomic_thread_fence(memory_order_seq_cst);
+    if (!info_used)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(info_used=NULL): invalid argument");
+    if (PMPI_Info_dup(win->info, info_used) != MPI_SUCCESS)
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
-ZM_WEAK(Win_unlock_all)
-
-int PMPI_Win_free(MPI_Win *win)
-{
-    const char *fn = "MPI_Win_free";
-    zm_mpi_enter(fn);
-    int rc = win ? win_check(fn, *win) : win_check(fn, NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct zmpi_win *w = *win;
-    /* Delete callbacks run while the window is still whole; one that fails
-     * leaves the window as it is (MPI 4.1 section 7.7.3). */
-    int cls = zm_mpi_attr_free_all(ZM_ATTR_WIN, w);
-    if (cls != MPI_SUCCESS)
-        return zm_mpi_win_error(w, cls, fn, "an attribute's delete callback failed");
-    /* Collective: nobody frees the memory while another rank still uses it. */
-    zm_p2p_self()->wait_call = fn;
-    zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
-    if (s)
-        zm_coll_barrier(s, w->rank);
-    if (atomic_fetch_sub(&w->mem->refs, 1) == 1) {
-        free(w->mem->block);
-        free(w->mem);
-    }
-    MPI_Comm dup = w->comm;
-    PMPI_Comm_free(&dup);
-    if (w->eh)
-        zm_mpi_eh_unref(w->eh);
-    zm_mpi_handle_forget(w);
-    zm_mpi_magic_clear(&w->magic);
-    free(w);
-    *win = MPI_WIN_NULL;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Win_free)
+ZM_WEAK(Win_get_info)

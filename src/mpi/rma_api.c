@@ -1,0 +1,780 @@
+/*
+ * rma_api.c: the API of one-sided communication and synchronization: Put,
+ * Get, the accumulate family and their request forms, fence, PSCW, and
+ * the passive-target lock and flush calls.
+ *
+ * Every operation is checked (window, buffers, datatypes, target rank,
+ * epoch, and that the target range lies inside the target's window), then
+ * done at once by the calling rank with direct copies (src/rma/).  So a
+ * flush has nothing to wait for: it is a memory fence, plus a yield when
+ * other ranks share the worker, so that a rank spinning on a flag with
+ * flush (the mpi4py.util.sync pattern) lets the rank that will set the
+ * flag run.
+ */
+#include "mpi_impl.h"
+
+#include "rma/rma.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int win_check(const char *fn, MPI_Win win)
+{
+    if (win && win->magic == ZM_WIN_MAGIC)
+        return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_WIN, fn, "(win=%s): invalid window",
+                        win ? "freed or not a window" : "MPI_WIN_NULL");
+}
+
+/* The window's name for messages. */
+static const char *wname(const struct zmpi_win *w)
+{
+    return w->name[0] ? w->name : "(unnamed)";
+}
+
+/* Enter an API call on a window: the rank may call MPI and the handle is
+ * a live window. */
+static int win_enter(const char *fn, MPI_Win win)
+{
+    zm_mpi_enter(fn);
+    return win_check(fn, win);
+}
+
+/* A (count, datatype) argument that describes data. */
+static int data_check(struct zmpi_win *w, const char *fn, const char *what, int count,
+                      MPI_Datatype dt)
+{
+    if (count < 0)
+        return zm_mpi_win_error(w, MPI_ERR_COUNT, fn, "(%s_count=%d): must be >= 0", what,
+                                count);
+    if (!zm_dt_valid(dt))
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_datatype=%s): invalid datatype", what,
+                                dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a type");
+    if (!dt->usable)
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_datatype=%s): %s", what, dt->name,
+                                dt->freed ? "freed" : "not committed (MPI_Type_commit)");
+    return MPI_SUCCESS;
+}
+
+/* Nonzero if the rank has an access epoch to target t. */
+static int has_access(const struct zmpi_win *w, int t)
+{
+    return w->fence_open || w->locked_all || w->lock_type[t];
+}
+
+/* Nonzero if the rank has a passive-target epoch to t (request forms). */
+static int has_passive(const struct zmpi_win *w, int t)
+{
+    return w->locked_all || (w->lock_type[t] & (ZM_WIN_LOCK_SHARED | ZM_WIN_LOCK_EXCL));
+}
+
+/* Where (count, dt) at displacement disp of target t lies, checked to be
+ * inside the target's window.  Sets *addr, or raises MPI_ERR_RMA_RANGE. */
+static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp, int count,
+                        MPI_Datatype dt, char **addr)
+{
+    ptrdiff_t lo = 0, hi = 0;
+    if (count > 0 && dt->size > 0) {
+        ptrdiff_t span = (ptrdiff_t)(count - 1) * dt->extent;
+        lo = dt->true_lb + (span < 0 ? span : 0);
+        hi = dt->true_ub + (span > 0 ? span : 0);
+    }
+    int dyn = w->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    *addr = zm_rma_target_addr(w->rma, t, dyn, disp, lo, hi);
+    if (*addr)
+        return MPI_SUCCESS;
+    if (dyn)
+        return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
+                                "target_count=%d, target_datatype=%s): not inside memory "
+                                "attached by the target to window %s", t, (long long)disp,
+                                count, dt->name, wname(w));
+    zm_rma_target_t *tg = &w->rma->t[t];
+    return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
+                            "target_count=%d, target_datatype=%s): bytes [%lld, %lld) are "
+                            "outside the target's window %s of %zu bytes (disp_unit %d)", t,
+                            (long long)disp, count, dt->name,
+                            (long long)(disp * tg->disp_unit + lo),
+                            (long long)(disp * tg->disp_unit + hi), wname(w), tg->size,
+                            tg->disp_unit);
+}
+
+/* The target side of every operation: rank, epoch, datatype and range.
+ * *addr is NULL for MPI_PROC_NULL (nothing to do). */
+static int target_check(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp, int count,
+                        MPI_Datatype dt, int passive, char **addr)
+{
+    *addr = NULL;
+    int rc = data_check(w, fn, "target", count, dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (t == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (t < 0 || t >= w->size)
+        return zm_mpi_win_error(w, MPI_ERR_RANK, fn, "(target_rank=%d): invalid rank, window "
+                                "%s has %d ranks", t, wname(w), w->size);
+    if (passive ? !has_passive(w, t) : !has_access(w, t))
+        return zm_mpi_win_error(w, MPI_ERR_RMA_SYNC, fn, "(target_rank=%d): no %saccess epoch "
+                                "to this target on window %s (call MPI_Win_fence, "
+                                "MPI_Win_start or MPI_Win_lock first)", t,
+                                passive ? "passive-target " : "", wname(w));
+    return target_range(w, fn, t, disp, count, dt, addr);
+}
+
+/* Origin and target must hold the same amount of data. */
+static int match_check(struct zmpi_win *w, const char *fn, const char *what, int count,
+                       MPI_Datatype dt, int tcount, MPI_Datatype tdt)
+{
+    size_t a = zm_dt_bytes(dt, (size_t)count), b = zm_dt_bytes(tdt, (size_t)tcount);
+    if (a == b)
+        return MPI_SUCCESS;
+    return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_count=%d, %s_datatype=%s: %zu bytes; "
+                            "target_count=%d, target_datatype=%s: %zu bytes): datatype "
+                            "mismatch on window %s", what, count, what, dt->name, a, tcount,
+                            tdt->name, b, wname(w));
+}
+
+/* ---- Put and Get ----------------------------------------------------------- */
+
+/* Put (get = 0) or Get (get = 1), checked and done. */
+static int put_get(const char *fn, int get, void *obuf, int ocount, MPI_Datatype odt, int t,
+                   MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win, int passive)
+{
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char *taddr;
+    if ((rc = data_check(win, fn, "origin", ocount, odt)) != MPI_SUCCESS ||
+        (rc = target_check(win, fn, t, disp, tcount, tdt, passive, &taddr)) != MPI_SUCCESS ||
+        (rc = match_check(win, fn, "origin", ocount, odt, tcount, tdt)) != MPI_SUCCESS)
+        return rc;
+    size_t bytes = zm_dt_bytes(odt, (size_t)ocount);
+    if (!taddr || bytes == 0)
+        return MPI_SUCCESS;
+    if (get)
+        zm_dt_copy(obuf, (size_t)ocount, odt, taddr, (size_t)tcount, tdt, bytes);
+    else
+        zm_dt_copy(taddr, (size_t)tcount, tdt, obuf, (size_t)ocount, odt, bytes);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
+                   target_rank, target_disp, target_count, target_datatype, win, 0);
+}
+ZM_WEAK(Put)
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
+                   target_disp, target_count, target_datatype, win, 0);
+}
+ZM_WEAK(Get)
+
+/* ---- Accumulate family ------------------------------------------------------ */
+
+/* The arguments of an accumulate-family call. */
+struct acc {
+    const void *obuf;
+    int ocount;
+    MPI_Datatype odt;
+    void *rbuf;                    /* result (Get_accumulate), or NULL */
+    int rcount;
+    MPI_Datatype rdt;
+    int t;
+    MPI_Aint disp;
+    int tcount;
+    MPI_Datatype tdt;
+    MPI_Op op;
+};
+
+/* The op and the element types of an accumulate: one predefined type on
+ * every side, on which op is defined.  Sets *basic. */
+static int acc_types(struct zmpi_win *w, const char *fn, const struct acc *a, int fetch,
+                     const zm_dt_t **basic)
+{
+    MPI_Op op = a->op;
+    if (!zm_op_valid(op) || op->id == ZM_OP_USER || (!fetch && op->id == ZM_OP_NO_OP))
+        return zm_mpi_win_error(w, MPI_ERR_OP, fn, "(op=%s): %s", !zm_op_valid(op)
+                                ? "invalid operation" : op->name, !zm_op_valid(op) ? "" :
+                                op->id == ZM_OP_USER ? "one-sided accumulates take predefined "
+                                "operations only" : "MPI_NO_OP is for MPI_Get_accumulate and "
+                                "MPI_Fetch_and_op only");
+    *basic = zm_dt_basic(a->tdt);
+    const char *bad = NULL;
+    if (!*basic)
+        bad = "target";
+    else if (op->id != ZM_OP_NO_OP && a->ocount > 0 && zm_dt_basic(a->odt) != *basic)
+        bad = "origin";
+    else if (a->rbuf && a->rcount > 0 && zm_dt_basic(a->rdt) != *basic)
+        bad = "result";
+    if (bad)
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_datatype=%s, target_datatype=%s): "
+                                "accumulate datatypes must all consist of the same single "
+                                "predefined type", bad, !strcmp(bad, "origin") ? a->odt->name
+                                : !strcmp(bad, "result") ? a->rdt->name : a->tdt->name,
+                                a->tdt->name);
+    if (!zm_op_defined(op, *basic))
+        return zm_mpi_win_error(w, MPI_ERR_OP, fn, "(op=%s): not defined for datatype %s",
+                                op->name, (*basic)->name);
+    return MPI_SUCCESS;
+}
+
+/* Accumulate (a->rbuf NULL) or Get_accumulate, checked and done. */
+static int accumulate(const char *fn, const struct acc *a, MPI_Win win, int passive)
+{
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int fetch = a->rbuf != NULL || a->rdt != NULL, no_op = zm_op_valid(a->op) &&
+                a->op->id == ZM_OP_NO_OP;
+    const zm_dt_t *basic = NULL;
+    char *taddr;
+    if ((!no_op && (rc = data_check(win, fn, "origin", a->ocount, a->odt)) != MPI_SUCCESS) ||
+        (fetch && (rc = data_check(win, fn, "result", a->rcount, a->rdt)) != MPI_SUCCESS) ||
+        (rc = target_check(win, fn, a->t, a->disp, a->tcount, a->tdt, passive, &taddr)) !=
+            MPI_SUCCESS ||
+        (!no_op && (rc = match_check(win, fn, "origin", a->ocount, a->odt, a->tcount,
+                                     a->tdt)) != MPI_SUCCESS) ||
+        (fetch && (rc = match_check(win, fn, "result", a->rcount, a->rdt, a->tcount,
+                                    a->tdt)) != MPI_SUCCESS) ||
+        (rc = acc_types(win, fn, a, fetch, &basic)) != MPI_SUCCESS)
+        return rc;
+    if (!taddr || zm_dt_bytes(a->tdt, (size_t)a->tcount) == 0)
+        return MPI_SUCCESS;
+    if (zm_rma_accumulate(win->rma, a->t, a->op, basic, a->obuf, (size_t)a->ocount, a->odt,
+                          taddr, (size_t)a->tcount, a->tdt, fetch ? a->rbuf : NULL,
+                          (size_t)a->rcount, a->rdt) != ZM_OK)
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct acc a = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
+                     target_disp, target_count, target_datatype, op };
+    return accumulate("MPI_Accumulate", &a, win, 0);
+}
+ZM_WEAK(Accumulate)
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                        MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct acc a = { origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                     result_datatype, target_rank, target_disp, target_count,
+                     target_datatype, op };
+    return accumulate("MPI_Get_accumulate", &a, win, 0);
+}
+ZM_WEAK(Get_accumulate)
+
+/* Fetch_and_op and Compare_and_swap take one element of a predefined
+ * type. */
+static int single_type(struct zmpi_win *w, const char *fn, MPI_Datatype dt, int cas)
+{
+    if (!zm_dt_valid(dt) || dt->d)
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(datatype=%s): must be a predefined "
+                                "datatype", zm_dt_valid(dt) ? dt->name : "invalid");
+    int k = dt->kind;
+    if (cas && k != ZM_DT_INT_SIGNED && k != ZM_DT_INT_UNSIGNED && k != ZM_DT_BYTE &&
+        k != ZM_DT_BOOL && k != ZM_DT_FORTRAN_INT && k != ZM_DT_LOGICAL && k != ZM_DT_CHAR)
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(datatype=%s): must be an integer, "
+                                "logical or byte type", dt->name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    const char *fn = "MPI_Fetch_and_op";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS || (rc = single_type(win, fn, datatype, 0)) != MPI_SUCCESS)
+        return rc;
+    struct acc a = { origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                     target_disp, 1, datatype, op };
+    return accumulate(fn, &a, win, 0);
+}
+ZM_WEAK(Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win)
+{
+    const char *fn = "MPI_Compare_and_swap";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS || (rc = single_type(win, fn, datatype, 1)) != MPI_SUCCESS)
+        return rc;
+    char *taddr;
+    if ((rc = target_check(win, fn, target_rank, target_disp, 1, datatype, 0, &taddr)) !=
+        MPI_SUCCESS)
+        return rc;
+    if (!taddr)
+        return MPI_SUCCESS;
+    if (!origin_addr || !compare_addr || !result_addr)
+        return zm_mpi_win_error(win, MPI_ERR_BUFFER, fn, "origin_addr, compare_addr or "
+                                "result_addr is NULL");
+    zm_rma_compare_and_swap(win->rma, target_rank, datatype, origin_addr, compare_addr,
+                            result_addr, taddr);
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Compare_and_swap)
+
+/* ---- Request forms -----------------------------------------------------------
+ * The operation is complete when the call returns, so the request is made
+ * complete (a ZM_REQ_DONE_ONLY request, freed by the wait or test that
+ * sees it). */
+
+static int done_request(struct zmpi_win *w, const char *fn, int rc, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_req_t *req = zm_p2p_req_alloc();
+    if (!req)
+        return zm_mpi_win_error(w, MPI_ERR_NO_MEM, fn, "out of memory for the request");
+    req->kind = ZM_REQ_DONE_ONLY;
+    req->comm = w->comm;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_bytes = 0;
+    atomic_store(&req->cstate, ZM_REQ_DONE);
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+/* Check the request pointer before anything is done. */
+static int req_arg(const char *fn, MPI_Win win, MPI_Request *request)
+{
+    int rc = win_enter(fn, win);
+    if (rc == MPI_SUCCESS && !request)
+        rc = zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(request=NULL): invalid argument");
+    return rc;
+}
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    const char *fn = "MPI_Rput";
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = put_get(fn, 0, (void *)origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, 1);
+    return done_request(win, fn, rc, request);
+}
+ZM_WEAK(Rput)
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    const char *fn = "MPI_Rget";
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = put_get(fn, 1, origin_addr, origin_count, origin_datatype, target_rank,
+                     target_disp, target_count, target_datatype, win, 1);
+    return done_request(win, fn, rc, request);
+}
+ZM_WEAK(Rget)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    const char *fn = "MPI_Raccumulate";
+    struct acc a = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
+                     target_disp, target_count, target_datatype, op };
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = accumulate(fn, &a, win, 1);
+    return done_request(win, fn, rc, request);
+}
+ZM_WEAK(Raccumulate)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request *request)
+{
+    const char *fn = "MPI_Rget_accumulate";
+    struct acc a = { origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                     result_datatype, target_rank, target_disp, target_count,
+                     target_datatype, op };
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = accumulate(fn, &a, win, 1);
+    return done_request(win, fn, rc, request);
+}
+ZM_WEAK(Rget_accumulate)
+
+/* ---- Fence ------------------------------------------------------------------ */
+
+/* Raise MPI_ERR_ASSERT unless assert holds only bits of `allowed`. */
+static int assert_check(struct zmpi_win *w, const char *fn, int assert, int allowed)
+{
+    if ((assert & ~allowed) == 0)
+        return MPI_SUCCESS;
+    return zm_mpi_win_error(w, MPI_ERR_ASSERT, fn, "(assert=%d): invalid assertion for this "
+                            "call", assert);
+}
+
+/* The name of an open epoch that excludes `fn`'s epoch, or NULL. */
+static const char *open_epoch(const struct zmpi_win *w)
+{
+    return w->started ? "MPI_Win_start" : w->posted ? "MPI_Win_post" : w->nlocks ?
+           "MPI_Win_lock" : w->locked_all ? "MPI_Win_lock_all" : NULL;
+}
+
+static int epoch_conflict(struct zmpi_win *w, const char *fn, const char *other)
+{
+    return zm_mpi_win_error(w, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d is inside an epoch "
+                            "opened by %s, which must end first", wname(w), w->rank, other);
+}
+
+int PMPI_Win_fence(int assert, MPI_Win win)
+{
+    const char *fn = "MPI_Win_fence";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = assert_check(win, fn, assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT |
+                           MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != MPI_SUCCESS)
+        return rc;
+    const char *other = open_epoch(win);
+    if (other)
+        return epoch_conflict(win, fn, other);
+    atomic_thread_fence(memory_order_seq_cst);
+    win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    /* The barrier orders one epoch's accesses before the next's; with no
+     * epoch on either side there is nothing to order. */
+    if ((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED))
+        return MPI_SUCCESS;
+    zm_p2p_self()->wait_call = fn;
+    zm_p2p_self()->wait_req = NULL;
+    zm_coll_shm_t *s = zm_mpi_coll_shm(win->comm);
+    if (!s || zm_coll_barrier(s, win->rank) != ZM_OK)
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_fence)
+
+/* ---- Post, start, complete, wait ---------------------------------------------- */
+
+/* The window ranks of the members of `group`, in a new array (*out, *n).
+ * Raises MPI_ERR_GROUP for an invalid group or a member outside the
+ * window. */
+static int group_ranks(struct zmpi_win *w, const char *fn, MPI_Group group, int **out, int *n)
+{
+    if (!group || group->magic != ZM_GROUP_MAGIC)
+        return zm_mpi_win_error(w, MPI_ERR_GROUP, fn, "(group=%s): invalid group",
+                                group ? "freed or not a group" : "MPI_GROUP_NULL");
+    int *r = malloc(sizeof(int) * (size_t)(group->size ? group->size : 1));
+    if (!r)
+        return zm_mpi_win_error(w, MPI_ERR_NO_MEM, fn, "out of memory");
+    const int *map = w->comm->p.world;
+    for (int i = 0; i < group->size; i++) {
+        int j = 0;
+        while (j < w->size && (map ? map[j] : j) != group->world[i])
+            j++;
+        if (j == w->size) {
+            free(r);
+            return zm_mpi_win_error(w, MPI_ERR_GROUP, fn, "(group): member %d (world rank %d) "
+                                    "is not in window %s", i, group->world[i], wname(w));
+        }
+        r[i] = j;
+    }
+    *out = r;
+    *n = group->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    const char *fn = "MPI_Win_post";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = assert_check(win, fn, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE |
+                           MPI_MODE_NOPUT)) != MPI_SUCCESS)
+        return rc;
+    if (win->posted || win->nlocks || win->locked_all)
+        return epoch_conflict(win, fn, win->posted ? "MPI_Win_post" : win->nlocks ?
+                              "MPI_Win_lock" : "MPI_Win_lock_all");
+    int *ranks, n;
+    if ((rc = group_ranks(win, fn, group, &ranks, &n)) != MPI_SUCCESS)
+        return rc;
+    win->fence_open = 0;
+    zm_rma_post(win->rma, win->rank, ranks, n);
+    free(ranks);
+    win->posted = 1;
+    win->npost = n;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_post)
+
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    const char *fn = "MPI_Win_start";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = assert_check(win, fn, assert, MPI_MODE_NOCHECK)) != MPI_SUCCESS)
+        return rc;
+    if (win->started || win->nlocks || win->locked_all)
+        return epoch_conflict(win, fn, win->started ? "MPI_Win_start" : win->nlocks ?
+                              "MPI_Win_lock" : "MPI_Win_lock_all");
+    int *ranks, n;
+    if ((rc = group_ranks(win, fn, group, &ranks, &n)) != MPI_SUCCESS)
+        return rc;
+    char what[320];
+    snprintf(what, sizeof(what), "MPI_Win_start waiting for MPI_Win_post of the %d target%s "
+             "of window %s", n, n == 1 ? "" : "s", wname(win));
+    win->fence_open = 0;
+    zm_rma_start(win->rma, win->rank, ranks, n, what);
+    for (int i = 0; i < n; i++)
+        win->lock_type[ranks[i]] |= ZM_WIN_IN_START;
+    win->start_ranks = ranks;
+    win->nstart = n;
+    win->started = 1;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_start)
+
+int PMPI_Win_complete(MPI_Win win)
+{
+    const char *fn = "MPI_Win_complete";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!win->started)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): no access epoch opened "
+                                "by MPI_Win_start", wname(win));
+    zm_rma_complete(win->rma, win->start_ranks, win->nstart);
+    for (int i = 0; i < win->nstart; i++)
+        win->lock_type[win->start_ranks[i]] &= (unsigned char)~ZM_WIN_IN_START;
+    free(win->start_ranks);
+    win->start_ranks = NULL;
+    win->nstart = 0;
+    win->started = 0;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_complete)
+
+/* Win_wait (test = 0) or Win_test (test = 1, sets *flag). */
+static int wait_or_test(const char *fn, MPI_Win win, int test, int *flag)
+{
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (test && !flag)
+        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(flag=NULL): invalid argument");
+    if (!win->posted)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): no exposure epoch "
+                                "opened by MPI_Win_post", wname(win));
+    if (test) {
+        *flag = zm_rma_test_completes(win->rma, win->rank, win->npost);
+        if (!*flag) {
+            /* A rank polling Win_test lets the origins on its worker run. */
+            zm_ult_yield();
+            return MPI_SUCCESS;
+        }
+    } else {
+        char what[320];
+        snprintf(what, sizeof(what), "MPI_Win_wait waiting for MPI_Win_complete of %d "
+                 "origin%s of window %s", win->npost, win->npost == 1 ? "" : "s", wname(win));
+        zm_rma_wait_completes(win->rma, win->rank, win->npost, what);
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    win->posted = 0;
+    win->npost = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_wait(MPI_Win win)
+{
+    return wait_or_test("MPI_Win_wait", win, 0, NULL);
+}
+ZM_WEAK(Win_wait)
+
+int PMPI_Win_test(MPI_Win win, int *flag)
+{
+    return wait_or_test("MPI_Win_test", win, 1, flag);
+}
+ZM_WEAK(Win_test)
+
+/* ---- Passive target ------------------------------------------------------------ */
+
+/* Check a target rank of a lock call; MPI_PROC_NULL is valid (no-op). */
+static int lock_rank_check(struct zmpi_win *w, const char *fn, int rank)
+{
+    if (rank == MPI_PROC_NULL || (rank >= 0 && rank < w->size))
+        return MPI_SUCCESS;
+    return zm_mpi_win_error(w, MPI_ERR_RANK, fn, "(rank=%d): invalid rank, window %s has %d "
+                            "ranks", rank, wname(w), w->size);
+}
+
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    const char *fn = "MPI_Win_lock";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
+        return zm_mpi_win_error(win, MPI_ERR_LOCKTYPE, fn, "(lock_type=%d): must be "
+                                "MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE", lock_type);
+    if ((rc = lock_rank_check(win, fn, rank)) != MPI_SUCCESS ||
+        (rc = assert_check(win, fn, assert, MPI_MODE_NOCHECK)) != MPI_SUCCESS)
+        return rc;
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (win->locked_all || (win->lock_type[rank] & (ZM_WIN_LOCK_SHARED | ZM_WIN_LOCK_EXCL)))
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(rank=%d): rank %d already holds "
+                                "a lock on this target of window %s", rank, win->rank,
+                                wname(win));
+    if (win->started)
+        return epoch_conflict(win, fn, "MPI_Win_start");
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        char what[320];
+        snprintf(what, sizeof(what), "MPI_Win_lock waiting for %s lock on rank %d of window "
+                 "%s", excl ? "an exclusive" : "a shared", rank, wname(win));
+        zm_rma_lock(win->rma, win->rank, rank, excl, what);
+    }
+    win->lock_type[rank] = (unsigned char)((excl ? ZM_WIN_LOCK_EXCL : ZM_WIN_LOCK_SHARED) |
+                                           (assert & MPI_MODE_NOCHECK ? ZM_WIN_LOCK_NOCHECK : 0));
+    win->nlocks++;
+    win->fence_open = 0;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_lock)
+
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    const char *fn = "MPI_Win_unlock";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS || (rc = lock_rank_check(win, fn, rank)) != MPI_SUCCESS ||
+        rank == MPI_PROC_NULL)
+        return rc;
+    unsigned char lt = win->lock_type[rank];
+    if (!(lt & (ZM_WIN_LOCK_SHARED | ZM_WIN_LOCK_EXCL)))
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(rank=%d): rank %d holds no lock "
+                                "on this target of window %s (unlock without lock)", rank,
+                                win->rank, wname(win));
+    /* The epoch's accesses are complete; publish them before the next
+     * holder of the lock can look. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!(lt & ZM_WIN_LOCK_NOCHECK))
+        zm_rma_unlock(win->rma, rank, (lt & ZM_WIN_LOCK_EXCL) != 0);
+    win->lock_type[rank] = 0;
+    win->nlocks--;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_unlock)
+
+int PMPI_Win_lock_all(int assert, MPI_Win win)
+{
+    const char *fn = "MPI_Win_lock_all";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS ||
+        (rc = assert_check(win, fn, assert, MPI_MODE_NOCHECK)) != MPI_SUCCESS)
+        return rc;
+    if (win->locked_all || win->nlocks)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d already holds "
+                                "%s", wname(win), win->rank, win->locked_all ?
+                                "MPI_Win_lock_all" : "a lock from MPI_Win_lock");
+    if (win->started)
+        return epoch_conflict(win, fn, "MPI_Win_start");
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        /* A shared lock on every target, in rank order. */
+        char what[320];
+        for (int t = 0; t < win->size; t++) {
+            snprintf(what, sizeof(what), "MPI_Win_lock_all waiting for a shared lock on rank "
+                     "%d of window %s", t, wname(win));
+            zm_rma_lock(win->rma, win->rank, t, 0, what);
+        }
+    }
+    win->locked_all = assert & MPI_MODE_NOCHECK ? 2 : 1;
+    win->fence_open = 0;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_lock_all)
+
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    const char *fn = "MPI_Win_unlock_all";
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!win->locked_all)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d did not call "
+                                "MPI_Win_lock_all", wname(win), win->rank);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (win->locked_all == 1)
+        for (int t = 0; t < win->size; t++)
+            zm_rma_unlock(win->rma, t, 0);
+    win->locked_all = 0;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Win_unlock_all)
+
+/* Flush and sync: every operation is already complete, so they are a
+ * memory fence, and a yield when other ranks share the worker so that a
+ * rank spinning on a window flag cannot starve the one that sets it. */
+/* `all`: every target (rank ignored); need_epoch: the call is valid in
+ * passive-target epochs only. */
+static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
+{
+    int rc = win_enter(fn, win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!all && (rc = lock_rank_check(win, fn, rank)) != MPI_SUCCESS)
+        return rc;
+    int ok = !need_epoch || win->locked_all || (all ? win->nlocks > 0 : rank ==
+             MPI_PROC_NULL || has_passive(win, rank));
+    if (!ok)
+        return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d has no "
+                                "passive-target epoch%s (MPI_Win_lock or MPI_Win_lock_all)",
+                                wname(win), win->rank, all ? "" : " to this target");
+    atomic_thread_fence(memory_order_seq_cst);
+    zm_ult_yield();
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    return flush("MPI_Win_flush", win, rank, 0, 1);
+}
+ZM_WEAK(Win_flush)
+
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    return flush("MPI_Win_flush_local", win, rank, 0, 1);
+}
+ZM_WEAK(Win_flush_local)
+
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    return flush("MPI_Win_flush_all", win, 0, 1, 1);
+}
+ZM_WEAK(Win_flush_all)
+
+int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    return flush("MPI_Win_flush_local_all", win, 0, 1, 1);
+}
+ZM_WEAK(Win_flush_local_all)
+
+int PMPI_Win_sync(MPI_Win win)
+{
+    return flush("MPI_Win_sync", win, 0, 1, 0);
+}
+ZM_WEAK(Win_sync)

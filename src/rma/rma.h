@@ -1,0 +1,146 @@
+/*
+ * rma: the shared state of one-sided windows and the operations on it.
+ *
+ * All ranks of a zmpi process share one address space, so an origin reads
+ * and writes a target's window memory itself: a Put or Get is one copy from
+ * layout to layout with the datatype engine, finished before the call
+ * returns, and a passive-target operation needs nothing from the target
+ * rank (it may compute, sit in a receive or be parked in a collective).
+ * The memory model is MPI_WIN_UNIFIED.
+ *
+ * A window is one zm_rma_win_t shared by the window objects of all its
+ * ranks.  It holds per rank (a "target"): the segment (base, size,
+ * displacement unit), the attached regions of a dynamic window, a fair
+ * reader-writer lock for MPI_Win_lock, a spinlock that makes accumulates
+ * to that target atomic, the rank's parking slot and its PSCW counters.
+ *
+ * Waiting ranks (a lock that is held, a Win_start before the matching
+ * posts, a Win_wait before the completes) poll briefly when alone on their
+ * worker, then park, so a rank that can never be woken is found by the
+ * deadlock detector, which prints what the rank waits for.
+ *
+ * Seam for a multi-process layer: a target in another process would be
+ * reached through the system MPI's own one-sided calls on a window that
+ * spans the processes' leaders (paper 004); passive-target progress there
+ * comes from the system MPI (or a progress thread), not from this layer.
+ */
+#ifndef ZM_RMA_H
+#define ZM_RMA_H
+
+#include "coll/coll.h"
+
+/* A region attached to a dynamic window (MPI_Win_attach). */
+typedef struct zm_rma_region {
+    zm_dlink_t link;               /* in the target's region list */
+    uintptr_t base;                /* first byte */
+    size_t size;                   /* bytes */
+} zm_rma_region_t;
+
+/* A rank waiting for a passive-target lock, in the target's FIFO. */
+typedef struct zm_rma_locker {
+    zm_dlink_t link;               /* in zm_rma_target_t.queue */
+    int exclusive;                 /* wants an exclusive lock */
+    int rank;                      /* waiting rank (window rank), to wake it */
+    _Atomic int granted;           /* set by the releaser that grants it */
+} zm_rma_locker_t;
+
+/* Per-rank part of the shared window state.  One cache line group per
+ * rank so that ranks locking different targets do not share lines. */
+typedef struct zm_rma_target {
+    char *base;                    /* segment start (not dynamic windows) */
+    size_t size;                   /* segment bytes */
+    int disp_unit;                 /* displacement unit */
+    zm_spinlock_t lock_lk;         /* guards readers, writer and queue */
+    int readers;                   /* shared locks held on this target */
+    int writer;                    /* an exclusive lock is held */
+    zm_dlink_t queue;              /* waiting lockers, oldest first */
+    zm_spinlock_t acc_lk;          /* makes accumulates to this target atomic */
+    zm_spinlock_t slot_lk;         /* guards sleeper */
+    zm_ult_t *sleeper;             /* this rank, while parked on this window */
+    _Atomic int completes;         /* Win_complete calls aimed at this rank */
+    zm_spinlock_t reg_lk;          /* guards regions */
+    zm_dlink_t regions;            /* dynamic windows: attached regions */
+} __attribute__((aligned(ZM_CACHE_LINE))) zm_rma_target_t;
+
+/* The shared state of one window. */
+typedef struct zm_rma_win {
+    _Atomic int refs;              /* ranks that have not freed the window */
+    int n;                         /* ranks */
+    void *block;                   /* shared windows: the one allocation, or NULL */
+    zm_rma_target_t *t;            /* n targets */
+    _Atomic int *posted;           /* posted[o * n + t]: Win_posts of t to o not yet started */
+} zm_rma_win_t;
+
+/* A new window state for n ranks, refs = n (every rank drops one).  NULL
+ * if out of memory.  ULT context, one rank of the window. */
+zm_rma_win_t *zm_rma_win_new(int n);
+
+/* Drop the caller's reference; the last one frees the state (and the
+ * block and any regions still attached).  Any ULT. */
+void zm_rma_win_unref(zm_rma_win_t *w);
+
+/* Where [disp + lo, disp + hi) of target `t` lies, or NULL if outside the
+ * window: for a segment, disp counts disp_unit units from its base; for a
+ * dynamic window (dynamic nonzero) disp is an absolute address that must
+ * fall inside one attached region.  lo <= hi; an empty range always
+ * succeeds.  Any ULT. */
+char *zm_rma_target_addr(zm_rma_win_t *w, int t, int dynamic, int64_t disp, ptrdiff_t lo,
+                         ptrdiff_t hi);
+
+/* Attach / detach [base, base + size) to the caller's target `t` of a
+ * dynamic window.  Attach returns ZM_ERR_NOMEM or ZM_ERR_ARG (overlaps an
+ * attached region); detach returns ZM_ERR_ARG if no region starts at
+ * base.  ULT context, the rank owning t. */
+zm_status_t zm_rma_attach(zm_rma_win_t *w, int t, void *base, size_t size);
+zm_status_t zm_rma_detach(zm_rma_win_t *w, int t, const void *base);
+
+/* ---- Data movement (rma_ops.c) -----------------------------------------
+ * Every call moves or combines data at once.  Addresses are already
+ * checked.  Accumulate-family calls take target t's accumulate lock, so
+ * concurrent accumulates to a target are atomic per element whatever
+ * their op.  `basic` is the predefined type both sides consist of
+ * (zm_dt_basic).  Return ZM_OK or ZM_ERR_NOMEM (large derived layouts need
+ * scratch space).  ULT context, any rank of the window. */
+
+/* result = target (if result is not NULL); then target = origin op target.
+ * op may be MPI_REPLACE or MPI_NO_OP. */
+zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const zm_dt_t *basic,
+                              const void *obuf, size_t ocount, const zm_dt_t *odt,
+                              void *tbuf, size_t tcount, const zm_dt_t *tdt,
+                              void *rbuf, size_t rcount, const zm_dt_t *rdt);
+
+/* result = target; if target equals compare (bitwise), target = origin.
+ * One element of predefined type dt. */
+void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const void *origin,
+                             const void *compare, void *result, void *target);
+
+/* ---- Synchronization (rma_sync.c) ---------------------------------------
+ * `me` is the caller's rank in the window; `what` describes the wait for
+ * deadlock reports ("MPI_Win_lock waiting for ..."), and must stay valid
+ * while the caller waits.  ULT context, the calling rank. */
+
+/* Block until the passive-target lock of target t is granted (shared or
+ * exclusive), in arrival order. */
+void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what);
+
+/* Release a lock on t taken by zm_rma_lock and grant the next waiters. */
+void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive);
+
+/* Win_post: tell each of the n origins in `ranks` that the caller's
+ * window is exposed to it. */
+void zm_rma_post(zm_rma_win_t *w, int me, const int *ranks, int n);
+
+/* Win_start: block until every target in `ranks` has posted to the
+ * caller, then consume those posts. */
+void zm_rma_start(zm_rma_win_t *w, int me, const int *ranks, int n, const char *what);
+
+/* Win_complete: tell each target in `ranks` that the caller is done. */
+void zm_rma_complete(zm_rma_win_t *w, const int *ranks, int n);
+
+/* Win_wait / Win_test: wait until (or check whether) n origins have
+ * completed their access to the caller, then consume them.  Test returns
+ * nonzero if they had. */
+void zm_rma_wait_completes(zm_rma_win_t *w, int me, int n, const char *what);
+int zm_rma_test_completes(zm_rma_win_t *w, int me, int n);
+
+#endif /* ZM_RMA_H */

@@ -1,0 +1,201 @@
+/*
+ * rma_sync.c: waiting in window synchronization: the fair passive-target
+ * lock and the post/start/complete/wait counters.
+ *
+ * Every wait goes through wait_until: the rank checks its condition, polls
+ * a while if it is alone on its worker (nobody else could use the core),
+ * and otherwise parks in its slot of the window.  Whoever changes what a
+ * rank waits for calls slot_wake afterwards.  The slot's spinlock makes
+ * the two meet: the waiter re-checks its condition with the lock held
+ * after publishing itself as sleeper, and the park's commit releases the
+ * lock only once the rank is marked parked, so a waker either changed the
+ * condition before that re-check or finds the sleeper and wakes it.
+ */
+#include "rma.h"
+
+/* Polls before a rank alone on its worker parks (as p2p's waits). */
+#define RMA_WAIT_SPINS 20000
+
+typedef int cond_fn(zm_rma_win_t *w, int me, const void *arg);
+
+static int commit_unlock(void *arg)
+{
+    zm_spin_unlock(arg);
+    return 0;
+}
+
+/* Block until cond(w, me, arg) holds.  ULT context, rank `me`. */
+static void wait_until(zm_rma_win_t *w, int me, cond_fn *cond, const void *arg,
+                       const char *what)
+{
+    if (cond(w, me, arg))
+        return;
+    for (int i = 0; i < RMA_WAIT_SPINS && zm_ult_alone(); i++) {
+        zm_arch_cpu_relax();
+        if (cond(w, me, arg))
+            return;
+    }
+    zm_rma_target_t *s = &w->t[me];
+    zm_p2p_rank_t *pr = zm_p2p_self();
+    const char *prev = pr->wait_call;
+    for (;;) {
+        zm_spin_lock(&s->slot_lk);
+        s->sleeper = zm_ult_self();
+        if (cond(w, me, arg)) {
+            s->sleeper = NULL;
+            zm_spin_unlock(&s->slot_lk);
+            /* `what` is usually on the caller's stack: do not leave it
+             * behind for a later report. */
+            pr->wait_call = prev;
+            return;
+        }
+        /* What the deadlock report prints if nobody ever wakes us. */
+        pr->wait_call = what;
+        pr->wait_req = NULL;
+        zm_ult_park(commit_unlock, &s->slot_lk);
+    }
+}
+
+/* Wake rank r if it is parked on this window.  Any ULT. */
+static void slot_wake(zm_rma_win_t *w, int r)
+{
+    zm_rma_target_t *s = &w->t[r];
+    zm_spin_lock(&s->slot_lk);
+    zm_ult_t *u = s->sleeper;
+    s->sleeper = NULL;
+    zm_spin_unlock(&s->slot_lk);
+    if (u)
+        zm_ult_wake(u);
+}
+
+/* ---- Passive-target lock -------------------------------------------------
+ * A reader-writer lock with a FIFO of waiters: a locker that finds the
+ * lock busy, or anyone already queued, joins the queue, and a release
+ * grants from the head only (one exclusive locker, or the run of shared
+ * lockers up to the next exclusive one).  So a stream of shared lockers
+ * cannot starve an exclusive one: they queue behind it. */
+
+static int granted(zm_rma_win_t *w, int me, const void *arg)
+{
+    (void)w, (void)me;
+    return atomic_load_explicit(&((zm_rma_locker_t *)arg)->granted, memory_order_acquire);
+}
+
+void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what)
+{
+    zm_rma_target_t *tg = &w->t[t];
+    zm_rma_locker_t lk = { .exclusive = exclusive, .rank = me };
+    zm_spin_lock(&tg->lock_lk);
+    int free_now = zm_dlist_empty(&tg->queue) && !tg->writer &&
+                   (!exclusive || tg->readers == 0);
+    if (free_now) {
+        if (exclusive)
+            tg->writer = 1;
+        else
+            tg->readers++;
+        zm_spin_unlock(&tg->lock_lk);
+        return;
+    }
+    zm_dlist_push(&tg->queue, &lk.link);
+    zm_spin_unlock(&tg->lock_lk);
+    wait_until(w, me, granted, &lk, what);
+}
+
+void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive)
+{
+    zm_rma_target_t *tg = &w->t[t];
+    int wake[64], nwake = 0;
+    zm_spin_lock(&tg->lock_lk);
+    if (exclusive)
+        tg->writer = 0;
+    else
+        tg->readers--;
+    /* Grant from the head while the head is compatible; at most 64 per
+     * round here, the rest in the next round. */
+    for (;;) {
+        while (!zm_dlist_empty(&tg->queue) && nwake < 64) {
+            zm_rma_locker_t *l = zm_container_of(tg->queue.next, zm_rma_locker_t, link);
+            if (tg->writer || (l->exclusive && tg->readers > 0))
+                break;
+            zm_dlist_remove(&l->link);
+            if (l->exclusive)
+                tg->writer = 1;
+            else
+                tg->readers++;
+            wake[nwake++] = l->rank;
+            /* After this store the locker may return and its record (on
+             * its stack) vanish: nothing below touches l. */
+            atomic_store_explicit(&l->granted, 1, memory_order_release);
+        }
+        zm_spin_unlock(&tg->lock_lk);
+        for (int i = 0; i < nwake; i++)
+            slot_wake(w, wake[i]);
+        if (nwake < 64)
+            return;
+        nwake = 0;
+        zm_spin_lock(&tg->lock_lk);
+    }
+}
+
+/* ---- Post / start / complete / wait ------------------------------------- */
+
+struct start_arg {
+    const int *ranks;
+    int n;
+};
+
+static int all_posted(zm_rma_win_t *w, int me, const void *arg)
+{
+    const struct start_arg *a = arg;
+    for (int i = 0; i < a->n; i++)
+        if (atomic_load(&w->posted[(size_t)me * (size_t)w->n + (size_t)a->ranks[i]]) <= 0)
+            return 0;
+    return 1;
+}
+
+void zm_rma_post(zm_rma_win_t *w, int me, const int *ranks, int n)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++) {
+        atomic_fetch_add(&w->posted[(size_t)ranks[i] * (size_t)w->n + (size_t)me], 1);
+        slot_wake(w, ranks[i]);
+    }
+}
+
+void zm_rma_start(zm_rma_win_t *w, int me, const int *ranks, int n, const char *what)
+{
+    struct start_arg a = { ranks, n };
+    wait_until(w, me, all_posted, &a, what);
+    for (int i = 0; i < n; i++)
+        atomic_fetch_sub(&w->posted[(size_t)me * (size_t)w->n + (size_t)ranks[i]], 1);
+}
+
+void zm_rma_complete(zm_rma_win_t *w, const int *ranks, int n)
+{
+    /* The epoch's copies are done; make them visible before the target
+     * learns that they are. */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++) {
+        atomic_fetch_add(&w->t[ranks[i]].completes, 1);
+        slot_wake(w, ranks[i]);
+    }
+}
+
+static int enough_completes(zm_rma_win_t *w, int me, const void *arg)
+{
+    return atomic_load(&w->t[me].completes) >= *(const int *)arg;
+}
+
+void zm_rma_wait_completes(zm_rma_win_t *w, int me, int n, const char *what)
+{
+    wait_until(w, me, enough_completes, &n, what);
+    atomic_fetch_sub(&w->t[me].completes, n);
+}
+
+int zm_rma_test_completes(zm_rma_win_t *w, int me, int n)
+{
+    if (!enough_completes(w, me, &n))
+        return 0;
+    atomic_fetch_sub(&w->t[me].completes, n);
+    return 1;
+}
