@@ -10,34 +10,18 @@ zmpi_mpi_h_declares(ZT_ATTR_WIN_EH Win_set_errhandler)
 if(ZT_ATTR_WIN_EH)
   target_compile_definitions(zt_attr_caching PRIVATE ZT_HAVE_WIN_SET_ERRHANDLER)
 endif()
-foreach(layout 1x1 2x1 2x2 7x2 64x1 64x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(attr_caching_${layout} PROGRAM attr_caching NP ${np} WORKERS ${nw})
-endforeach()
+zmpi_add_mpi_layouts(attr_caching PROGRAM attr_caching LAYOUTS 1x1 2x1 2x2 7x2 64x1 64x2)
 
 # MPI_Finalize deletes the attributes on MPI_COMM_SELF (then MPI_COMM_WORLD)
 # newest first, before anything else is finalized.
 zmpi_add_program(zt_attr_finalize attr_finalize.c)
-foreach(layout 1x1 2x2 7x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(attr_finalize_${layout} PROGRAM attr_finalize NP ${np} WORKERS ${nw})
-endforeach()
+zmpi_add_mpi_layouts(attr_finalize PROGRAM attr_finalize LAYOUTS 1x1 2x2 7x2)
 
 # Erroneous programs: the job fails by itself, naming the call and the key.
 zmpi_add_program(zt_attr_wrong attr_wrong.c)
 function(zt_attr_wrong_test mistake)
-  set(opts --timeout 60)
-  foreach(re ${ARGN})
-    list(APPEND opts --regex "${re}")
-  endforeach()
-  add_test(NAME attr_wrong_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-            $<TARGET_FILE:zmpirun> -n 3 -w 2 $<TARGET_FILE:zt_attr_wrong> ${mistake})
-  set_tests_properties(attr_wrong_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(attr_wrong_${mistake} PROGRAM attr_wrong NP 3 WORKERS 2 REGEX ${ARGN}
+                      ARGS ${mistake})
 endfunction()
 zt_attr_wrong_test(set_tag_ub "rank 1: MPI_Comm_set_attr" "keyval=1" "predefined"
                    "MPI_ERR_KEYVAL")

@@ -685,12 +685,7 @@ static void test_many(int rank)
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Errors without an object go to MPI_COMM_SELF's handler (MPI 4). */
-    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    zt_init_errors_return(&argc, &argv, &rank, &size);
     test_set_get_delete(rank);
     test_dup_free(rank);
     test_dup_world(rank);

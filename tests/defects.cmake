@@ -3,55 +3,40 @@
 # one rank, on two ranks on one and two workers, and on odd and large rank
 # counts where the defect depends on them.
 
-# defects_add_layouts(<name> <program> LAYOUTS <NPxWORKERS>... [ARGS ...]):
-# one test <name>_<layout> of tests/<program>.c per layout.
-function(defects_add_layouts name prog)
-  cmake_parse_arguments(T "" "" "LAYOUTS;ARGS" ${ARGN})
-  foreach(layout ${T_LAYOUTS})
-    string(REPLACE "x" ";" lw ${layout})
-    list(GET lw 0 np)
-    list(GET lw 1 nw)
-    zmpi_add_mpi_test(${name}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw}
-                      ARGS ${T_ARGS})
-  endforeach()
-endfunction()
-
 # Item 1: MPI_IN_PLACE ignores the send count and type (fast and general
 # paths, blocking and non-blocking).
 zmpi_add_program(zt_defects_in_place defects_in_place.c)
-defects_add_layouts(defects_in_place defects_in_place LAYOUTS 1x1 2x1 2x2 7x2 64x2)
+zmpi_add_mpi_layouts(defects_in_place PROGRAM defects_in_place
+                     LAYOUTS 1x1 2x1 2x2 7x2 64x2)
 
 # Item 2: datatype constructors with count 0 and NULL arrays, empty blocks,
 # subarrays and darrays with empty local parts; errors through the handler.
 zmpi_add_program(zt_defects_dt_empty defects_dt_empty.c)
-defects_add_layouts(defects_dt_empty defects_dt_empty LAYOUTS 1x1 2x1 2x2 7x2)
+zmpi_add_mpi_layouts(defects_dt_empty PROGRAM defects_dt_empty LAYOUTS 1x1 2x1 2x2 7x2)
 foreach(mistake hindexed_null indexed_negative)
-  add_test(NAME defects_dt_fatal_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
-            --regex "rank 0: MPI_Type_" --regex "MPI_ERR_(ARG|COUNT)"
-            --regex "MPI_ERRORS_ARE_FATAL" --
-            $<TARGET_FILE:zmpirun> -n 2 -w 1 $<TARGET_FILE:zt_defects_dt_empty> ${mistake})
-  set_tests_properties(defects_dt_fatal_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(defects_dt_fatal_${mistake} PROGRAM defects_dt_empty NP 2 WORKERS 1
+    REGEX "rank 0: MPI_Type_" "MPI_ERR_(ARG|COUNT)" "MPI_ERRORS_ARE_FATAL" ARGS ${mistake})
 endforeach()
 
 # Item 3: MPI_Cancel withdraws every unmatched send (mail slot, eager,
 # rendezvous, buffered, persistent) and no matched one; races with a
 # receiver on the other worker.
 zmpi_add_program(zt_defects_cancel defects_cancel.c)
-defects_add_layouts(defects_cancel defects_cancel LAYOUTS 1x1 2x1 2x2 7x2)
+zmpi_add_mpi_layouts(defects_cancel PROGRAM defects_cancel LAYOUTS 1x1 2x1 2x2 7x2)
 
 # Item 5: MPI_Type_set_name on predefined datatypes, a name per rank.
 zmpi_add_program(zt_defects_type_name defects_type_name.c)
-defects_add_layouts(defects_type_name defects_type_name LAYOUTS 1x1 2x1 2x2 7x2 64x2)
+zmpi_add_mpi_layouts(defects_type_name PROGRAM defects_type_name
+                     LAYOUTS 1x1 2x1 2x2 7x2 64x2)
 
 # Item 7: standard-mode send cycles are buffered (with one warning) when
 # nothing else can move; synchronous cycles, receives nobody sends to and
 # cycles over the memory bound are still reported as deadlocks.
 zmpi_add_program(zt_defects_send_cycle defects_send_cycle.c)
-defects_add_layouts(defects_send_cycle_pair defects_send_cycle LAYOUTS 1x1 2x1 2x2 7x2
-                    ARGS pair)
-defects_add_layouts(defects_send_cycle_ring defects_send_cycle LAYOUTS 1x1 3x1 3x2 7x2
-                    ARGS ring)
+zmpi_add_mpi_layouts(defects_send_cycle_pair PROGRAM defects_send_cycle
+                     LAYOUTS 1x1 2x1 2x2 7x2 ARGS pair)
+zmpi_add_mpi_layouts(defects_send_cycle_ring PROGRAM defects_send_cycle
+                     LAYOUTS 1x1 3x1 3x2 7x2 ARGS ring)
 zmpi_add_mpi_test(defects_send_cycle_pair_waiter_3x2 PROGRAM defects_send_cycle
                   NP 3 WORKERS 2 ARGS pair_waiter)
 # The warning: printed once, naming the ranks and the standard's rule.
@@ -66,11 +51,8 @@ foreach(case "ssend;2;2;rank 0: MPI_Ssend;rank 1: MPI_Ssend"
   list(GET case 2 nw)
   list(GET case 3 re1)
   list(GET case 4 re2)
-  add_test(NAME defects_send_cycle_deadlock_${mode}_${np}x${nw}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
-            --regex "zmpi: deadlock" --regex "${re1}" --regex "${re2}" --
-            $<TARGET_FILE:zmpirun> -n ${np} -w ${nw} $<TARGET_FILE:zt_defects_send_cycle> ${mode})
-  set_tests_properties(defects_send_cycle_deadlock_${mode}_${np}x${nw} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(defects_send_cycle_deadlock_${mode}_${np}x${nw} PROGRAM defects_send_cycle
+    NP ${np} WORKERS ${nw} REGEX "zmpi: deadlock" "${re1}" "${re2}" ARGS ${mode})
 endforeach()
 # Over the memory bound: reported, saying that buffering was refused.
 add_test(NAME defects_send_cycle_refused

@@ -77,18 +77,11 @@ static tinfo_t type_at(int i)
     return all[i];
 }
 
-static int err_class(int rc)
-{
-    int cls = -1;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 /* The reduction must be refused with MPI_ERR_OP. */
 #define ZT_BAD_OP(buf, dt, op)                                                    \
     do {                                                                          \
         char out_[64];                                                            \
-        ZT_EQ(err_class(MPI_Allreduce(buf, out_, 1, dt, op, MPI_COMM_WORLD)),     \
+        ZT_EQ(zt_err_class(MPI_Allreduce(buf, out_, 1, dt, op, MPI_COMM_WORLD)),     \
               MPI_ERR_OP, #op " on " #dt " must be MPI_ERR_OP");                  \
     } while (0)
 
@@ -448,11 +441,11 @@ static void check_f90(int rank, int size)
     ZT_EQ(type_size(t), 16, "f90 real p=16");
     ZT_OK(MPI_Type_create_f90_real(33, 4931, &t));
     ZT_EQ(type_size(t), 16, "f90 real p=33");
-    ZT_EQ(err_class(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t)), MPI_ERR_ARG, "p=34");
-    ZT_EQ(err_class(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t)), MPI_ERR_ARG, "p=34");
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG,
           "p and r MPI_UNDEFINED");
-    ZT_EQ(err_class(MPI_Type_create_f90_real(-2, 5, &t)), MPI_ERR_ARG, "p=-2");
-    ZT_EQ(err_class(MPI_Type_create_f90_real(6, 37, NULL)), MPI_ERR_ARG, "newtype NULL");
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_real(-2, 5, &t)), MPI_ERR_ARG, "p=-2");
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_real(6, 37, NULL)), MPI_ERR_ARG, "newtype NULL");
 
     ZT_OK(MPI_Type_create_f90_complex(6, 37, &t));
     ZT_EQ(type_size(t), 8, "f90 complex p=6 r=37");
@@ -470,8 +463,8 @@ static void check_f90(int rank, int size)
         ZT_EQ(type_size(t), sizes[i], "f90 integer size");
         check_envelope(t, MPI_COMBINER_F90_INTEGER, 1, rs[i], 0);
     }
-    ZT_EQ(err_class(MPI_Type_create_f90_integer(39, &t)), MPI_ERR_ARG, "r=39");
-    ZT_EQ(err_class(MPI_Type_create_f90_integer(-1, &t)), MPI_ERR_ARG, "r=-1");
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_integer(39, &t)), MPI_ERR_ARG, "r=39");
+    ZT_EQ(zt_err_class(MPI_Type_create_f90_integer(-1, &t)), MPI_ERR_ARG, "r=-1");
     ZT_OK(MPI_Type_create_f90_integer(9, &t));
     int32_t iv = rank, ir = 0;
     ZT_OK(MPI_Allreduce(&iv, &ir, 1, t, MPI_SUM, MPI_COMM_WORLD));
@@ -492,8 +485,8 @@ static void check_match_and_pairs(void)
     ZT_CHECK(t == MPI_REAL16, "match_size(REAL, 16)");
     ZT_OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t));
     ZT_CHECK(t == MPI_COMPLEX16, "match_size(COMPLEX, 16)");
-    ZT_EQ(err_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t)), MPI_ERR_ARG, "REAL 3");
-    ZT_EQ(err_class(MPI_Type_match_size(99, 4, &t)), MPI_ERR_ARG, "typeclass 99");
+    ZT_EQ(zt_err_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t)), MPI_ERR_ARG, "REAL 3");
+    ZT_EQ(zt_err_class(MPI_Type_match_size(99, 4, &t)), MPI_ERR_ARG, "typeclass 99");
 
     ZT_OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_INT, &t));
     ZT_CHECK(t == MPI_FLOAT_INT, "value_index(FLOAT, INT)");
@@ -509,7 +502,7 @@ static void check_match_and_pairs(void)
     ZT_CHECK(t == MPI_DATATYPE_NULL, "value_index(FLOAT, FLOAT) is not MPI_DATATYPE_NULL");
     ZT_OK(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_INT, &t));
     ZT_CHECK(t == MPI_DATATYPE_NULL, "value_index(DOUBLE_PRECISION, INT)");
-    ZT_EQ(err_class(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &t)), MPI_ERR_TYPE,
+    ZT_EQ(zt_err_class(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &t)), MPI_ERR_TYPE,
           "value_index(MPI_DATATYPE_NULL, ...)");
 }
 

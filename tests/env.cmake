@@ -10,28 +10,14 @@ zmpi_add_program(zt_env_wrong env_wrong.c)
 # workers, and many ranks sharing the job-wide tables (error codes,
 # MPI_INFO_ENV, MPI_Alloc_mem's blocks).  info_env checks that
 # MPI_Info_create_env reports these arguments.
-foreach(layout 1x1 2x1 2x2 7x1 7x2 64x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(info_env_${layout} PROGRAM info_env NP ${np} WORKERS ${nw}
-                    ARGS alpha "beta gamma")
-  zmpi_add_mpi_test(env_errors_${layout} PROGRAM env_errors NP ${np} WORKERS ${nw})
-endforeach()
+zmpi_add_mpi_layouts(info_env PROGRAM info_env LAYOUTS 1x1 2x1 2x2 7x1 7x2 64x2
+                     ARGS alpha "beta gamma")
+zmpi_add_mpi_layouts(env_errors PROGRAM env_errors LAYOUTS 1x1 2x1 2x2 7x1 7x2 64x2)
 
 # zmpi_add_env_wrong_test(<mistake> NP <n> WORKERS <w> REGEX <re>...): the
 # job must fail by itself with output matching every regex.
 function(zmpi_add_env_wrong_test mistake)
-  cmake_parse_arguments(T "" "NP;WORKERS" "REGEX" ${ARGN})
-  set(opts --timeout 60)
-  foreach(re ${T_REGEX})
-    list(APPEND opts --regex "${re}")
-  endforeach()
-  add_test(NAME env_wrong_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-            $<TARGET_FILE:zmpirun> -n ${T_NP} -w ${T_WORKERS}
-            $<TARGET_FILE:zt_env_wrong> ${mistake})
-  set_tests_properties(env_wrong_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(env_wrong_${mistake} PROGRAM env_wrong ${ARGN} ARGS ${mistake})
 endfunction()
 
 zmpi_add_env_wrong_test(info_nokey NP 2 WORKERS 2

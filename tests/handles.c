@@ -256,13 +256,6 @@ static void check_others(int rank)
     ZT_OK(MPI_Win_free(&win));
 }
 
-static int err_class(int rc)
-{
-    int cls = -1;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 static void check_statuses(int rank)
 {
     /* A real status: 12 bytes from oneself with tag 7. */
@@ -316,29 +309,29 @@ static void check_statuses(int rank)
     ZT_CHECK(MPI_F08_STATUS_IGNORE != MPI_F08_STATUSES_IGNORE, "F08 IGNORE constants equal");
     ZT_CHECK(MPI_F_STATUS_IGNORE != NULL && MPI_F08_STATUS_IGNORE != NULL,
              "IGNORE constants are NULL");
-    ZT_EQ(err_class(MPI_Status_c2f(MPI_STATUS_IGNORE, f)), MPI_ERR_ARG, "c2f(STATUS_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_c2f(ZT_STATUSES_IGNORE, f)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_c2f(MPI_STATUS_IGNORE, f)), MPI_ERR_ARG, "c2f(STATUS_IGNORE)");
+    ZT_EQ(zt_err_class(MPI_Status_c2f(ZT_STATUSES_IGNORE, f)), MPI_ERR_ARG,
           "c2f(STATUSES_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_c2f(&st, MPI_F_STATUS_IGNORE)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_c2f(&st, MPI_F_STATUS_IGNORE)), MPI_ERR_ARG,
           "c2f into MPI_F_STATUS_IGNORE");
-    ZT_EQ(err_class(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back)), MPI_ERR_ARG,
           "f2c(MPI_F_STATUS_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_f2c(MPI_F_STATUSES_IGNORE, &back)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f2c(MPI_F_STATUSES_IGNORE, &back)), MPI_ERR_ARG,
           "f2c(MPI_F_STATUSES_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_f2c(f, MPI_STATUS_IGNORE)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f2c(f, MPI_STATUS_IGNORE)), MPI_ERR_ARG,
           "f2c into MPI_STATUS_IGNORE");
-    ZT_EQ(err_class(MPI_Status_c2f08(&st, MPI_F08_STATUS_IGNORE)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_c2f08(&st, MPI_F08_STATUS_IGNORE)), MPI_ERR_ARG,
           "c2f08 into MPI_F08_STATUS_IGNORE");
-    ZT_EQ(err_class(MPI_Status_f082c(MPI_F08_STATUSES_IGNORE, &back)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f082c(MPI_F08_STATUSES_IGNORE, &back)), MPI_ERR_ARG,
           "f082c(MPI_F08_STATUSES_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_f2f08(MPI_F_STATUSES_IGNORE, &s08)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f2f08(MPI_F_STATUSES_IGNORE, &s08)), MPI_ERR_ARG,
           "f2f08(MPI_F_STATUSES_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_f082f(&s08, MPI_F_STATUS_IGNORE)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f082f(&s08, MPI_F_STATUS_IGNORE)), MPI_ERR_ARG,
           "f082f into MPI_F_STATUS_IGNORE");
-    ZT_EQ(err_class(MPI_Status_f082f(MPI_F08_STATUS_IGNORE, f)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Status_f082f(MPI_F08_STATUS_IGNORE, f)), MPI_ERR_ARG,
           "f082f(MPI_F08_STATUS_IGNORE)");
-    ZT_EQ(err_class(MPI_Status_c2f(NULL, f)), MPI_ERR_ARG, "c2f(NULL)");
-    ZT_EQ(err_class(MPI_Status_f2c(f, NULL)), MPI_ERR_ARG, "f2c into NULL");
+    ZT_EQ(zt_err_class(MPI_Status_c2f(NULL, f)), MPI_ERR_ARG, "c2f(NULL)");
+    ZT_EQ(zt_err_class(MPI_Status_f2c(f, NULL)), MPI_ERR_ARG, "f2c into NULL");
 }
 
 int main(int argc, char **argv)

@@ -5,12 +5,7 @@ foreach(prog inter_p2p inter_coll inter_merge comm_more inter_wrong)
   zmpi_add_program(zt_${prog} ${prog}.c)
 endforeach()
 foreach(prog inter_p2p inter_coll inter_merge comm_more)
-  foreach(layout 2x1 2x2 7x1 7x2 64x2)
-    string(REPLACE "x" ";" lw ${layout})
-    list(GET lw 0 np)
-    list(GET lw 1 nw)
-    zmpi_add_mpi_test(${prog}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw})
-  endforeach()
+  zmpi_add_mpi_layouts(${prog} PROGRAM ${prog} LAYOUTS 2x1 2x2 7x1 7x2 64x2)
 endforeach()
 # comm_more also runs alone (intercommunicator parts skip themselves).
 zmpi_add_mpi_test(comm_more_1x1 PROGRAM comm_more NP 1 WORKERS 1)
@@ -18,14 +13,8 @@ zmpi_add_mpi_test(comm_more_1x1 PROGRAM comm_more NP 1 WORKERS 1)
 # Fatal errors: the job ends by itself with a message naming the call, the
 # argument and the class.
 function(zmpi_inter_wrong_test mistake np nw)
-  set(opts --timeout 60)
-  foreach(re ${ARGN})
-    list(APPEND opts --regex "${re}")
-  endforeach()
-  add_test(NAME wrong_inter_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-            $<TARGET_FILE:zmpirun> -n ${np} -w ${nw} $<TARGET_FILE:zt_inter_wrong> ${mistake})
-  set_tests_properties(wrong_inter_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(wrong_inter_${mistake} PROGRAM inter_wrong NP ${np} WORKERS ${nw}
+                      REGEX ${ARGN} ARGS ${mistake})
 endfunction()
 zmpi_inter_wrong_test(scan 4 2 "MPI_Scan" "intercommunicator" "MPI_ERR_COMM")
 zmpi_inter_wrong_test(bad_root 3 2 "MPI_Bcast" "root=7" "MPI_ERR_ROOT")

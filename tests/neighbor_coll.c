@@ -14,15 +14,6 @@
  */
 #include "zt.h"
 
-/* The error class of a return code (other MPIs return codes that are not
- * classes themselves). */
-static int err_class(int code)
-{
-    int c = -1;
-    MPI_Error_class(code, &c);
-    return c;
-}
-
 #define SENTINEL (-7)
 
 /* The calling rank's neighbourhood as the queries describe it. */
@@ -455,28 +446,28 @@ static void check_errors(int size)
     MPI_Comm c;
     MPI_Request r;
     ZT_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &c));
-    ZT_EQ(err_class(MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, MPI_COMM_WORLD)),
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, MPI_COMM_WORLD)),
           MPI_ERR_TOPOLOGY, "Neighbor_alltoall on the world");
-    ZT_EQ(err_class(MPI_Neighbor_alltoall(buf, -1, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_COUNT,
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall(buf, -1, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_COUNT,
           "sendcount -1");
-    ZT_EQ(err_class(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, c)), MPI_ERR_BUFFER,
+    ZT_EQ(zt_err_class(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, c)), MPI_ERR_BUFFER,
           "MPI_IN_PLACE");
-    ZT_EQ(err_class(MPI_Neighbor_alltoall(buf, 1, MPI_DATATYPE_NULL, buf + 4, 1, MPI_INT, c)),
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall(buf, 1, MPI_DATATYPE_NULL, buf + 4, 1, MPI_INT, c)),
           MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
-    ZT_EQ(err_class(MPI_Neighbor_alltoallv(buf, NULL, dsp, MPI_INT, buf + 4, cnt, dsp, MPI_INT, c)),
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoallv(buf, NULL, dsp, MPI_INT, buf + 4, cnt, dsp, MPI_INT, c)),
           MPI_ERR_ARG, "sendcounts NULL");
-    ZT_EQ(err_class(MPI_Neighbor_alltoallv(buf, cnt, dsp, MPI_INT, buf + 4, neg, dsp, MPI_INT, c)),
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoallv(buf, cnt, dsp, MPI_INT, buf + 4, neg, dsp, MPI_INT, c)),
           MPI_ERR_COUNT, "recvcounts[0] -1");
-    ZT_EQ(err_class(MPI_Neighbor_alltoall(NULL, 1, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_BUFFER,
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall(NULL, 1, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_BUFFER,
           "sendbuf NULL");
-    ZT_EQ(err_class(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, c, NULL)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, c, NULL)), MPI_ERR_ARG,
           "request NULL");
-    ZT_EQ(err_class(MPI_Neighbor_alltoall_init(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, c, MPI_INFO_NULL,
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall_init(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, c, MPI_INFO_NULL,
                                      NULL)), MPI_ERR_ARG, "persistent request NULL");
-    ZT_EQ(err_class(MPI_Ineighbor_allgather(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, MPI_COMM_NULL, &r)),
+    ZT_EQ(zt_err_class(MPI_Ineighbor_allgather(buf, 1, MPI_INT, buf + 4, 1, MPI_INT, MPI_COMM_NULL, &r)),
           MPI_ERR_COMM, "MPI_COMM_NULL");
     /* Two ints sent where one is expected: truncated on every rank. */
-    ZT_EQ(err_class(MPI_Neighbor_alltoall(buf, 2, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_TRUNCATE,
+    ZT_EQ(zt_err_class(MPI_Neighbor_alltoall(buf, 2, MPI_INT, buf + 4, 1, MPI_INT, c)), MPI_ERR_TRUNCATE,
           "two ints into one");
     ZT_OK(MPI_Comm_free(&c));
 }
@@ -484,13 +475,7 @@ static void check_errors(int size)
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Errors of calls on no communicator (or an invalid one) are raised on
-     * MPI_COMM_SELF (MPI 4.1 section 9.3). */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    zt_init_errors_return(&argc, &argv, &rank, &size);
     const int per2[2] = { 1, 1 }, open2[2] = { 0, 0 }, per3[3] = { 1, 1, 1 };
     const int mixed3[3] = { 1, 0, 1 }, one_by[2] = { 1, 0 }, two_by[2] = { 2, 0 };
     cart(size, 2, NULL, per2, "2-D periodic");

@@ -408,11 +408,7 @@ static void inter(int rank, int n)
 int main(int argc, char **argv)
 {
     int rank, n;
-    ZT_OK(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    zt_init_errors_return(&argc, &argv, &rank, &n);
     barrier_bcast(rank, n);
     gather_scatter(rank, n);
     allgather(rank, n);

@@ -129,11 +129,7 @@ static void check_get_status(int rank, int size)
 int main(int argc, char **argv)
 {
     int rank, size;
-    ZT_OK(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    zt_init_errors_return(&argc, &argv, &rank, &size);
     check_setters();
     check_get_status(rank, size);
     ZT_OK(MPI_Finalize());

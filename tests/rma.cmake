@@ -3,26 +3,15 @@
 # synchronization mode, on 1, 2, 7 and 64 ranks over 1 and 2 workers.
 foreach(prog rma_flavors rma_atomics rma_sync rma_errors)
   zmpi_add_program(zt_${prog} ${prog}.c)
-  foreach(layout 1x1 2x1 2x2 7x2 64x1 64x2)
-    string(REPLACE "x" ";" lw ${layout})
-    list(GET lw 0 np)
-    list(GET lw 1 nw)
-    zmpi_add_mpi_test(${prog}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw} TIMEOUT 60)
-  endforeach()
+  zmpi_add_mpi_layouts(${prog} PROGRAM ${prog} LAYOUTS 1x1 2x1 2x2 7x2 64x1 64x2 TIMEOUT 60)
 endforeach()
 
 # Erroneous programs: the job fails by itself with a message naming the
 # call, the rank and the value, or reports the deadlocked window wait.
 zmpi_add_program(zt_rma_wrong rma_wrong.c)
 function(zt_rma_wrong_test mistake np nw)
-  set(opts --timeout 60)
-  foreach(re ${ARGN})
-    list(APPEND opts --regex "${re}")
-  endforeach()
-  add_test(NAME rma_wrong_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-            $<TARGET_FILE:zmpirun> -n ${np} -w ${nw} $<TARGET_FILE:zt_rma_wrong> ${mistake})
-  set_tests_properties(rma_wrong_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(rma_wrong_${mistake} PROGRAM rma_wrong NP ${np} WORKERS ${nw}
+                      REGEX ${ARGN} ARGS ${mistake})
 endfunction()
 zt_rma_wrong_test(put_out_of_range 2 2 "rank 0: MPI_Put" "target_disp=100"
                   "MPI_ERR_RMA_RANGE")

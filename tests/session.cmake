@@ -8,27 +8,14 @@ zmpi_add_program(zt_session_wrong session_wrong.c)
 
 # One rank, one and two workers with ranks on both, more ranks than
 # workers, and many ranks meeting in Comm_create_from_group.
-foreach(layout 1x1 2x1 2x2 7x1 7x2 64x2)
-  string(REPLACE "x" ";" lw ${layout})
-  list(GET lw 0 np)
-  list(GET lw 1 nw)
-  zmpi_add_mpi_test(session_basic_${layout} PROGRAM session_basic NP ${np} WORKERS ${nw})
-  zmpi_add_mpi_test(session_mixed_${layout} PROGRAM session_mixed NP ${np} WORKERS ${nw})
+foreach(prog session_basic session_mixed)
+  zmpi_add_mpi_layouts(${prog} PROGRAM ${prog} LAYOUTS 1x1 2x1 2x2 7x1 7x2 64x2)
 endforeach()
 
 # zmpi_add_session_wrong_test(<mistake> NP <n> WORKERS <w> REGEX <re>...):
 # the job must fail by itself with output matching every regex.
 function(zmpi_add_session_wrong_test mistake)
-  cmake_parse_arguments(T "" "NP;WORKERS" "REGEX" ${ARGN})
-  set(opts --timeout 60)
-  foreach(re ${T_REGEX})
-    list(APPEND opts --regex "${re}")
-  endforeach()
-  add_test(NAME session_wrong_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-            $<TARGET_FILE:zmpirun> -n ${T_NP} -w ${T_WORKERS}
-            $<TARGET_FILE:zt_session_wrong> ${mistake})
-  set_tests_properties(session_wrong_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(session_wrong_${mistake} PROGRAM session_wrong ${ARGN} ARGS ${mistake})
 endfunction()
 
 zmpi_add_session_wrong_test(null_session NP 2 WORKERS 2

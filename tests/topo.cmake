@@ -4,12 +4,7 @@
 # two workers.
 foreach(prog topo_cart topo_graph neighbor_coll)
   zmpi_add_program(zt_${prog} ${prog}.c)
-  foreach(layout 1x1 2x1 2x2 7x1 7x2 64x2)
-    string(REPLACE "x" ";" lw ${layout})
-    list(GET lw 0 np)
-    list(GET lw 1 nw)
-    zmpi_add_mpi_test(${prog}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw})
-  endforeach()
+  zmpi_add_mpi_layouts(${prog} PROGRAM ${prog} LAYOUTS 1x1 2x1 2x2 7x1 7x2 64x2)
 endforeach()
 
 # Mistakes under MPI_ERRORS_ARE_FATAL: the job ends by itself, naming the
@@ -22,9 +17,6 @@ foreach(case "shift_without_topology;MPI_Cart_shift;MPI_ERR_TOPOLOGY"
   list(GET case 0 mistake)
   list(GET case 1 call)
   list(GET case 2 cls)
-  add_test(NAME topo_fatal_${mistake}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
-            --regex "${call}" --regex "${cls}" --regex "rank [0-9]" --
-            $<TARGET_FILE:zmpirun> -n 3 -w 2 $<TARGET_FILE:zt_topo_fatal> ${mistake})
-  set_tests_properties(topo_fatal_${mistake} PROPERTIES TIMEOUT 90)
+  zmpi_add_fatal_test(topo_fatal_${mistake} PROGRAM topo_fatal NP 3 WORKERS 2
+    REGEX "${call}" "${cls}" "rank [0-9]" ARGS ${mistake})
 endforeach()

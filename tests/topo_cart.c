@@ -8,15 +8,6 @@
  */
 #include "zt.h"
 
-/* The error class of a return code (other MPIs return codes that are not
- * classes themselves). */
-static int err_class(int code)
-{
-    int c = -1;
-    MPI_Error_class(code, &c);
-    return c;
-}
-
 /* Calls MPI_Dims_create on a copy of `in` and compares with `want`. */
 static void dims_case(int nnodes, int ndims, const int *in, const int *want)
 {
@@ -87,14 +78,14 @@ static void check_dims_create(void)
     /* Impossible products and bad entries (errors raised on
      * MPI_COMM_SELF, set to return them). */
     int d[3] = { 0, 3, 0 };
-    ZT_EQ(err_class(MPI_Dims_create(7, 3, d)), MPI_ERR_DIMS, "Dims_create(7, {0,3,0})");
+    ZT_EQ(zt_err_class(MPI_Dims_create(7, 3, d)), MPI_ERR_DIMS, "Dims_create(7, {0,3,0})");
     int e[2] = { 2, 4 };
-    ZT_EQ(err_class(MPI_Dims_create(6, 2, e)), MPI_ERR_DIMS, "Dims_create(6, {2,4})");
+    ZT_EQ(zt_err_class(MPI_Dims_create(6, 2, e)), MPI_ERR_DIMS, "Dims_create(6, {2,4})");
     int f[2] = { 0, -1 };
-    ZT_EQ(err_class(MPI_Dims_create(4, 2, f)), MPI_ERR_DIMS, "Dims_create(4, {0,-1})");
-    ZT_EQ(err_class(MPI_Dims_create(4, -1, f)), MPI_ERR_DIMS, "Dims_create(4, ndims -1)");
-    ZT_EQ(err_class(MPI_Dims_create(5, 0, f)), MPI_ERR_DIMS, "Dims_create(5, ndims 0)");
-    ZT_EQ(err_class(MPI_Dims_create(0, 2, f)), MPI_ERR_ARG, "Dims_create(0 nodes)");
+    ZT_EQ(zt_err_class(MPI_Dims_create(4, 2, f)), MPI_ERR_DIMS, "Dims_create(4, {0,-1})");
+    ZT_EQ(zt_err_class(MPI_Dims_create(4, -1, f)), MPI_ERR_DIMS, "Dims_create(4, ndims -1)");
+    ZT_EQ(zt_err_class(MPI_Dims_create(5, 0, f)), MPI_ERR_DIMS, "Dims_create(5, ndims 0)");
+    ZT_EQ(zt_err_class(MPI_Dims_create(0, 2, f)), MPI_ERR_ARG, "Dims_create(0 nodes)");
 }
 
 /* Expected rank `disp` steps along dimension d from coords c, by hand. */
@@ -155,11 +146,11 @@ static void check_cart_2d(int rank, int size)
     ZT_OK(MPI_Cart_rank(cart, wrap, &r));
     ZT_EQ(r, (dims[0] - 1) * dims[1] + gc[1], "Cart_rank with coordinate -1 (periodic)");
     int bad[2] = { 0, dims[1] };
-    ZT_EQ(err_class(MPI_Cart_rank(cart, bad, &r)), MPI_ERR_ARG, "Cart_rank outside a non-periodic dim");
-    ZT_EQ(err_class(MPI_Cart_shift(cart, 2, 1, &r, &r)), MPI_ERR_DIMS, "Cart_shift direction 2");
-    ZT_EQ(err_class(MPI_Cart_shift(cart, -1, 1, &r, &r)), MPI_ERR_DIMS, "Cart_shift direction -1");
-    ZT_EQ(err_class(MPI_Cart_coords(cart, size, 2, gc)), MPI_ERR_RANK, "Cart_coords(size)");
-    ZT_EQ(err_class(MPI_Graph_neighbors_count(cart, 0, &r)), MPI_ERR_TOPOLOGY, "Graph call on a grid");
+    ZT_EQ(zt_err_class(MPI_Cart_rank(cart, bad, &r)), MPI_ERR_ARG, "Cart_rank outside a non-periodic dim");
+    ZT_EQ(zt_err_class(MPI_Cart_shift(cart, 2, 1, &r, &r)), MPI_ERR_DIMS, "Cart_shift direction 2");
+    ZT_EQ(zt_err_class(MPI_Cart_shift(cart, -1, 1, &r, &r)), MPI_ERR_DIMS, "Cart_shift direction -1");
+    ZT_EQ(zt_err_class(MPI_Cart_coords(cart, size, 2, gc)), MPI_ERR_RANK, "Cart_coords(size)");
+    ZT_EQ(zt_err_class(MPI_Graph_neighbors_count(cart, 0, &r)), MPI_ERR_TOPOLOGY, "Graph call on a grid");
     /* A duplicate keeps the topology. */
     MPI_Comm dup;
     ZT_OK(MPI_Comm_dup(cart, &dup));
@@ -264,19 +255,19 @@ static void check_cart_misc(int rank, int size)
     int one[1] = { size > 1 ? size - 1 : 1 };
     ZT_OK(MPI_Cart_map(MPI_COMM_WORLD, 1, one, periods, &r));
     ZT_EQ(r, rank < one[0] ? rank : MPI_UNDEFINED, "Cart_map");
-    ZT_EQ(err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &z)), MPI_ERR_DIMS,
+    ZT_EQ(zt_err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &z)), MPI_ERR_DIMS,
           "Cart_create of a grid larger than the communicator");
     dims[1] = 0;
-    ZT_EQ(err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &z)), MPI_ERR_DIMS,
+    ZT_EQ(zt_err_class(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &z)), MPI_ERR_DIMS,
           "Cart_create with dims[1] = 0");
-    ZT_EQ(err_class(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &z)), MPI_ERR_DIMS,
+    ZT_EQ(zt_err_class(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &z)), MPI_ERR_DIMS,
           "Cart_create with ndims -1");
-    ZT_EQ(err_class(MPI_Cart_create(MPI_COMM_WORLD, 1, NULL, periods, 0, &z)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Cart_create(MPI_COMM_WORLD, 1, NULL, periods, 0, &z)), MPI_ERR_ARG,
           "Cart_create with dims NULL");
-    ZT_EQ(err_class(MPI_Cart_create(MPI_COMM_NULL, 1, one, periods, 0, &z)), MPI_ERR_COMM,
+    ZT_EQ(zt_err_class(MPI_Cart_create(MPI_COMM_NULL, 1, one, periods, 0, &z)), MPI_ERR_COMM,
           "Cart_create on MPI_COMM_NULL");
-    ZT_EQ(err_class(MPI_Cartdim_get(MPI_COMM_WORLD, &nd)), MPI_ERR_TOPOLOGY, "Cartdim_get on the world");
-    ZT_EQ(err_class(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &r, &r)), MPI_ERR_TOPOLOGY,
+    ZT_EQ(zt_err_class(MPI_Cartdim_get(MPI_COMM_WORLD, &nd)), MPI_ERR_TOPOLOGY, "Cartdim_get on the world");
+    ZT_EQ(zt_err_class(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &r, &r)), MPI_ERR_TOPOLOGY,
           "Cart_shift on the world");
     ZT_OK(MPI_Topo_test(MPI_COMM_WORLD, &r));
     ZT_EQ(r, MPI_UNDEFINED, "Topo_test of the world");
@@ -285,13 +276,7 @@ static void check_cart_misc(int rank, int size)
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Errors of calls on no communicator (or an invalid one) are raised on
-     * MPI_COMM_SELF (MPI 4.1 section 9.3). */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    zt_init_errors_return(&argc, &argv, &rank, &size);
     check_dims_create();
     check_cart_2d(rank, size);
     check_cart_2x3(rank, size);

@@ -7,15 +7,6 @@
  */
 #include "zt.h"
 
-/* The error class of a return code (other MPIs return codes that are not
- * classes themselves). */
-static int err_class(int code)
-{
-    int c = -1;
-    MPI_Error_class(code, &c);
-    return c;
-}
-
 /* The graph example of MPI 4.1 section 8.5.3 (four nodes):
  *   node 0: 1, 3   node 1: 0   node 2: 3   node 3: 0, 2 */
 static void check_graph_example(int rank, int size)
@@ -26,7 +17,7 @@ static void check_graph_example(int rank, int size)
     MPI_Comm g;
     int r = -1;
     if (size < 4) {
-        ZT_EQ(err_class(MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &g)), MPI_ERR_ARG,
+        ZT_EQ(zt_err_class(MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &g)), MPI_ERR_ARG,
               "Graph_create of 4 nodes on fewer ranks");
         return;
     }
@@ -58,9 +49,9 @@ static void check_graph_example(int rank, int size)
     v[1] = -9;
     ZT_OK(MPI_Graph_neighbors(g, 3, 1, v));
     ZT_CHECK(v[0] == 0 && v[1] == -9, "Graph_neighbors with maxneighbors 1");
-    ZT_EQ(err_class(MPI_Graph_neighbors_count(g, 4, &n)), MPI_ERR_RANK, "Graph_neighbors_count(4)");
-    ZT_EQ(err_class(MPI_Cart_shift(g, 0, 1, &n, &n)), MPI_ERR_TOPOLOGY, "Cart_shift on a graph");
-    ZT_EQ(err_class(MPI_Dist_graph_neighbors_count(g, &n, &n, &n)), MPI_ERR_TOPOLOGY,
+    ZT_EQ(zt_err_class(MPI_Graph_neighbors_count(g, 4, &n)), MPI_ERR_RANK, "Graph_neighbors_count(4)");
+    ZT_EQ(zt_err_class(MPI_Cart_shift(g, 0, 1, &n, &n)), MPI_ERR_TOPOLOGY, "Cart_shift on a graph");
+    ZT_EQ(zt_err_class(MPI_Dist_graph_neighbors_count(g, &n, &n, &n)), MPI_ERR_TOPOLOGY,
           "Dist_graph_neighbors_count on a graph");
     ZT_OK(MPI_Comm_free(&g));
 }
@@ -71,18 +62,18 @@ static void check_graph_errors(int size)
     int index[2] = { 1, 2 }, edges[2] = { 1, 0 }, r;
     if (size >= 2) {
         edges[0] = 2;
-        ZT_EQ(err_class(MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &g)), MPI_ERR_ARG,
+        ZT_EQ(zt_err_class(MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &g)), MPI_ERR_ARG,
               "Graph_create with an edge to node 2 of 2");
         edges[0] = 1;
         index[1] = 0;
-        ZT_EQ(err_class(MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &g)), MPI_ERR_ARG,
+        ZT_EQ(zt_err_class(MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &g)), MPI_ERR_ARG,
               "Graph_create with decreasing index");
     }
-    ZT_EQ(err_class(MPI_Graph_create(MPI_COMM_WORLD, -1, index, edges, 0, &g)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Graph_create(MPI_COMM_WORLD, -1, index, edges, 0, &g)), MPI_ERR_ARG,
           "Graph_create with -1 nodes");
-    ZT_EQ(err_class(MPI_Graph_create(MPI_COMM_WORLD, 1, NULL, edges, 0, &g)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Graph_create(MPI_COMM_WORLD, 1, NULL, edges, 0, &g)), MPI_ERR_ARG,
           "Graph_create with index NULL");
-    ZT_EQ(err_class(MPI_Graphdims_get(MPI_COMM_WORLD, &r, &r)), MPI_ERR_TOPOLOGY,
+    ZT_EQ(zt_err_class(MPI_Graphdims_get(MPI_COMM_WORLD, &r, &r)), MPI_ERR_TOPOLOGY,
           "Graphdims_get on the world");
     /* Zero nodes: every rank gets MPI_COMM_NULL. */
     ZT_OK(MPI_Graph_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &g));
@@ -237,36 +228,36 @@ static void check_dist_errors(int rank, int size)
 {
     MPI_Comm d;
     int src[1] = { size }, w[1] = { -1 }, ok[1] = { rank }, one[1] = { 1 };
-    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, MPI_UNWEIGHTED, 0, NULL,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, MPI_UNWEIGHTED, 0, NULL,
                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d)),
           MPI_ERR_RANK, "adjacent: source rank = size");
-    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, w, 0, NULL, MPI_WEIGHTS_EMPTY,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, w, 0, NULL, MPI_WEIGHTS_EMPTY,
                                          MPI_INFO_NULL, 0, &d)),
           MPI_ERR_ARG, "adjacent: negative weight");
-    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, ok, MPI_UNWEIGHTED, 0, NULL,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, ok, MPI_UNWEIGHTED, 0, NULL,
                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d)),
           MPI_ERR_ARG, "adjacent: indegree -1");
-    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, NULL, 0, NULL, NULL,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ok, NULL, 0, NULL, NULL,
                                          MPI_INFO_NULL, 0, &d)),
           MPI_ERR_ARG, "adjacent: NULL weights");
-    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, one, src, MPI_UNWEIGHTED, MPI_INFO_NULL,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, one, src, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                 0, &d)),
           MPI_ERR_RANK, "general: destination rank = size");
-    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, w, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, w, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                 &d)),
           MPI_ERR_ARG, "general: degree -1");
-    ZT_EQ(err_class(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, ok, ok, ok)), MPI_ERR_TOPOLOGY,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, ok, ok, ok)), MPI_ERR_TOPOLOGY,
           "Dist_graph_neighbors_count on the world");
-    ZT_EQ(err_class(MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 0, NULL, NULL, 0, NULL, NULL)),
+    ZT_EQ(zt_err_class(MPI_Dist_graph_neighbors(MPI_COMM_WORLD, 0, NULL, NULL, 0, NULL, NULL)),
           MPI_ERR_TOPOLOGY, "Dist_graph_neighbors on the world");
-    ZT_EQ(err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_UNWEIGHTED, 0,
                                                    NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                                    NULL)),
           MPI_ERR_ARG, "adjacent: no place for the new communicator");
-    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_NULL, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create(MPI_COMM_NULL, 0, NULL, NULL, NULL, MPI_UNWEIGHTED,
                                           MPI_INFO_NULL, 0, &d)),
           MPI_ERR_COMM, "general: MPI_COMM_NULL");
-    ZT_EQ(err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, NULL, ok, MPI_UNWEIGHTED,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, ok, NULL, ok, MPI_UNWEIGHTED,
                                           MPI_INFO_NULL, 0, &d)),
           MPI_ERR_ARG, "general: NULL degrees");
     /* Queries on a distributed graph (one self edge each) with missing
@@ -275,12 +266,12 @@ static void check_dist_errors(int rank, int size)
                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &d));
     MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
     int in, out, wtd, got[1] = { -1 };
-    ZT_EQ(err_class(MPI_Dist_graph_neighbors_count(d, &in, NULL, &wtd)), MPI_ERR_ARG,
+    ZT_EQ(zt_err_class(MPI_Dist_graph_neighbors_count(d, &in, NULL, &wtd)), MPI_ERR_ARG,
           "Dist_graph_neighbors_count: NULL outdegree");
-    ZT_EQ(err_class(MPI_Dist_graph_neighbors(d, 1, NULL, MPI_UNWEIGHTED, 1, got, MPI_UNWEIGHTED)),
+    ZT_EQ(zt_err_class(MPI_Dist_graph_neighbors(d, 1, NULL, MPI_UNWEIGHTED, 1, got, MPI_UNWEIGHTED)),
           MPI_ERR_ARG, "Dist_graph_neighbors: NULL sources");
-    ZT_EQ(err_class(MPI_Cartdim_get(d, &in)), MPI_ERR_TOPOLOGY, "Cartdim_get on a dist graph");
-    ZT_EQ(err_class(MPI_Graphdims_get(d, &in, &out)), MPI_ERR_TOPOLOGY,
+    ZT_EQ(zt_err_class(MPI_Cartdim_get(d, &in)), MPI_ERR_TOPOLOGY, "Cartdim_get on a dist graph");
+    ZT_EQ(zt_err_class(MPI_Graphdims_get(d, &in, &out)), MPI_ERR_TOPOLOGY,
           "Graphdims_get on a dist graph");
     ZT_OK(MPI_Dist_graph_neighbors_count(d, &in, &out, &wtd));
     ZT_EQ(in * 100 + out * 10 + wtd, 110, "self edge: one in, one out, unweighted");
@@ -292,13 +283,7 @@ static void check_dist_errors(int rank, int size)
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* Errors of calls on no communicator (or an invalid one) are raised on
-     * MPI_COMM_SELF (MPI 4.1 section 9.3). */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    zt_init_errors_return(&argc, &argv, &rank, &size);
     check_graph_example(rank, size);
     check_graph_errors(size);
     check_dist_adjacent(rank, size);

@@ -166,4 +166,26 @@ static inline MPI_Status *zt_statuses_ignore(void)
         ZT_EQ(zt_n_, (bytes), "byte count of status");                     \
     } while (0)
 
+/* The error class of return code rc (-1 if it is not an error code): other
+ * MPIs return codes that are not classes themselves. */
+static inline int zt_err_class(int rc)
+{
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+/* MPI_Init, then the caller's rank and the job's size, and MPI_ERRORS_RETURN
+ * on MPI_COMM_WORLD and MPI_COMM_SELF: errors of calls on no communicator
+ * (or an invalid one) are raised on MPI_COMM_SELF (MPI 4.1 section 9.3;
+ * MPI_COMM_WORLD before MPI 4.0), so a test of bad arguments sets both. */
+static inline void zt_init_errors_return(int *argc, char ***argv, int *rank, int *size)
+{
+    ZT_OK(MPI_Init(argc, argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+}
+
 #endif /* ZT_H */

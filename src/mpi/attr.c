@@ -676,11 +676,7 @@ static int keyval_free(const char *fn, int kind, int *keyval)
 
 static int comm_target(const char *fn, MPI_Comm comm, struct target *t)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     *t = (struct target){ ZM_ATTR_COMM, c, c };
     return MPI_SUCCESS;
 }

@@ -23,10 +23,7 @@ static int check_root(struct zmpi_comm *c, const char *fn, int root)
                         root, c->name, c->p.size);
 }
 
-/* An operation valid for the datatype: user operations take any type,
- * predefined ones the types of MPI-4 section 6.9.2, derived types by the
- * one predefined type they are made of. */
-static int check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype dt)
+int zm_mpi_check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype dt)
 {
     if (!zm_op_valid(op))
         return zm_mpi_error(c, MPI_ERR_OP, fn, "(op=%s): invalid operation",
@@ -37,21 +34,29 @@ static int check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-/* A per-rank counts array (and its displacements) with a buffer. */
-static int check_vbuf(struct zmpi_comm *c, const char *fn, const char *what, const void *buf,
-                      const int *counts, const int *displs, MPI_Datatype dt)
+int zm_mpi_check_counts(struct zmpi_comm *c, const char *fn, const char *what, const int *counts,
+                        const int *displs, int *any)
 {
     if (!counts || !displs)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s): counts or displacements array is NULL",
                             what);
-    int any = 0;
+    *any = 0;
     for (int i = 0; i < c->p.size; i++) {
         if (counts[i] < 0)
             return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%s[%d]=%d): invalid count, must be >= 0",
                                 what, i, counts[i]);
-        any |= counts[i] > 0;
+        *any |= counts[i] > 0;
     }
-    return zm_mpi_check_buf(c, fn, buf, any, dt);
+    return MPI_SUCCESS;
+}
+
+/* A per-rank counts array (and its displacements) with a buffer. */
+static int check_vbuf(struct zmpi_comm *c, const char *fn, const char *what, const void *buf,
+                      const int *counts, const int *displs, MPI_Datatype dt)
+{
+    int any;
+    int rc = zm_mpi_check_counts(c, fn, what, counts, displs, &any);
+    return rc != MPI_SUCCESS ? rc : zm_mpi_check_buf(c, fn, buf, any, dt);
 }
 
 /* The send side of a call whose sendbuf may be MPI_IN_PLACE where
@@ -356,7 +361,7 @@ static int b_reduce(struct zmpi_comm *c, const char *fn, zm_coll_args_t *a, int 
     if (rc == MPI_SUCCESS && gets)
         rc = zm_mpi_check_buf(c, fn, rbuf, sbuf == MPI_IN_PLACE ? total : count, dt);
     if (rc == MPI_SUCCESS)
-        rc = check_op(c, fn, op, dt);
+        rc = zm_mpi_check_op(c, fn, op, dt);
     a->kind = kind;
     a->root = root;
     a->sbuf = sbuf;
@@ -845,7 +850,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_buf(NULL, fn, inoutbuf, count, dt);
     if (rc == MPI_SUCCESS)
-        rc = check_op(NULL, fn, op, dt);
+        rc = zm_mpi_check_op(NULL, fn, op, dt);
     if (rc != MPI_SUCCESS || count == 0)
         return rc;
     const zm_dt_t *basic = op->id == ZM_OP_USER ? dt : zm_dt_basic(dt);

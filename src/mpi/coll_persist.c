@@ -14,9 +14,10 @@
  *
  * The request is a composite request (sched.c) with one child: the
  * coll layer completes the child, and the request's wait, test, start,
- * and free paths are the schedule's.  The buffers and the count,
- * displacement and type arrays stay the user's and must not change until
- * the request is freed (the datatypes are held: the user may free them).
+ * and free paths are the schedule's.  The buffers stay the user's; the
+ * count, displacement and type arrays are copied at init (bindings such as
+ * mpi4py pass temporary arrays), and the datatypes are held, so the user
+ * may free them.
  *
  * On an intercommunicator the non-blocking code (inter_coll.c) builds the
  * schedule of messages once, under zm_mpi_sched_capture, and MPI_Start
@@ -28,6 +29,7 @@
 #include "inter_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* One rank's side of a persistent collective (the schedule's scratch). */
 struct pcoll {
@@ -36,6 +38,7 @@ struct pcoll {
     int n;                      /* ranks */
     zm_req_t *kid;              /* completed by the rank that runs a round */
     zm_coll_args_t a;           /* the arguments, for the types to release */
+    void *arrays;               /* copies of the call's arrays (pc_copy_arrays) */
 };
 
 static int pc_start(zm_mpi_sched_t *s, void *arg)
@@ -70,6 +73,44 @@ static void pc_release(zm_mpi_sched_t *s, void *arg)
     if (p->x)
         zm_coll_pfree(p->x, p->me);
     pc_types(&p->a, p->n, 0);
+    free(p->arrays);
+}
+
+/* Point k's count, displacement and type arrays (n entries each) at copies
+ * in one block, returned in *block (NULL when k has none).  Returns 0, or
+ * -1 if out of memory. */
+static int pc_copy_arrays(zm_mpi_coll_call_t *k, int n, void **block)
+{
+    const int **ints[] = { &k->scounts, &k->sdispls, &k->rcounts, &k->rdispls };
+    const MPI_Datatype **types[] = { &k->sdts, &k->rdts };
+    size_t nint = 0, ntype = 0;
+    for (int i = 0; i < 4; i++)
+        nint += *ints[i] != NULL;
+    for (int i = 0; i < 2; i++)
+        ntype += *types[i] != NULL;
+    *block = NULL;
+    if (nint + ntype == 0)
+        return 0;
+    MPI_Datatype *t = malloc((ntype * sizeof(MPI_Datatype) + nint * sizeof(int)) * (size_t)n);
+    if (!t)
+        return -1;
+    *block = t;
+    for (int i = 0; i < 2; i++) {
+        if (!*types[i])
+            continue;
+        memcpy(t, *types[i], sizeof(MPI_Datatype) * (size_t)n);
+        *types[i] = t;
+        t += n;
+    }
+    int *v = (int *)t;
+    for (int i = 0; i < 4; i++) {
+        if (!*ints[i])
+            continue;
+        memcpy(v, *ints[i], sizeof(int) * (size_t)n);
+        *ints[i] = v;
+        v += n;
+    }
+    return 0;
 }
 
 static const zm_mpi_sched_hooks_t pc_hooks = { pc_start, NULL, NULL, pc_release };
@@ -130,11 +171,7 @@ static int pinit_inter(struct zmpi_comm *c, const char *fn, MPI_Comm h,
 static int pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_coll_call_t *k,
                  MPI_Request *request)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     /* No hint changes anything yet; a given info object must be valid. */
     if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
         return rc;
@@ -143,14 +180,22 @@ static int pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_coll
     if (c->inter)
         return pinit_inter(c, fn, comm, k, request);
     zm_coll_args_t a;
-    if ((rc = zm_mpi_coll_build(c, fn, k, &a)) != MPI_SUCCESS)
+    zm_mpi_coll_call_t kc = *k;
+    void *arrays;
+    if (pc_copy_arrays(&kc, c->p.size, &arrays) != 0)
+        goto err_nomem;
+    if ((rc = zm_mpi_coll_build(c, fn, &kc, &a)) != MPI_SUCCESS) {
+        free(arrays);
         return rc;
+    }
     zm_coll_shm_t *shm = zm_mpi_coll_shm(c);
     zm_mpi_sched_t *s = shm ? zm_mpi_sched_new(c, comm, 1, sizeof(struct pcoll)) : NULL;
     struct pcoll *p = s ? zm_mpi_sched_scratch(s) : NULL;
-    if (!p)
+    if (!p) {
+        free(arrays);
         goto err_nomem;
-    *p = (struct pcoll){ NULL, c->p.rank, c->p.size, NULL, a };
+    }
+    *p = (struct pcoll){ NULL, c->p.rank, c->p.size, NULL, a, arrays };
     zm_mpi_sched_set_hooks(s, &pc_hooks, p);
     pc_types(&a, p->n, 1);
     if (zm_mpi_sched_child(s, &p->kid) != MPI_SUCCESS)

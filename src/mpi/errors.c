@@ -353,15 +353,16 @@ static int raise_without_rank(int code, const char *fn, const char *detail)
 }
 
 /* Raise error `code` of call `fn` through handler `eh` of an object of
- * kind `obj` (OBJ_COMM or OBJ_WIN) whose handle, as the program knows it,
+ * kind `obj` (OBJ_COMM, OBJ_WIN, OBJ_SESSION or OBJ_FILE) whose handle, as the program knows it,
  * is `handle`.  Records the message for MPI_Error_string, then calls the
  * handler: the fatal ones end the job, the others return `code`.
  * ULT context, `me` the calling rank. */
 static int raise_error(zm_mpi_rank_t *me, struct zmpi_errhandler *eh, int obj, void *handle,
                        int code, const char *fn, const char *detail)
 {
-    /* A detail that starts with "(" names the argument: "MPI_Send(dest=9):". */
-    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%s", fn,
+    /* A detail that starts with "(" names the argument: "MPI_Send(dest=9):".
+     * Its first 200 characters are kept, whatever the object. */
+    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%.200s", fn,
              detail[0] == '(' ? "" : ": ", detail);
     me->last_class = code;
     if (eh->kind == ZM_EH_RETURN)
@@ -376,6 +377,9 @@ static int raise_error(zm_mpi_rank_t *me, struct zmpi_errhandler *eh, int obj, v
         } else if (obj == OBJ_SESSION) {
             MPI_Session s = handle;
             ((MPI_Session_errhandler_function *)(void (*)(void))eh->fn)(&s, &c);
+        } else if (obj == OBJ_FILE) {
+            MPI_File f = handle;
+            ((MPI_File_errhandler_function *)(void (*)(void))eh->fn)(&f, &c);
         } else {
             MPI_Comm h = handle;
             eh->fn(&h, &c);
@@ -393,20 +397,79 @@ static int raise_error(zm_mpi_rank_t *me, struct zmpi_errhandler *eh, int obj, v
     return code;
 }
 
-int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fmt, ...)
+/* An object an error is raised on: its kind and its handle.  A
+ * communicator is given by its internal object (NULL: MPI_COMM_SELF), the
+ * others by their handle; a session also names the handler to use, since
+ * MPI_Session_init raises errors before the session exists. */
+typedef struct {
+    int obj;                    /* OBJ_COMM, OBJ_WIN, OBJ_SESSION or OBJ_FILE */
+    void *handle;               /* struct zmpi_comm *, MPI_Win, MPI_Session or MPI_File */
+    struct zmpi_errhandler *eh; /* OBJ_SESSION only */
+} eh_obj_t;
+
+/* The handler in force on object `o`: a window whose handler was never set
+ * has MPI_ERRORS_ARE_FATAL, MPI_FILE_NULL stands for the rank's default
+ * file handler.  NULL only if that default cannot be allocated.  ULT
+ * context, `me` the calling rank. */
+static struct zmpi_errhandler *eh_in_force(zm_mpi_rank_t *me, const eh_obj_t *o)
 {
-    char detail[200];
-    va_list ap;
-    va_start(ap, fmt);
+    switch (o->obj) {
+    case OBJ_COMM:
+        return o->handle ? ((struct zmpi_comm *)o->handle)->eh : me->self.eh;
+    case OBJ_WIN: {
+        struct zmpi_errhandler *eh = ((MPI_Win)o->handle)->eh;
+        return eh ? eh : MPI_ERRORS_ARE_FATAL;
+    }
+    case OBJ_SESSION:
+        return o->eh;
+    default:
+        return o->handle ? ((MPI_File)o->handle)->eh : zm_mpi_file_default_eh();
+    }
+}
+
+/* Format the detail of an error of call `fn` and raise class or code
+ * `cls` on object `o`.  A file's message names the file; a user handler
+ * gets the object's handle as the program knows it. */
+static int vraise(const eh_obj_t *o, int cls, const char *fn, const char *fmt, va_list ap)
+{
+    char detail[200], full[480];
     vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
+    if (o->obj == OBJ_FILE && o->handle)
+        snprintf(full, sizeof(full), "%s (file \"%s\")", detail, ((MPI_File)o->handle)->name);
+    else
+        snprintf(full, sizeof(full), "%s", detail);
     zm_mpi_rank_t *me = zm_mpi_me();
     if (!me)
-        return raise_without_rank(cls, fn, detail);
-    if (!comm)
-        comm = &me->self;
-    MPI_Comm h = comm == &me->world ? MPI_COMM_WORLD : comm == &me->self ? MPI_COMM_SELF : comm;
-    return raise_error(me, comm->eh, OBJ_COMM, h, cls, fn, detail);
+        return raise_without_rank(cls, fn, full);
+    struct zmpi_errhandler *eh = eh_in_force(me, o);
+    void *h = o->handle;
+    if (o->obj == OBJ_COMM) {
+        struct zmpi_comm *comm = h ? h : &me->self;
+        h = comm == &me->world ? MPI_COMM_WORLD : comm == &me->self ? MPI_COMM_SELF : comm;
+    } else if (o->obj == OBJ_FILE && !eh) {
+        eh = MPI_ERRORS_RETURN;
+    }
+    return raise_error(me, eh, o->obj, h, cls, fn, full);
+}
+
+/* vraise with the detail's arguments given in line. */
+static int obj_error(const eh_obj_t *o, int cls, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vraise(o, cls, fn, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fmt, ...)
+{
+    eh_obj_t o = { OBJ_COMM, comm, NULL };
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vraise(&o, cls, fn, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* The window's counterpart of zm_mpi_error: a window whose handler was
@@ -414,16 +477,12 @@ int zm_mpi_error(struct zmpi_comm *comm, int cls, const char *fn, const char *fm
  * the window's handle. */
 int zm_mpi_win_error(struct zmpi_win *w, int cls, const char *fn, const char *fmt, ...)
 {
-    char detail[200];
+    eh_obj_t o = { OBJ_WIN, w, NULL };
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
+    int rc = vraise(&o, cls, fn, fmt, ap);
     va_end(ap);
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (!me)
-        return raise_without_rank(cls, fn, detail);
-    struct zmpi_errhandler *eh = w->eh ? w->eh : MPI_ERRORS_ARE_FATAL;
-    return raise_error(me, eh, OBJ_WIN, w, cls, fn, detail);
+    return rc;
 }
 
 int zm_mpi_check_comm_fail(MPI_Comm h, const char *fn)
@@ -557,7 +616,12 @@ static const char *eh_unfit(MPI_Errhandler eh, int obj)
 static int eh_create(const char *fn, int kind, MPI_Comm_errhandler_function *f,
                      MPI_Errhandler *errhandler)
 {
-    zm_mpi_enter(fn);
+    /* A session's handler is made before the session, even before
+     * MPI_Init (MPI 4.1 section 11.4.1). */
+    if (kind != ZM_EH_USER_SESSION)
+        zm_mpi_enter(fn);
+    else if (!zm_mpi_rank_attach())
+        return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "cannot set up a one-rank job");
     if (!f)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(function=NULL): invalid argument");
     if (!errhandler)
@@ -573,35 +637,112 @@ static int eh_create(const char *fn, int kind, MPI_Comm_errhandler_function *f,
     return MPI_SUCCESS;
 }
 
-/* Body of MPI_Comm_set_errhandler and its MPI-1 name. */
-static int comm_set_eh(const char *fn, MPI_Comm comm, MPI_Errhandler errhandler)
+/* Check a window handle; raises MPI_ERR_WIN on MPI_COMM_SELF if invalid. */
+static int win_check(const char *fn, MPI_Win win)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    if (win && win->magic == ZM_WIN_MAGIC)
+        return MPI_SUCCESS;
+    return zm_mpi_error(NULL, MPI_ERR_WIN, fn, "(win=%s): invalid window",
+                        win ? "freed or not a window" : "MPI_WIN_NULL");
+}
+
+/* Start call `fn` on the kind-`obj` object `handle` of the set, get and
+ * call families: check the handle (raising its error on MPI_COMM_SELF or
+ * the session's rules) and describe the object in *o.  MPI_FILE_NULL is
+ * valid: it stands for the default file handler. */
+static int eh_obj(const char *fn, int obj, void *handle, eh_obj_t *o)
+{
+    *o = (eh_obj_t){ obj, handle, NULL };
+    switch (obj) {
+    case OBJ_COMM: {
+        zm_mpi_rank_t *me = zm_mpi_enter(fn);
+        struct zmpi_comm *c = NULL;
+        int rc = zm_mpi_check_comm(me, handle, fn, &c);
+        o->handle = c;
+        return rc;
+    }
+    case OBJ_WIN:
+        zm_mpi_enter(fn);
+        return win_check(fn, handle);
+    case OBJ_SESSION: {
+        /* The session's own handler raises its errors once it is known good. */
+        int rc = zm_mpi_session_check(fn, handle);
+        if (rc == MPI_SUCCESS)
+            o->eh = ((MPI_Session)handle)->eh;
+        return rc;
+    }
+    default:
+        zm_mpi_enter(fn);
+        return handle ? zm_mpi_file_check(fn, handle) : MPI_SUCCESS;
+    }
+}
+
+/* Body of MPI_{Comm,Win,File,Session}_set_errhandler and MPI_Errhandler_set:
+ * the object keeps a reference to its new handler and drops the old one. */
+static int eh_set(const char *fn, int obj, void *handle, MPI_Errhandler errhandler)
+{
+    eh_obj_t o;
+    int rc = eh_obj(fn, obj, handle, &o);
     if (rc != MPI_SUCCESS)
         return rc;
-    const char *bad = eh_unfit(errhandler, OBJ_COMM);
+    const char *bad = eh_unfit(errhandler, obj);
     if (bad)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "%s", bad);
+        return obj_error(&o, MPI_ERR_ARG, fn, "%s", bad);
     zm_mpi_eh_ref(errhandler);
-    zm_mpi_eh_unref(c->eh);
-    c->eh = errhandler;
+    struct zmpi_errhandler **slot;
+    switch (obj) {
+    case OBJ_COMM:
+        slot = &((struct zmpi_comm *)o.handle)->eh;
+        break;
+    case OBJ_WIN:
+        slot = &((MPI_Win)handle)->eh;
+        break;
+    case OBJ_SESSION:
+        slot = &((MPI_Session)handle)->eh;
+        break;
+    default:
+        if (!handle)
+            return zm_mpi_file_set_default_eh(errhandler);
+        slot = &((MPI_File)handle)->eh;
+    }
+    if (*slot)
+        zm_mpi_eh_unref(*slot);
+    *slot = errhandler;
     return MPI_SUCCESS;
 }
 
-/* Body of MPI_Comm_get_errhandler and its MPI-1 name. */
-static int comm_get_eh(const char *fn, MPI_Comm comm, MPI_Errhandler *errhandler)
+/* Body of MPI_{Comm,Win,File,Session}_get_errhandler and
+ * MPI_Errhandler_get: the caller gets a reference to the handler in force,
+ * to free with MPI_Errhandler_free. */
+static int eh_get(const char *fn, int obj, void *handle, MPI_Errhandler *errhandler)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
+    eh_obj_t o;
+    int rc = eh_obj(fn, obj, handle, &o);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!errhandler)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
-    zm_mpi_eh_ref(c->eh);
-    *errhandler = c->eh;
+        return obj_error(&o, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
+    struct zmpi_errhandler *eh = eh_in_force(zm_mpi_me(), &o);
+    if (!eh)
+        return obj_error(&o, MPI_ERR_NO_MEM, fn, "out of memory");
+    zm_mpi_eh_ref(eh);
+    *errhandler = eh;
+    return MPI_SUCCESS;
+}
+
+/* Body of MPI_{Comm,Win,File,Session}_call_errhandler.  The handler gets
+ * the code itself: a predefined code or an added one.  The call succeeds
+ * once the handler returns. */
+static int eh_call(const char *fn, int obj, void *handle, int errorcode)
+{
+    eh_obj_t o;
+    int rc = eh_obj(fn, obj, handle, &o);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (code_class(errorcode) < 0)
+        return obj_error(&o, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
+                         errorcode);
+    obj_error(&o, errorcode, fn, "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }
 
@@ -614,13 +755,13 @@ ZM_WEAK(Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return comm_set_eh("MPI_Comm_set_errhandler", comm, errhandler);
+    return eh_set("MPI_Comm_set_errhandler", OBJ_COMM, comm, errhandler);
 }
 ZM_WEAK(Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return comm_get_eh("MPI_Comm_get_errhandler", comm, errhandler);
+    return eh_get("MPI_Comm_get_errhandler", OBJ_COMM, comm, errhandler);
 }
 ZM_WEAK(Comm_get_errhandler)
 
@@ -634,41 +775,21 @@ ZM_WEAK(Errhandler_create)
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    return comm_set_eh("MPI_Errhandler_set", comm, errhandler);
+    return eh_set("MPI_Errhandler_set", OBJ_COMM, comm, errhandler);
 }
 ZM_WEAK(Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    return comm_get_eh("MPI_Errhandler_get", comm, errhandler);
+    return eh_get("MPI_Errhandler_get", OBJ_COMM, comm, errhandler);
 }
 ZM_WEAK(Errhandler_get)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    const char *fn = "MPI_Comm_call_errhandler";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* The handler gets the code itself: a predefined code or an added one. */
-    if (code_class(errorcode) < 0)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
-                            errorcode);
-    zm_mpi_error(c, errorcode, fn, "error code %d raised by the program", errorcode);
-    return MPI_SUCCESS;
+    return eh_call("MPI_Comm_call_errhandler", OBJ_COMM, comm, errorcode);
 }
 ZM_WEAK(Comm_call_errhandler)
-
-/* Check a window handle; raises MPI_ERR_WIN on MPI_COMM_SELF if invalid. */
-static int win_check(const char *fn, MPI_Win win)
-{
-    if (win && win->magic == ZM_WIN_MAGIC)
-        return MPI_SUCCESS;
-    return zm_mpi_error(NULL, MPI_ERR_WIN, fn, "(win=%s): invalid window",
-                        win ? "freed or not a window" : "MPI_WIN_NULL");
-}
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                MPI_Errhandler *errhandler)
@@ -681,50 +802,19 @@ ZM_WEAK(Win_create_errhandler)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    const char *fn = "MPI_Win_set_errhandler";
-    zm_mpi_enter(fn);
-    int rc = win_check(fn, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const char *bad = eh_unfit(errhandler, OBJ_WIN);
-    if (bad)
-        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "%s", bad);
-    zm_mpi_eh_ref(errhandler);
-    if (win->eh)
-        zm_mpi_eh_unref(win->eh);
-    win->eh = errhandler;
-    return MPI_SUCCESS;
+    return eh_set("MPI_Win_set_errhandler", OBJ_WIN, win, errhandler);
 }
 ZM_WEAK(Win_set_errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Win_get_errhandler";
-    zm_mpi_enter(fn);
-    int rc = win_check(fn, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!errhandler)
-        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
-    struct zmpi_errhandler *eh = win->eh ? win->eh : MPI_ERRORS_ARE_FATAL;
-    zm_mpi_eh_ref(eh);
-    *errhandler = eh;
-    return MPI_SUCCESS;
+    return eh_get("MPI_Win_get_errhandler", OBJ_WIN, win, errhandler);
 }
 ZM_WEAK(Win_get_errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    const char *fn = "MPI_Win_call_errhandler";
-    zm_mpi_enter(fn);
-    int rc = win_check(fn, win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (code_class(errorcode) < 0)
-        return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
-                                errorcode);
-    zm_mpi_win_error(win, errorcode, fn, "error code %d raised by the program", errorcode);
-    return MPI_SUCCESS;
+    return eh_call("MPI_Win_call_errhandler", OBJ_WIN, win, errorcode);
 }
 ZM_WEAK(Win_call_errhandler)
 
@@ -887,15 +977,12 @@ ZM_WEAK(Remove_error_string)
 int zm_mpi_session_error(struct zmpi_errhandler *eh, MPI_Session handle, int cls,
                          const char *fn, const char *fmt, ...)
 {
-    char detail[200];
+    eh_obj_t o = { OBJ_SESSION, handle, eh };
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
+    int rc = vraise(&o, cls, fn, fmt, ap);
     va_end(ap);
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (!me)
-        return raise_without_rank(cls, fn, detail);
-    return raise_error(me, eh, OBJ_SESSION, handle, cls, fn, detail);
+    return rc;
 }
 
 const char *zm_mpi_eh_unfit_session(MPI_Errhandler eh)
@@ -913,70 +1000,27 @@ const char *zm_mpi_eh_unfit_comm(MPI_Errhandler eh)
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
                                    MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Session_create_errhandler";
-    /* Allowed before MPI_Init and without a session: a session's handler
-     * is made before the session (MPI 4.1 section 11.4.1). */
-    if (!zm_mpi_rank_attach())
-        return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "cannot set up a one-rank job");
-    if (!session_errhandler_fn)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(function=NULL): invalid argument");
-    if (!errhandler)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
-    struct zmpi_errhandler *eh = malloc(sizeof(*eh));
-    if (!eh)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    eh->magic = ZM_EH_MAGIC;
-    eh->kind = ZM_EH_USER_SESSION;
-    eh->fn = (MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn;
-    atomic_init(&eh->refs, 1);
-    *errhandler = eh;
-    return MPI_SUCCESS;
+    return eh_create("MPI_Session_create_errhandler", ZM_EH_USER_SESSION,
+                     (MPI_Comm_errhandler_function *)(void (*)(void))session_errhandler_fn,
+                     errhandler);
 }
 ZM_WEAK(Session_create_errhandler)
 
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    const char *fn = "MPI_Session_set_errhandler";
-    int rc = zm_mpi_session_check(fn, session);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    const char *bad = eh_unfit(errhandler, OBJ_SESSION);
-    if (bad)
-        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn, "%s", bad);
-    zm_mpi_eh_ref(errhandler);
-    zm_mpi_eh_unref(session->eh);
-    session->eh = errhandler;
-    return MPI_SUCCESS;
+    return eh_set("MPI_Session_set_errhandler", OBJ_SESSION, session, errhandler);
 }
 ZM_WEAK(Session_set_errhandler)
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_Session_get_errhandler";
-    int rc = zm_mpi_session_check(fn, session);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!errhandler)
-        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn,
-                                    "(errhandler=NULL): invalid argument");
-    zm_mpi_eh_ref(session->eh);
-    *errhandler = session->eh;
-    return MPI_SUCCESS;
+    return eh_get("MPI_Session_get_errhandler", OBJ_SESSION, session, errhandler);
 }
 ZM_WEAK(Session_get_errhandler)
 
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    const char *fn = "MPI_Session_call_errhandler";
-    int rc = zm_mpi_session_check(fn, session);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (code_class(errorcode) < 0)
-        return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn,
-                                    "(errorcode=%d): not an MPI error code", errorcode);
-    zm_mpi_session_error(session->eh, session, errorcode, fn,
-                         "error code %d raised by the program", errorcode);
-    return MPI_SUCCESS;
+    return eh_call("MPI_Session_call_errhandler", OBJ_SESSION, session, errorcode);
 }
 ZM_WEAK(Session_call_errhandler)
 
@@ -987,32 +1031,12 @@ ZM_WEAK(Session_call_errhandler)
  * message names the file. */
 int zm_mpi_file_error(struct zmpi_file *fh, int cls, const char *fn, const char *fmt, ...)
 {
-    char detail[200], full[480];
+    eh_obj_t o = { OBJ_FILE, fh, NULL };
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
+    int rc = vraise(&o, cls, fn, fmt, ap);
     va_end(ap);
-    if (fh)
-        snprintf(full, sizeof(full), "%s (file \"%s\")", detail, fh->name);
-    else
-        snprintf(full, sizeof(full), "%s", detail);
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (!me)
-        return raise_without_rank(cls, fn, full);
-    struct zmpi_errhandler *eh = fh ? fh->eh : zm_mpi_file_default_eh();
-    if (!eh)
-        eh = MPI_ERRORS_RETURN;
-    if (eh->kind != ZM_EH_USER_FILE)
-        return raise_error(me, eh, OBJ_COMM, NULL, cls, fn, full);
-    snprintf(me->last_msg, sizeof(me->last_msg), "%s%s%.200s", fn,
-             full[0] == '(' ? "" : ": ", full);
-    me->last_class = cls;
-    int c = cls;
-    MPI_File h = fh;
-    zm_mpi_eh_ref(eh);
-    ((MPI_File_errhandler_function *)(void (*)(void))eh->fn)(&h, &c);
-    zm_mpi_eh_unref(eh);
-    return cls;
+    return rc;
 }
 
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
@@ -1026,58 +1050,18 @@ ZM_WEAK(File_create_errhandler)
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    const char *fn = "MPI_File_set_errhandler";
-    zm_mpi_enter(fn);
-    if (file != MPI_FILE_NULL) {
-        int rc = zm_mpi_file_check(fn, file);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    const char *bad = eh_unfit(errhandler, OBJ_FILE);
-    if (bad)
-        return zm_mpi_file_error(file, MPI_ERR_ARG, fn, "%s", bad);
-    zm_mpi_eh_ref(errhandler);
-    if (file == MPI_FILE_NULL)
-        return zm_mpi_file_set_default_eh(errhandler);
-    zm_mpi_eh_unref(file->eh);
-    file->eh = errhandler;
-    return MPI_SUCCESS;
+    return eh_set("MPI_File_set_errhandler", OBJ_FILE, file, errhandler);
 }
 ZM_WEAK(File_set_errhandler)
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    const char *fn = "MPI_File_get_errhandler";
-    zm_mpi_enter(fn);
-    if (file != MPI_FILE_NULL) {
-        int rc = zm_mpi_file_check(fn, file);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (!errhandler)
-        return zm_mpi_file_error(file, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
-    struct zmpi_errhandler *eh = file ? file->eh : zm_mpi_file_default_eh();
-    if (!eh)
-        return zm_mpi_file_error(file, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_mpi_eh_ref(eh);
-    *errhandler = eh;
-    return MPI_SUCCESS;
+    return eh_get("MPI_File_get_errhandler", OBJ_FILE, file, errhandler);
 }
 ZM_WEAK(File_get_errhandler)
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    const char *fn = "MPI_File_call_errhandler";
-    zm_mpi_enter(fn);
-    if (fh != MPI_FILE_NULL) {
-        int rc = zm_mpi_file_check(fn, fh);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (code_class(errorcode) < 0)
-        return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(errorcode=%d): not an MPI error code",
-                                 errorcode);
-    zm_mpi_file_error(fh, errorcode, fn, "error code %d raised by the program", errorcode);
-    return MPI_SUCCESS;
+    return eh_call("MPI_File_call_errhandler", OBJ_FILE, fh, errorcode);
 }
 ZM_WEAK(File_call_errhandler)

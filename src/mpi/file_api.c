@@ -263,11 +263,7 @@ static int open_args_check(const char *fn, const char *filename, int amode, MPI_
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
     const char *fn = "MPI_File_open";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     if (c->inter)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): an intercommunicator; files are "
                             "opened by intracommunicators");
@@ -387,10 +383,7 @@ static int do_sync(int fd, int64_t arg)
 static int size_call(const char *fn, MPI_File fh, MPI_Offset size,
                      int (*op)(int fd, int64_t size))
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (size < 0)
         rc = zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(size=%lld): negative size",
                                (long long)size);
@@ -432,10 +425,7 @@ ZM_WEAK(File_preallocate)
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     const char *fn = "MPI_File_get_size";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!size)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(size=NULL): invalid argument");
     int64_t s = zm_arch_file_size(fh->io->fd);
@@ -449,10 +439,7 @@ ZM_WEAK(File_get_size)
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
     const char *fn = "MPI_File_get_group";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!group)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(group=NULL): invalid argument");
     return PMPI_Comm_group(fh->comm, group);
@@ -462,10 +449,7 @@ ZM_WEAK(File_get_group)
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
     const char *fn = "MPI_File_get_amode";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!amode)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(amode=NULL): invalid argument");
     *amode = fh->amode;
@@ -476,10 +460,7 @@ ZM_WEAK(File_get_amode)
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     const char *fn = "MPI_File_set_info";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
         return rc;
     /* Collective: rank 0 changes the shared settings while the others
@@ -496,10 +477,7 @@ ZM_WEAK(File_set_info)
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     const char *fn = "MPI_File_get_info";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!info_used)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(info_used=NULL): invalid argument");
     MPI_Info out;
@@ -521,10 +499,7 @@ ZM_WEAK(File_get_info)
 int PMPI_File_sync(MPI_File fh)
 {
     const char *fn = "MPI_File_sync";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (fh->split)
         return zm_mpi_file_error(fh, MPI_ERR_OTHER, fn, "a split collective access is open");
     /* All ranks' writes are in the file before the one fsync. */
@@ -539,10 +514,7 @@ ZM_WEAK(File_sync)
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
     const char *fn = "MPI_File_set_atomicity";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     int mm[2] = { !!flag, -!!flag }, rmm[2];
     PMPI_Allreduce(mm, rmm, 2, MPI_INT, MPI_MAX, fh->comm);
     if (rmm[0] != -rmm[1])
@@ -556,10 +528,7 @@ ZM_WEAK(File_set_atomicity)
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     const char *fn = "MPI_File_get_atomicity";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!flag)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(flag=NULL): invalid argument");
     *flag = fh->atomic;

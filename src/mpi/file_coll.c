@@ -105,14 +105,8 @@ static int coll_access(struct zmpi_file *fh, const char *fn, void *buf, MPI_Coun
 static int coll_call(const char *fn, MPI_File fh, int how, MPI_Offset offset, void *buf,
                      MPI_Count count, MPI_Datatype dt, int write, MPI_Status *status)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how);
-    if (rc == MPI_SUCCESS && how == ZM_AT_EXPLICIT && offset < 0)
-        rc = zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=%lld): negative offset",
-                               (long long)offset);
+    ENTER_FILE(fn, fh);
+    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how, offset);
     MPI_Offset pos = how == ZM_AT_EXPLICIT ? offset : fh->fp;
     int64_t got = 0;
     rc = coll_access(fh, fn, buf, count, dt, pos, write, rc, &got);
@@ -130,11 +124,8 @@ static int coll_call(const char *fn, MPI_File fh, int how, MPI_Offset offset, vo
 static int ordered_call(const char *fn, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype dt,
                         int write, MPI_Status *status)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, ZM_AT_SHARED);
+    ENTER_FILE(fn, fh);
+    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, ZM_AT_SHARED, 0);
     int64_t n = rc == MPI_SUCCESS ? (int64_t)(dt->size / fh->etype->size) * count : 0;
     int64_t before = 0, total = 0, base = 0;
     PMPI_Exscan(&n, &before, 1, MPI_INT64_T, MPI_SUM, fh->comm);
@@ -154,32 +145,17 @@ static int ordered_call(const char *fn, MPI_File fh, void *buf, MPI_Count count,
     return MPI_SUCCESS;
 }
 
-#define COLL_AT(CountT, Name, write, Const)                                                      \
-    int PMPI_File_##Name(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,          \
-                         MPI_Datatype datatype, MPI_Status *status)                              \
-    {                                                                                            \
-        return coll_call("MPI_File_" #Name, fh, ZM_AT_EXPLICIT, offset, (void *)buf, count,      \
-                         datatype, write, status);                                               \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
+#define COLL_AT(CountT, Name, write, Const) \
+    ZM_FILE_API_AT(coll_call, CountT, Name, write, Const, MPI_Status *)
+#define COLL(CountT, Name, write, Const) \
+    ZM_FILE_API(coll_call, CountT, Name, ZM_AT_INDIVIDUAL, write, Const, MPI_Status *)
 
-#define COLL(CountT, Name, write, Const)                                                         \
-    int PMPI_File_##Name(MPI_File fh, Const void *buf, CountT count, MPI_Datatype datatype,      \
-                         MPI_Status *status)                                                     \
-    {                                                                                            \
-        return coll_call("MPI_File_" #Name, fh, ZM_AT_INDIVIDUAL, 0, (void *)buf, count,         \
-                         datatype, write, status);                                               \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
-
-#define NOCONST
-
-COLL_AT(int, read_at_all, 0, NOCONST)
-COLL_AT(MPI_Count, read_at_all_c, 0, NOCONST)
+COLL_AT(int, read_at_all, 0, ZM_NOCONST)
+COLL_AT(MPI_Count, read_at_all_c, 0, ZM_NOCONST)
 COLL_AT(int, write_at_all, 1, const)
 COLL_AT(MPI_Count, write_at_all_c, 1, const)
-COLL(int, read_all, 0, NOCONST)
-COLL(MPI_Count, read_all_c, 0, NOCONST)
+COLL(int, read_all, 0, ZM_NOCONST)
+COLL(MPI_Count, read_all_c, 0, ZM_NOCONST)
 COLL(int, write_all, 1, const)
 COLL(MPI_Count, write_all_c, 1, const)
 
@@ -219,10 +195,7 @@ ZM_WEAK(File_write_ordered_c)
 static int split_begin(const char *fn, MPI_File fh, int kind, MPI_Offset offset, void *buf,
                        MPI_Count count, MPI_Datatype dt)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (fh->split)
         return zm_mpi_file_error(fh, MPI_ERR_OTHER, fn, "another split collective access is "
                                  "open on this file (call its _end first)");
@@ -243,10 +216,7 @@ static int split_begin(const char *fn, MPI_File fh, int kind, MPI_Offset offset,
 
 static int split_end(const char *fn, MPI_File fh, int kind, MPI_Status *status)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (fh->split != kind)
         return zm_mpi_file_error(fh, MPI_ERR_OTHER, fn, "no matching _begin call is open on "
                                  "this file");
@@ -256,14 +226,28 @@ static int split_end(const char *fn, MPI_File fh, int kind, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-#define SPLIT_AT(CountT, Name, kind, Const)                                                      \
-    int PMPI_File_##Name##_begin(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,  \
-                                 MPI_Datatype datatype)                                          \
+/* A _begin call with count type CountT, named MPI_File_<Name><Sfx> (Sfx
+ * _begin or, for the large-count form, _begin_c), at an explicit offset
+ * (SPLIT_BEGIN_AT) or at the file's pointer (SPLIT_BEGIN). */
+#define SPLIT_BEGIN_AT(CountT, Name, Sfx, kind, Const)                                           \
+    int PMPI_File_##Name##Sfx(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,     \
+                              MPI_Datatype datatype)                                             \
     {                                                                                            \
-        return split_begin("MPI_File_" #Name "_begin", fh, kind, offset, (void *)buf, count,     \
+        return split_begin("MPI_File_" #Name #Sfx, fh, kind, offset, (void *)buf, count,         \
                            datatype);                                                            \
     }                                                                                            \
-    ZM_WEAK(File_##Name##_begin)                                                                 \
+    ZM_WEAK(File_##Name##Sfx)
+
+#define SPLIT_BEGIN(CountT, Name, Sfx, kind, Const)                                              \
+    int PMPI_File_##Name##Sfx(MPI_File fh, Const void *buf, CountT count,                        \
+                              MPI_Datatype datatype)                                             \
+    {                                                                                            \
+        return split_begin("MPI_File_" #Name #Sfx, fh, kind, 0, (void *)buf, count, datatype);   \
+    }                                                                                            \
+    ZM_WEAK(File_##Name##Sfx)
+
+/* The _end call, one for both counts. */
+#define SPLIT_END(Name, kind, Const)                                                             \
     int PMPI_File_##Name##_end(MPI_File fh, Const void *buf, MPI_Status *status)                 \
     {                                                                                            \
         (void)buf;                                                                               \
@@ -271,50 +255,19 @@ static int split_end(const char *fn, MPI_File fh, int kind, MPI_Status *status)
     }                                                                                            \
     ZM_WEAK(File_##Name##_end)
 
-#define SPLIT(CountT, Name, kind, Const)                                                         \
-    int PMPI_File_##Name##_begin(MPI_File fh, Const void *buf, CountT count,                     \
-                                 MPI_Datatype datatype)                                          \
-    {                                                                                            \
-        return split_begin("MPI_File_" #Name "_begin", fh, kind, 0, (void *)buf, count,          \
-                           datatype);                                                            \
-    }                                                                                            \
-    ZM_WEAK(File_##Name##_begin)                                                                 \
-    int PMPI_File_##Name##_end(MPI_File fh, Const void *buf, MPI_Status *status)                 \
-    {                                                                                            \
-        (void)buf;                                                                               \
-        return split_end("MPI_File_" #Name "_end", fh, kind, status);                            \
-    }                                                                                            \
-    ZM_WEAK(File_##Name##_end)
+#define SPLIT_AT(Name, kind, Const)                                                              \
+    SPLIT_BEGIN_AT(int, Name, _begin, kind, Const)                                               \
+    SPLIT_BEGIN_AT(MPI_Count, Name, _begin_c, kind, Const)                                       \
+    SPLIT_END(Name, kind, Const)
 
-SPLIT_AT(int, read_at_all, ZM_SPLIT_READ_AT, NOCONST)
-SPLIT_AT(int, write_at_all, ZM_SPLIT_WRITE_AT, const)
-SPLIT(int, read_all, ZM_SPLIT_READ, NOCONST)
-SPLIT(int, write_all, ZM_SPLIT_WRITE, const)
-SPLIT(int, read_ordered, ZM_SPLIT_READ_ORDERED, NOCONST)
-SPLIT(int, write_ordered, ZM_SPLIT_WRITE_ORDERED, const)
+#define SPLIT(Name, kind, Const)                                                                 \
+    SPLIT_BEGIN(int, Name, _begin, kind, Const)                                                  \
+    SPLIT_BEGIN(MPI_Count, Name, _begin_c, kind, Const)                                          \
+    SPLIT_END(Name, kind, Const)
 
-/* The large-count _begin forms; their _end calls are the ones above. */
-#define SPLIT_AT_C(Name, kind, Const)                                                            \
-    int PMPI_File_##Name##_begin_c(MPI_File fh, MPI_Offset offset, Const void *buf,              \
-                                   MPI_Count count, MPI_Datatype datatype)                       \
-    {                                                                                            \
-        return split_begin("MPI_File_" #Name "_begin_c", fh, kind, offset, (void *)buf,          \
-                           count, datatype);                                                     \
-    }                                                                                            \
-    ZM_WEAK(File_##Name##_begin_c)
-
-#define SPLIT_C(Name, kind, Const)                                                               \
-    int PMPI_File_##Name##_begin_c(MPI_File fh, Const void *buf, MPI_Count count,                \
-                                   MPI_Datatype datatype)                                        \
-    {                                                                                            \
-        return split_begin("MPI_File_" #Name "_begin_c", fh, kind, 0, (void *)buf, count,        \
-                           datatype);                                                            \
-    }                                                                                            \
-    ZM_WEAK(File_##Name##_begin_c)
-
-SPLIT_AT_C(read_at_all, ZM_SPLIT_READ_AT, NOCONST)
-SPLIT_AT_C(write_at_all, ZM_SPLIT_WRITE_AT, const)
-SPLIT_C(read_all, ZM_SPLIT_READ, NOCONST)
-SPLIT_C(write_all, ZM_SPLIT_WRITE, const)
-SPLIT_C(read_ordered, ZM_SPLIT_READ_ORDERED, NOCONST)
-SPLIT_C(write_ordered, ZM_SPLIT_WRITE_ORDERED, const)
+SPLIT_AT(read_at_all, ZM_SPLIT_READ_AT, ZM_NOCONST)
+SPLIT_AT(write_at_all, ZM_SPLIT_WRITE_AT, const)
+SPLIT(read_all, ZM_SPLIT_READ, ZM_NOCONST)
+SPLIT(write_all, ZM_SPLIT_WRITE, const)
+SPLIT(read_ordered, ZM_SPLIT_READ_ORDERED, ZM_NOCONST)
+SPLIT(write_ordered, ZM_SPLIT_WRITE_ORDERED, const)

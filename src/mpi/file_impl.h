@@ -64,6 +64,15 @@ int zm_mpi_file_set_default_eh(struct zmpi_errhandler *eh);
  * MPI_FILE_NULL handler.  ULT context (file_api.c). */
 int zm_mpi_file_check(const char *fn, MPI_File fh);
 
+/* Prelude of a call on a file: enter call `fn` as the calling rank and
+ * return the raised error if `fh` is not a valid file (declares `rc`).
+ * ULT context, the calling rank. */
+#define ENTER_FILE(fn, fh)                                         \
+    zm_mpi_enter(fn);                                              \
+    int rc = zm_mpi_file_check(fn, fh);                            \
+    if (rc != MPI_SUCCESS)                                         \
+        return rc
+
 /* Nonzero if external32 stores `dt` in as many bytes as memory does, so
  * that a view or buffer of it keeps its layout in external32 and only its
  * bytes are converted (file_view.c). */

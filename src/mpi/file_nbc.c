@@ -172,10 +172,7 @@ static zm_mpi_access_t *start_access(const char *fn, struct zmpi_file *fh, int h
                                      MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype dt,
                                      int write, int *rc)
 {
-    *rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how);
-    if (*rc == MPI_SUCCESS && how == ZM_AT_EXPLICIT && offset < 0)
-        *rc = zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=%lld): negative offset",
-                                (long long)offset);
+    *rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how, offset);
     if (*rc != MPI_SUCCESS)
         return NULL;
     zm_mpi_access_t *a = malloc(sizeof(*a));
@@ -198,10 +195,7 @@ static zm_mpi_access_t *start_access(const char *fn, struct zmpi_file *fh, int h
 static int nbc_call(const char *fn, MPI_File fh, int how, MPI_Offset offset, void *buf,
                     MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!request)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(request=NULL): invalid argument");
     *request = MPI_REQUEST_NULL;

@@ -38,7 +38,7 @@ static int access_mode_check(struct zmpi_file *fh, const char *fn, int write, in
 }
 
 int zm_mpi_file_access_check(struct zmpi_file *fh, const char *fn, const void *buf, MPI_Count count,
-                             MPI_Datatype dt, int write, int how)
+                             MPI_Datatype dt, int write, int how, MPI_Offset offset)
 {
     if (count < 0)
         return zm_mpi_file_error(fh, MPI_ERR_COUNT, fn, "(count=%lld): negative count",
@@ -52,7 +52,11 @@ int zm_mpi_file_access_check(struct zmpi_file *fh, const char *fn, const void *b
         return zm_mpi_file_error(fh, MPI_ERR_TYPE, fn, "(datatype=%s): its size %zu is not a "
                                  "multiple of the view's etype size %zu", dt->name, dt->size,
                                  fh->etype->size);
-    return access_mode_check(fh, fn, write, how);
+    int rc = access_mode_check(fh, fn, write, how);
+    if (rc == MPI_SUCCESS && how == ZM_AT_EXPLICIT && offset < 0)
+        rc = zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=%lld): negative offset",
+                               (long long)offset);
+    return rc;
 }
 
 /* Fill a->data with the data of (buf, a->count, a->dt) as the file holds
@@ -199,16 +203,10 @@ static MPI_Offset claim(struct zmpi_file *fh, int how, MPI_Offset offset, MPI_Co
 int zm_mpi_file_indep(const char *fn, MPI_File fh, int how, MPI_Offset offset, void *buf,
                       MPI_Count count, MPI_Datatype dt, int write, MPI_Status *status)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
+    ENTER_FILE(fn, fh);
+    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how, offset);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = zm_mpi_file_access_check(fh, fn, buf, count, dt, write, how);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (how == ZM_AT_EXPLICIT && offset < 0)
-        return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=%lld): negative offset",
-                                 (long long)offset);
     MPI_Offset pos = claim(fh, how, offset, count, dt);
     int64_t got = 0;
     rc = independent(fh, fn, buf, count, dt, pos, write, &got);
@@ -256,65 +254,36 @@ int zm_mpi_file_inonblock(const char *fn, MPI_File fh, int how, MPI_Offset offse
 
 /* ---- The API calls ------------------------------------------------------ */
 
-#define IND(CountT, Name, how, write, Const)                                                     \
-    int PMPI_File_##Name(MPI_File fh, Const void *buf, CountT count, MPI_Datatype datatype,      \
-                         MPI_Status *status)                                                     \
-    {                                                                                            \
-        return zm_mpi_file_indep("MPI_File_" #Name, fh, how, 0, (void *)buf, count, datatype,    \
-                                 write, status);                                                 \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
+#define IND(CountT, Name, how, write, Const) \
+    ZM_FILE_API(zm_mpi_file_indep, CountT, Name, how, write, Const, MPI_Status *)
+#define IND_AT(CountT, Name, write, Const) \
+    ZM_FILE_API_AT(zm_mpi_file_indep, CountT, Name, write, Const, MPI_Status *)
+#define INB(CountT, Name, how, write, Const) \
+    ZM_FILE_API(zm_mpi_file_inonblock, CountT, Name, how, write, Const, MPI_Request *)
+#define INB_AT(CountT, Name, write, Const) \
+    ZM_FILE_API_AT(zm_mpi_file_inonblock, CountT, Name, write, Const, MPI_Request *)
 
-#define IND_AT(CountT, Name, write, Const)                                                       \
-    int PMPI_File_##Name(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,          \
-                         MPI_Datatype datatype, MPI_Status *status)                              \
-    {                                                                                            \
-        return zm_mpi_file_indep("MPI_File_" #Name, fh, ZM_AT_EXPLICIT, offset, (void *)buf,     \
-                                 count, datatype, write, status);                                \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
-
-#define INB(CountT, Name, how, write, Const)                                                     \
-    int PMPI_File_##Name(MPI_File fh, Const void *buf, CountT count, MPI_Datatype datatype,      \
-                         MPI_Request *request)                                                   \
-    {                                                                                            \
-        return zm_mpi_file_inonblock("MPI_File_" #Name, fh, how, 0, (void *)buf, count,          \
-                                     datatype, write, request);                                  \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
-
-#define INB_AT(CountT, Name, write, Const)                                                       \
-    int PMPI_File_##Name(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,          \
-                         MPI_Datatype datatype, MPI_Request *request)                            \
-    {                                                                                            \
-        return zm_mpi_file_inonblock("MPI_File_" #Name, fh, ZM_AT_EXPLICIT, offset,              \
-                                     (void *)buf, count, datatype, write, request);              \
-    }                                                                                            \
-    ZM_WEAK(File_##Name)
-
-#define NOCONST
-
-IND_AT(int, read_at, 0, NOCONST)
-IND_AT(MPI_Count, read_at_c, 0, NOCONST)
+IND_AT(int, read_at, 0, ZM_NOCONST)
+IND_AT(MPI_Count, read_at_c, 0, ZM_NOCONST)
 IND_AT(int, write_at, 1, const)
 IND_AT(MPI_Count, write_at_c, 1, const)
-INB_AT(int, iread_at, 0, NOCONST)
-INB_AT(MPI_Count, iread_at_c, 0, NOCONST)
+INB_AT(int, iread_at, 0, ZM_NOCONST)
+INB_AT(MPI_Count, iread_at_c, 0, ZM_NOCONST)
 INB_AT(int, iwrite_at, 1, const)
 INB_AT(MPI_Count, iwrite_at_c, 1, const)
-IND(int, read, ZM_AT_INDIVIDUAL, 0, NOCONST)
-IND(MPI_Count, read_c, ZM_AT_INDIVIDUAL, 0, NOCONST)
+IND(int, read, ZM_AT_INDIVIDUAL, 0, ZM_NOCONST)
+IND(MPI_Count, read_c, ZM_AT_INDIVIDUAL, 0, ZM_NOCONST)
 IND(int, write, ZM_AT_INDIVIDUAL, 1, const)
 IND(MPI_Count, write_c, ZM_AT_INDIVIDUAL, 1, const)
-INB(int, iread, ZM_AT_INDIVIDUAL, 0, NOCONST)
-INB(MPI_Count, iread_c, ZM_AT_INDIVIDUAL, 0, NOCONST)
+INB(int, iread, ZM_AT_INDIVIDUAL, 0, ZM_NOCONST)
+INB(MPI_Count, iread_c, ZM_AT_INDIVIDUAL, 0, ZM_NOCONST)
 INB(int, iwrite, ZM_AT_INDIVIDUAL, 1, const)
 INB(MPI_Count, iwrite_c, ZM_AT_INDIVIDUAL, 1, const)
-IND(int, read_shared, ZM_AT_SHARED, 0, NOCONST)
-IND(MPI_Count, read_shared_c, ZM_AT_SHARED, 0, NOCONST)
+IND(int, read_shared, ZM_AT_SHARED, 0, ZM_NOCONST)
+IND(MPI_Count, read_shared_c, ZM_AT_SHARED, 0, ZM_NOCONST)
 IND(int, write_shared, ZM_AT_SHARED, 1, const)
 IND(MPI_Count, write_shared_c, ZM_AT_SHARED, 1, const)
-INB(int, iread_shared, ZM_AT_SHARED, 0, NOCONST)
-INB(MPI_Count, iread_shared_c, ZM_AT_SHARED, 0, NOCONST)
+INB(int, iread_shared, ZM_AT_SHARED, 0, ZM_NOCONST)
+INB(MPI_Count, iread_shared_c, ZM_AT_SHARED, 0, ZM_NOCONST)
 INB(int, iwrite_shared, ZM_AT_SHARED, 1, const)
 INB(MPI_Count, iwrite_shared_c, ZM_AT_SHARED, 1, const)

@@ -25,10 +25,11 @@ typedef struct zm_mpi_access {
 /* Text for -errno `err`. */
 const char *zm_mpi_file_reason(int err);
 
-/* Check the arguments of an access (`how` is ZM_AT_*) and the file's
- * mode; MPI_SUCCESS or the raised error.  ULT context, the file's rank. */
+/* Check the arguments of an access (`how` is ZM_AT_*; `offset` is read
+ * only for ZM_AT_EXPLICIT) and the file's mode; MPI_SUCCESS or the raised
+ * error.  ULT context, the file's rank. */
 int zm_mpi_file_access_check(struct zmpi_file *fh, const char *fn, const void *buf, MPI_Count count,
-                             MPI_Datatype dt, int write, int how);
+                             MPI_Datatype dt, int write, int how, MPI_Offset offset);
 
 /* Map an access at view position `pos` (etypes) and pack the data of a
  * write.  MPI_SUCCESS or the raised error (nothing left to free then). */
@@ -48,6 +49,31 @@ int zm_mpi_file_indep(const char *fn, MPI_File fh, int how, MPI_Offset offset, v
                       MPI_Count count, MPI_Datatype dt, int write, MPI_Status *status);
 int zm_mpi_file_inonblock(const char *fn, MPI_File fh, int how, MPI_Offset offset, void *buf,
                           MPI_Count count, MPI_Datatype dt, int write, MPI_Request *request);
+
+/* The read/write API calls are generated: ZM_FILE_API defines
+ * MPI_File_<Name> (with its weak alias) at the file's own position `how`
+ * (ZM_AT_INDIVIDUAL or ZM_AT_SHARED), ZM_FILE_API_AT at an explicit offset.
+ * The buffer is `Const void *` (ZM_NOCONST for reads), the count CountT,
+ * the last argument LastT (MPI_Status * or MPI_Request *), and the body
+ * impl(fn, fh, how, offset, buf, count, datatype, write, last). */
+#define ZM_NOCONST
+
+#define ZM_FILE_API(impl, CountT, Name, how, write, Const, LastT)                                \
+    int PMPI_File_##Name(MPI_File fh, Const void *buf, CountT count, MPI_Datatype datatype,      \
+                         LastT last)                                                             \
+    {                                                                                            \
+        return impl("MPI_File_" #Name, fh, how, 0, (void *)buf, count, datatype, write, last);   \
+    }                                                                                            \
+    ZM_WEAK(File_##Name)
+
+#define ZM_FILE_API_AT(impl, CountT, Name, write, Const, LastT)                                  \
+    int PMPI_File_##Name(MPI_File fh, MPI_Offset offset, Const void *buf, CountT count,          \
+                         MPI_Datatype datatype, LastT last)                                      \
+    {                                                                                            \
+        return impl("MPI_File_" #Name, fh, ZM_AT_EXPLICIT, offset, (void *)buf, count,           \
+                    datatype, write, last);                                                      \
+    }                                                                                            \
+    ZM_WEAK(File_##Name)
 
 /* Smallest domain an aggregator is given: fewer aggregators for small
  * accesses, since each costs a buffer and system calls. */

@@ -85,10 +85,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                        const char *datarep, MPI_Info info)
 {
     const char *fn = "MPI_File_set_view";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     rc = view_check(fn, fh, disp, etype, filetype, datarep);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
         rc = zm_mpi_info_check(fn, info);
@@ -148,10 +145,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
                        MPI_Datatype *filetype, char *datarep)
 {
     const char *fn = "MPI_File_get_view";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!disp || !etype || !filetype || !datarep)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(%s=NULL): invalid argument",
                                  !disp ? "disp" : !etype ? "etype" : !filetype ? "filetype"
@@ -167,10 +161,7 @@ ZM_WEAK(File_get_view)
 /* Body of MPI_File_get_type_extent and its large-count form. */
 static int type_extent(const char *fn, MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!zm_dt_valid(datatype))
         return zm_mpi_file_error(fh, MPI_ERR_TYPE, fn, "(datatype): not a datatype");
     if (!extent)
@@ -235,10 +226,7 @@ static MPI_Offset seek_target(const char *fn, MPI_File fh, MPI_Offset cur, MPI_O
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     const char *fn = "MPI_File_seek";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (fh->amode & MPI_MODE_SEQUENTIAL)
         return zm_mpi_file_error(fh, MPI_ERR_UNSUPPORTED_OPERATION, fn, "not allowed on a "
                                  "file opened MPI_MODE_SEQUENTIAL");
@@ -250,27 +238,27 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 }
 ZM_WEAK(File_seek)
 
-int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+/* Body of MPI_File_get_position(_shared): the individual or the shared
+ * file pointer, in etypes of the view. */
+static int get_position(const char *fn, MPI_File fh, MPI_Offset *offset, int shared)
 {
-    const char *fn = "MPI_File_get_position";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (!offset)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=NULL): invalid argument");
-    *offset = fh->fp;
+    *offset = shared ? atomic_load(&fh->io->shared_fp) : fh->fp;
     return MPI_SUCCESS;
+}
+
+int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
+{
+    return get_position("MPI_File_get_position", fh, offset, 0);
 }
 ZM_WEAK(File_get_position)
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     const char *fn = "MPI_File_get_byte_offset";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (offset < 0)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=%lld): negative offset",
                                  (long long)offset);
@@ -284,10 +272,7 @@ ZM_WEAK(File_get_byte_offset)
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     const char *fn = "MPI_File_seek_shared";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_FILE(fn, fh);
     if (fh->amode & MPI_MODE_SEQUENTIAL)
         return zm_mpi_file_error(fh, MPI_ERR_UNSUPPORTED_OPERATION, fn, "not allowed on a "
                                  "file opened MPI_MODE_SEQUENTIAL");
@@ -310,14 +295,6 @@ ZM_WEAK(File_seek_shared)
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    const char *fn = "MPI_File_get_position_shared";
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_file_check(fn, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!offset)
-        return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=NULL): invalid argument");
-    *offset = atomic_load(&fh->io->shared_fp);
-    return MPI_SUCCESS;
+    return get_position("MPI_File_get_position_shared", fh, offset, 1);
 }
 ZM_WEAK(File_get_position_shared)

@@ -536,11 +536,7 @@ int zm_mpi_comm_info_apply(struct zmpi_comm *c, MPI_Info info)
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     const char *fn = "MPI_Comm_set_info";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     rc = zm_mpi_comm_info_apply(c, info);
     if (rc == MPI_ERR_INFO)
         return zm_mpi_error(c, rc, fn, "(info): freed or not an info object");
@@ -553,11 +549,7 @@ ZM_WEAK(Comm_set_info)
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     const char *fn = "MPI_Comm_get_info";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     if (!info_used)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(info_used=NULL): invalid argument");
     /* Every recognised hint, with its default unless it was set (MPI 4.1

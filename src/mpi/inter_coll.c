@@ -71,17 +71,9 @@ static int check_buf(struct zmpi_comm *c, const char *fn, const char *what, cons
 static int check_vbuf(struct zmpi_comm *c, const char *fn, const char *what, const void *buf,
                       const int *counts, const int *displs, MPI_Datatype dt)
 {
-    if (!counts || !displs)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(%s): counts or displacements array is NULL",
-                            what);
-    int any = 0;
-    for (int i = 0; i < c->p.size; i++) {
-        if (counts[i] < 0)
-            return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%s[%d]=%d): invalid count, must be >= 0",
-                                what, i, counts[i]);
-        any |= counts[i] > 0;
-    }
-    return check_buf(c, fn, what, buf, any, dt);
+    int any;
+    int rc = zm_mpi_check_counts(c, fn, what, counts, displs, &any);
+    return rc != MPI_SUCCESS ? rc : check_buf(c, fn, what, buf, any, dt);
 }
 
 /* Per-remote-rank counts, byte displacements and types (Alltoallw). */
@@ -99,17 +91,6 @@ static int check_wbuf(struct zmpi_comm *c, const char *fn, const char *what, con
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    return MPI_SUCCESS;
-}
-
-static int check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype dt)
-{
-    if (!zm_op_valid(op))
-        return zm_mpi_error(c, MPI_ERR_OP, fn, "(op=%s): invalid operation",
-                            op == MPI_OP_NULL ? "MPI_OP_NULL" : "freed or not an operation");
-    if (!zm_op_defined(op, zm_dt_basic(dt)))
-        return zm_mpi_error(c, MPI_ERR_OP, fn, "(op=%s): not defined for datatype %s", op->name,
-                            dt->name);
     return MPI_SUCCESS;
 }
 
@@ -457,7 +438,7 @@ int zm_mpi_inter_reduce(struct zmpi_comm *c, const char *fn, MPI_Comm h, int kin
     if (rc == MPI_SUCCESS && receives)
         rc = check_buf(c, fn, "recvbuf", rbuf, (long long)out, dt);
     if (rc == MPI_SUCCESS && (sends || receives))
-        rc = check_op(c, fn, op, dt);
+        rc = zm_mpi_check_op(c, fn, op, dt);
     if (rc != MPI_SUCCESS)
         return rc;
     zm_mpi_sched_t *s = receives ? red_sched(c, h, sends, rbuf, total, off, out, dt, op, kind)

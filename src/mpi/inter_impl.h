@@ -14,17 +14,6 @@
 
 #include "mpi_impl.h"
 
-/* Prelude of a call on a communicator: enter call `fn` as the calling rank
- * (declares `me`), resolve `comm` into `c` and return the raised error if
- * it is not a valid communicator (declares `rc`).  ULT context, the
- * calling rank. */
-#define ENTER_COMM(fn, comm, c)                                    \
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);                          \
-    struct zmpi_comm *c;                                           \
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);                  \
-    if (rc != MPI_SUCCESS)                                         \
-        return rc
-
 /* Tags of the internal messages that communicator constructions exchange
  * on a communicator's collective context.  They are negative, so they
  * never match the non-negative tags the collective schedules use. */

@@ -198,6 +198,17 @@ static inline int zm_mpi_check_comm(zm_mpi_rank_t *me, MPI_Comm h, const char *f
     return MPI_SUCCESS;
 }
 
+/* Prelude of a call on a communicator: enter call `fn` as the calling rank
+ * (declares `me`), resolve `comm` into `c` and return the raised error if
+ * it is not a valid communicator (declares `rc`).  ULT context, the
+ * calling rank. */
+#define ENTER_COMM(fn, comm, c)                                    \
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);                          \
+    struct zmpi_comm *c;                                           \
+    int rc = zm_mpi_check_comm(me, comm, fn, &c);                  \
+    if (rc != MPI_SUCCESS)                                         \
+        return rc
+
 static inline int zm_mpi_check_buf(struct zmpi_comm *c, const char *fn, const void *buf,
                                    int count, MPI_Datatype dt)
 {
@@ -223,6 +234,20 @@ static inline int zm_mpi_check_tag(struct zmpi_comm *c, const char *fn, int tag,
         return MPI_SUCCESS;
     return zm_mpi_check_tag_fail(c, fn, tag, allow_any);
 }
+
+/* An operation valid for datatype dt of a reduction: user operations take
+ * any type, predefined ones the types of MPI 4.1 section 6.9.2, derived
+ * types by the one predefined type they are made of.  Raises MPI_ERR_OP on
+ * c otherwise.  ULT context, the calling rank. */
+int zm_mpi_check_op(struct zmpi_comm *c, const char *fn, MPI_Op op, MPI_Datatype dt);
+
+/* A counts array with its displacements, one entry per rank of c (the
+ * remote group of an intercommunicator): both given, no count negative.
+ * Sets *any to whether some count is positive, which is when the buffer
+ * must be valid.  Raises the error on c otherwise.  ULT context, the
+ * calling rank. */
+int zm_mpi_check_counts(struct zmpi_comm *c, const char *fn, const char *what, const int *counts,
+                        const int *displs, int *any);
 
 /* ---- Datatypes (type.c, type_query.c) ---- */
 

@@ -688,11 +688,7 @@ ZM_WEAK(Graph_map)
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     const char *fn = "MPI_Topo_test";
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    ENTER_COMM(fn, comm, c);
     if (!status)
         return zm_mpi_topo_null_arg(c, fn, "status");
     *status = c->topo ? c->topo->kind : MPI_UNDEFINED;

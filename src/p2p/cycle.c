@@ -56,16 +56,6 @@ static zm_req_t *blocked_send(int i)
     return q;
 }
 
-/* Whether m sits in r's unexpected queue.  Called with r's lock held. */
-static int queued(zm_p2p_rank_t *r, const zm_msg_t *m)
-{
-    zm_dlink_t *pos;
-    zm_dlist_for_each(pos, &r->unexp)
-        if (zm_container_of(pos, zm_msg_t, link) == m)
-            return 1;
-    return 0;
-}
-
 /* Replace rendezvous send q's queued envelope by heap copy h of its data,
  * in the same place of the queue (message order is kept).  Returns 0 if
  * the envelope is no longer queued. */
@@ -75,7 +65,7 @@ static int swap_in(zm_req_t *q, zm_msg_t *h)
     zm_msg_t *m = &q->msg;
     int ok;
     zm_spin_lock(&r->lock);
-    ok = queued(r, m);
+    ok = zm_p2p_unexp_holds(r, m);
     if (ok) {
         h->ctx = m->ctx;
         h->src = m->src;

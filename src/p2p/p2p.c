@@ -891,17 +891,6 @@ void zm_p2p_mrecv(zm_msg_t *m, void *buf, size_t count, const zm_dt_t *dt, zm_re
     deliver(m, req);
 }
 
-/* Whether m is in r's unexpected queue.  m may be a freed envelope, so it
- * is compared, never read.  Called with r's lock held. */
-static int unexp_holds(zm_p2p_rank_t *r, const zm_msg_t *m)
-{
-    zm_dlink_t *pos;
-    zm_dlist_for_each(pos, &r->unexp)
-        if (zm_container_of(pos, zm_msg_t, link) == m)
-            return 1;
-    return 0;
-}
-
 /* Withdraw send req's message from its receiver r if no receive has
  * matched it.  Returns 0 (not withdrawn), 1 (a rendezvous: req is still
  * pending) or 2 (req completed when it queued its data, which is now
@@ -912,7 +901,7 @@ static int send_withdraw(zm_p2p_rank_t *r, zm_req_t *req, zm_msg_t **drop)
     zm_msg_t *m = req->smsg;
     *drop = NULL;
     if (m == &req->msg) {
-        if (zm_p2p_req_done(req) || m->link.next == &m->link || !unexp_holds(r, m))
+        if (zm_p2p_req_done(req) || m->link.next == &m->link || !zm_p2p_unexp_holds(r, m))
             return 0;
         unexp_take(r, m);
         return 1;
@@ -926,7 +915,7 @@ static int send_withdraw(zm_p2p_rank_t *r, zm_req_t *req, zm_msg_t **drop)
     /* An eager or buffered envelope, or spilled mail: still ours if it is
      * queued and names req (an envelope matched and reused by another
      * send names that one). */
-    if (!unexp_holds(r, m) || m->sreq != req)
+    if (!zm_p2p_unexp_holds(r, m) || m->sreq != req)
         return 0;
     unexp_take(r, m);
     *drop = m;

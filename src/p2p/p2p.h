@@ -193,6 +193,17 @@ static inline zm_p2p_rank_t *zm_p2p_rank(int r)
     return &zm_p2p_ranks[r];
 }
 
+/* Whether m is in r's unexpected queue.  m may be a freed envelope, so it
+ * is compared, never read.  Called with r's lock held. */
+static inline int zm_p2p_unexp_holds(zm_p2p_rank_t *r, const zm_msg_t *m)
+{
+    zm_dlink_t *pos;
+    zm_dlist_for_each(pos, &r->unexp)
+        if (zm_container_of(pos, zm_msg_t, link) == m)
+            return 1;
+    return 0;
+}
+
 /* Reset a request for a new operation of `kind`. */
 static inline void zm_p2p_req_reset(zm_req_t *req, int kind)
 {
