@@ -84,6 +84,9 @@ static void access_errors(MPI_Win win, int rank, int size)
     ZT_CHECK(!sum_op_fn_called, "the user op was not called");
     expect(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win),
            MPI_ERR_OP, "MPI_BAND on doubles");
+    /* With no element, any predefined op goes (as in MPICH and Open MPI). */
+    ZT_OK(MPI_Get_accumulate(v, 0, MPI_BYTE, &r, 0, MPI_BYTE, right, 0, 0, MPI_BYTE, MPI_SUM,
+                             win));
     expect(MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, right, 0, win), MPI_ERR_TYPE,
            "MPI_Compare_and_swap on a double");
     expect(MPI_Fetch_and_op(v, &r, MPI_INT, right, W, MPI_SUM, win), MPI_ERR_RMA_RANGE,

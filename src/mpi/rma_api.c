@@ -219,7 +219,9 @@ static int acc_types(struct zmpi_win *w, const char *fn, const struct acc *a, in
                                 "predefined type", bad, !strcmp(bad, "origin") ? a->odt->name
                                 : !strcmp(bad, "result") ? a->rdt->name : a->tdt->name,
                                 a->tdt->name);
-    if (!zm_op_defined(op, *basic))
+    /* An accumulate of no element applies the op to nothing: MPICH and Open
+     * MPI accept any predefined op then, and mpi4py relies on it. */
+    if (a->tcount > 0 && (*basic)->size > 0 && !zm_op_defined(op, *basic))
         return zm_mpi_win_error(w, MPI_ERR_OP, fn, "(op=%s): not defined for datatype %s",
                                 op->name, (*basic)->name);
     return MPI_SUCCESS;

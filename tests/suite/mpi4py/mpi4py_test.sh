@@ -10,14 +10,9 @@
 # build tree) and redone only when zmpi's mpi.h changes, since mpi4py's
 # configuration probes which MPI functions mpi.h declares.
 #
-# Two sets of test modules run:
-#   - REQUIRED: the modules that cover what zmpi implements (communicators,
-#     groups, caching, info, topologies, intercommunicators, neighbourhood
-#     and the other collectives, point-to-point, datatypes, errors, memory).
-#     Every test in them must pass (mpi4py's own skips aside).
-#   - REPORTED: the whole suite, run afterwards for information only, whose
-#     summary is printed: it covers chapters zmpi does not have yet (RMA,
-#     I/O, dynamic processes, sessions ...), tracked by open issues.
+# The whole suite runs and must pass (mpi4py's own skips aside), except
+# the modules of MPI chapters zmpi does not have yet, tracked by open
+# issues: EXCLUDED below (dynamic processes).
 #
 # Exit status: 0 pass, 1 fail, 77 skipped (only when the source cannot be
 # downloaded or built for lack of Python packaging tools).
@@ -25,7 +20,6 @@
 # Environment:
 #   MPI4PY_VERSION   release to test (default 4.1.2)
 #   MPI4PY_WORK      work directory
-#   MPI4PY_FULL=0    skip the informational full-suite run
 set -u
 zmpicc=$1
 version=${MPI4PY_VERSION:-4.1.2}
@@ -33,16 +27,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${MPI4PY_WORK:-$(dirname "$(dirname "$zmpicc")")/mpi4py-work}
 mkdir -p "$work"
 
-# Test modules that must pass at one rank (see the header).
-REQUIRED="test_comm test_comm_inter test_comm_topo test_group test_info test_attributes
-test_errhandler test_errorcode test_environ test_handle test_mpimem test_objmodel
-test_p2p_buf test_p2p_obj test_p2p_buf_matched test_p2p_obj_matched test_cco_buf
-test_cco_obj test_cco_nb_buf test_cco_buf_inter test_cco_obj_inter test_cco_vec_inter
-test_cco_ngh_buf test_cco_ngh_obj test_cco_vec test_cco_nb_vec test_datatype test_pack
-test_op test_msgspec test_msgzero test_status test_request test_address test_exceptions"
+# Modules left out (regular expression on module names): dynamic processes
+# (MPI_Comm_spawn, ports) are not implemented yet (issue 15).
+EXCLUDED='test_dynproc'
 
 python3 -c 'import setuptools, wheel' 2>/dev/null || pip install -q wheel setuptools ||
     { echo "SKIP: cannot install Python packaging tools"; exit 77; }
+# NumPy arrays widen the suite's buffer tests; without it they are skipped.
+python3 -c 'import numpy' 2>/dev/null || pip install -q numpy ||
+    echo "mpi4py_test: numpy could not be installed; its array tests are skipped"
 
 # ---- Build (or reuse) the mpi4py wheel ------------------------------------
 inc=$("$zmpicc" -showme:compile | tr ' ' '\n' | sed -n 's/^-I//p' | head -n 1)
@@ -69,21 +62,14 @@ fi
 # ---- Run ------------------------------------------------------------------
 export PYTHONPATH="$site"
 export MPIEXEC_TIMEOUT=600
-mods=""
-for m in $REQUIRED; do
-    [ -f "$tests/$m.py" ] && mods="$mods $m"
-done
-echo "mpi4py_test: required modules:$mods"
-(cd "$tests" && timeout 900 python3 main.py --no-builddir $mods) >"$work/required.log" 2>&1
+echo "mpi4py_test: whole suite at one rank, without: $EXCLUDED"
+(cd "$tests" && timeout 900 python3 main.py --no-builddir -e "$EXCLUDED") >"$work/suite.log" 2>&1
 rc=$?
-tail -n 25 "$work/required.log"
-if [ "${MPI4PY_FULL:-1}" != 0 ]; then
-    (cd "$tests" && timeout 900 python3 main.py --no-builddir) >"$work/full.log" 2>&1
-    echo "mpi4py_test: whole suite (information only): $(grep -E '^(Ran|OK|FAILED)' "$work/full.log" | tr '\n' ' ')"
-fi
+grep -E '^(ERROR|FAIL):' "$work/suite.log"
+tail -n 4 "$work/suite.log"
 if [ $rc -ne 0 ]; then
-    echo "FAIL: mpi4py required modules (log: $work/required.log)"
+    echo "FAIL: mpi4py test suite (log: $work/suite.log)"
     exit 1
 fi
-echo "mpi4py_test: required modules passed"
+echo "mpi4py_test: mpi4py test suite passed"
 exit 0
