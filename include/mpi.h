@@ -852,6 +852,12 @@ ZMPI_FN(int, Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Data
 ZMPI_FN(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
 /* ---- end of requests, persistent collectives ---- */
 
+/* ---- Partitioned communication and per-communicator buffers (part.c, bsend) ---- */
+/* ---- end of partitioned communication ---- */
+
+/* ---- MPI_T tool information interface (mpit.c) ---- */
+/* ---- end of MPI_T ---- */
+
 /* ---- Sessions (session.c) ---- */
 /* The sessions model (MPI 4.1 section 11.3): a session is a handle to MPI
  * that needs no MPI_Init; its process sets "mpi://WORLD" and "mpi://SELF"
