@@ -306,7 +306,9 @@ ZMPI_OP_LIST(ZMPI_OP_EXTERN)
 #define MPI_ERR_ERRHANDLER 22
 #define MPI_ERR_NOT_SAME 23
 #define MPI_ERR_UNSUPPORTED_OPERATION 24
-#define MPI_ERR_LASTCODE 63
+/* The largest predefined error code: the MPI_T_ERR_* codes (64-81) are
+ * error classes too, so codes added with MPI_Add_error_class come after. */
+#define MPI_ERR_LASTCODE 81
 
 /* ---- Shared-memory windows and info objects ----------------------------- */
 #define MPI_WIN_NULL ((MPI_Win)0)
@@ -853,9 +855,127 @@ ZMPI_FN(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Da
 /* ---- end of requests, persistent collectives ---- */
 
 /* ---- Partitioned communication and per-communicator buffers (part.c, bsend) ---- */
+ZMPI_FN(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+ZMPI_FN(int, Pready, (int partition, MPI_Request request))
+ZMPI_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+ZMPI_FN(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+ZMPI_FN(int, Parrived, (MPI_Request request, int partition, int *flag))
+/* MPI_Buffer_attach / MPI_Comm_attach_buffer: a buffer that grows as
+ * needed (each buffered message gets memory of its own). */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+ZMPI_FN(int, Buffer_flush, (void))
+ZMPI_FN(int, Buffer_iflush, (MPI_Request *request))
+ZMPI_FN(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size))
+ZMPI_FN(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size))
+ZMPI_FN(int, Comm_flush_buffer, (MPI_Comm comm))
+ZMPI_FN(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request))
 /* ---- end of partitioned communication ---- */
 
 /* ---- MPI_T tool information interface (mpit.c) ---- */
+/* Error classes of the MPI_T calls (MPI 4.1 section 15.3.10).  MPI_T
+ * calls return them and never call an error handler. */
+#define MPI_T_ERR_MEMORY 64
+#define MPI_T_ERR_NOT_INITIALIZED 65
+#define MPI_T_ERR_CANNOT_INIT 66
+#define MPI_T_ERR_INVALID_INDEX 67
+#define MPI_T_ERR_INVALID_ITEM 68
+#define MPI_T_ERR_INVALID_HANDLE 69
+#define MPI_T_ERR_OUT_OF_HANDLES 70
+#define MPI_T_ERR_OUT_OF_SESSIONS 71
+#define MPI_T_ERR_INVALID_SESSION 72
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 73
+#define MPI_T_ERR_CVAR_SET_NEVER 74
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 75
+#define MPI_T_ERR_PVAR_NO_WRITE 76
+#define MPI_T_ERR_PVAR_NO_ATOMIC 77
+#define MPI_T_ERR_INVALID_NAME 78
+#define MPI_T_ERR_INVALID 79
+#define MPI_T_ERR_NOT_SUPPORTED 80
+#define MPI_T_ERR_NOT_ACCESSIBLE 81
+/* Verbosity of a variable: audience (user, tuner, MPI developer) times
+ * detail (basic, detail, all). */
+#define MPI_T_VERBOSITY_USER_BASIC 1
+#define MPI_T_VERBOSITY_USER_DETAIL 2
+#define MPI_T_VERBOSITY_USER_ALL 3
+#define MPI_T_VERBOSITY_TUNER_BASIC 4
+#define MPI_T_VERBOSITY_TUNER_DETAIL 5
+#define MPI_T_VERBOSITY_TUNER_ALL 6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 8
+#define MPI_T_VERBOSITY_MPIDEV_ALL 9
+/* The MPI object a variable is bound to. */
+#define MPI_T_BIND_NO_OBJECT 0
+#define MPI_T_BIND_MPI_COMM 1
+#define MPI_T_BIND_MPI_DATATYPE 2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE 4
+#define MPI_T_BIND_MPI_GROUP 5
+#define MPI_T_BIND_MPI_OP 6
+#define MPI_T_BIND_MPI_REQUEST 7
+#define MPI_T_BIND_MPI_WIN 8
+#define MPI_T_BIND_MPI_MESSAGE 9
+#define MPI_T_BIND_MPI_INFO 10
+#define MPI_T_BIND_MPI_SESSION 11
+/* Who may change a control variable, and when. */
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL 2
+#define MPI_T_SCOPE_GROUP 3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL 5
+#define MPI_T_SCOPE_ALL_EQ 6
+/* Classes of performance variables. */
+#define MPI_T_PVAR_CLASS_STATE 0
+#define MPI_T_PVAR_CLASS_LEVEL 1
+#define MPI_T_PVAR_CLASS_SIZE 2
+#define MPI_T_PVAR_CLASS_PERCENTAGE 3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 5
+#define MPI_T_PVAR_CLASS_COUNTER 6
+#define MPI_T_PVAR_CLASS_AGGREGATE 7
+#define MPI_T_PVAR_CLASS_TIMER 8
+#define MPI_T_PVAR_CLASS_GENERIC 9
+typedef struct zmpi_t_enum *MPI_T_enum;
+typedef struct zmpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct zmpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct zmpi_t_pvar_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+ZMPI_FN(int, T_init_thread, (int required, int *provided))
+ZMPI_FN(int, T_finalize, (void))
+ZMPI_FN(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+ZMPI_FN(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+ZMPI_FN(int, T_cvar_get_num, (int *num_cvar))
+ZMPI_FN(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+ZMPI_FN(int, T_cvar_get_index, (const char *name, int *cvar_index))
+ZMPI_FN(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+ZMPI_FN(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+ZMPI_FN(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+ZMPI_FN(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+ZMPI_FN(int, T_pvar_get_num, (int *num_pvar))
+ZMPI_FN(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+ZMPI_FN(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+ZMPI_FN(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+ZMPI_FN(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+ZMPI_FN(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+ZMPI_FN(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+ZMPI_FN(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+ZMPI_FN(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+ZMPI_FN(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+ZMPI_FN(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+ZMPI_FN(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+ZMPI_FN(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+ZMPI_FN(int, T_category_get_num, (int *num_cat))
+ZMPI_FN(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+ZMPI_FN(int, T_category_get_index, (const char *name, int *cat_index))
+ZMPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+ZMPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+ZMPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+ZMPI_FN(int, T_category_changed, (int *update_number))
 /* ---- end of MPI_T ---- */
 
 /* ---- Sessions (session.c) ---- */

@@ -544,6 +544,7 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     unsigned k;
     coll_fhdr_t *h = zm_coll_begin(s, me, &k);
     uint32_t hist = zm_coll_hist_step(&s->slots[me], ZM_COLL_BCAST, root);
+    zm_p2p_self()->stats.coll_fast++; /* MPI_T: the rank's own line */
     bcast_words_t w = { ZM_COLL_BCAST | ZM_COLL_FAST_HDR_ONLY << 8, (uint32_t)root, 0,
                         (uint32_t)b | (uint64_t)hist << 32 };
     if (b >= s->bcast_lim)
@@ -578,6 +579,7 @@ zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsig
     coll_fhdr_t *h = zm_coll_fhdr(s, me, k);
     zm_status_t st = ZM_OK;
     int root = pa->root, kind = pa->kind;
+    zm_p2p_self()->stats.coll_fast++; /* MPI_T: the rank's own line */
     zm_coll_publish(s, me, h, k + 1);
     if (kind != ZM_COLL_REDUCE || me == root) {
         int ok = (kind != ZM_COLL_ALLGATHER && kind != ZM_COLL_ALLTOALL) ||

@@ -343,10 +343,10 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                      "Isendrecv, generalized requests), collectives (non-blocking, persistent, "
                      "neighbourhood, intercommunicator), communicators, groups, caching, "
                      "topologies, info, error classes and handlers, sessions, one-sided "
-                     "communication, MPI-IO, handle conversion. Missing: partitioned "
-                     "communication, per-communicator buffers, dynamic processes, large-count "
-                     "_c functions outside MPI-IO, MPI_T, MPI_THREAD_MULTIPLE, Fortran "
-                     "bindings, more than one process.",
+                     "communication, MPI-IO, partitioned communication, per-communicator "
+                     "buffers, MPI_T (no events or sources), handle conversion. Missing: "
+                     "session buffers, dynamic processes, large-count _c functions outside "
+                     "MPI-IO, MPI_THREAD_MULTIPLE, Fortran bindings, more than one process.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

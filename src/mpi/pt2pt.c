@@ -49,6 +49,19 @@ static int bsend_error(struct zmpi_comm *c, const char *fn, int count, MPI_Datat
                         zm_dt_bytes(dt, (size_t)count), MPI_BSEND_OVERHEAD);
 }
 
+/* zm_p2p_isend; a buffered send first picks its communicator's attached
+ * buffer if it has one, else the process's (MPI 4.1 section 3.6). */
+static inline zm_status_t isend_mode(struct zmpi_comm *c, const void *buf, int count,
+                                     MPI_Datatype dt, int dest, int tag, int mode, zm_req_t *req)
+{
+    if (ZM_LIKELY(mode != ZM_SEND_BUFFERED))
+        return zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
+    zm_p2p_bsend_select(c->p.ctx);
+    zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
+    zm_p2p_bsend_unselect();
+    return st;
+}
+
 /* Wait for one request of the calling rank, recording the call for
  * deadlock reports. */
 static void wait_req(const char *fn, zm_req_t *req)
@@ -70,7 +83,7 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
         return rc;
     req.pooled = 0;
     req.comm = comm;
-    zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, &req);
+    zm_status_t st = isend_mode(c, buf, count, dt, dest, tag, mode, &req);
     if (ZM_UNLIKELY(st != ZM_OK))
         return st == ZM_ERR_BUFFER ? bsend_error(c, fn, count, dt)
                                    : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
@@ -132,7 +145,7 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
     if (dest != MPI_PROC_NULL) {
         req->comm = comm;
-        zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
+        zm_status_t st = isend_mode(c, buf, count, dt, dest, tag, mode, req);
         if (ZM_UNLIKELY(st != ZM_OK)) {
             atomic_store(&req->cstate, ZM_REQ_DONE);
             zm_p2p_req_release(req);
@@ -419,16 +432,86 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 }
 ZM_WEAK(Imrecv)
 
+/* ---- Buffered-mode buffers (MPI 4.1 section 3.6) ------------------------
+ * The process's buffer (key ZM_BSEND_PROCESS) and each communicator's
+ * (key: its context id) are areas of the calling rank (src/p2p/bsend.c). */
+
+/* Attach (buffer, size) under `key` for call fn; errors go to c (NULL:
+ * MPI_COMM_SELF's handler). */
+static int buffer_attach(struct zmpi_comm *c, const char *fn, uint32_t key, void *buffer,
+                         int size)
+{
+    int automatic = buffer == MPI_BUFFER_AUTOMATIC;
+    if (!automatic && (size < 0 || (!buffer && size > 0)))
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(buffer=%p, size=%d): invalid buffer",
+                            buffer, size);
+    zm_status_t st = zm_p2p_bsend_attach_key(key, automatic ? ZM_BSEND_AUTO_BUF : buffer,
+                                             automatic ? 0 : (size_t)size);
+    if (st == ZM_ERR_NOMEM)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    if (st != ZM_OK)
+        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "a buffer is already attached%s (detach "
+                            "it first)", key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    return MPI_SUCCESS;
+}
+
+/* Detach the buffer of `key`, once every message in it has been received. */
+static int buffer_detach(struct zmpi_comm *c, const char *fn, uint32_t key, void *buffer_addr,
+                         int *size)
+{
+    if (!buffer_addr || !size)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(buffer_addr=%p, size=%p): invalid pointer",
+                            buffer_addr, (void *)size);
+    void *buf;
+    size_t sz;
+    if (zm_p2p_bsend_detach_key(key, &buf, &sz) != ZM_OK)
+        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
+                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    *(void **)buffer_addr = buf == ZM_BSEND_AUTO_BUF ? MPI_BUFFER_AUTOMATIC : buf;
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}
+
+/* Block until the buffer of `key` holds no message. */
+static int buffer_flush(struct zmpi_comm *c, const char *fn, uint32_t key)
+{
+    if (zm_p2p_bsend_flush_key(key) != ZM_OK)
+        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
+                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    return MPI_SUCCESS;
+}
+
+/* A request completed when the buffer of `key` holds no message. */
+static int buffer_iflush(struct zmpi_comm *c, MPI_Comm comm, const char *fn, uint32_t key,
+                         MPI_Request *request)
+{
+    if (!request)
+        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(request=NULL): no place for the request");
+    zm_req_t *req = zm_p2p_req_alloc();
+    if (!req)
+        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    req->comm = comm;
+    req->st_source = MPI_ANY_SOURCE;
+    req->st_tag = MPI_ANY_TAG;
+    req->st_bytes = 0;
+    zm_status_t st = zm_p2p_bsend_iflush_key(key, req);
+    if (st != ZM_OK) {
+        atomic_store(&req->cstate, ZM_REQ_DONE);
+        zm_p2p_req_release(req);
+        if (st == ZM_ERR_NOMEM)
+            return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
+                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Buffer_attach(void *buffer, int size)
 {
     const char *fn = "MPI_Buffer_attach";
     zm_mpi_enter(fn);
-    if (size < 0 || (!buffer && size > 0))
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "invalid buffer (%p, size %d)", buffer, size);
-    if (zm_p2p_bsend_attach(buffer, (size_t)size) != ZM_OK)
-        return zm_mpi_error(NULL, MPI_ERR_BUFFER, fn,
-                            "a buffer is already attached (detach it first)");
-    return MPI_SUCCESS;
+    return buffer_attach(NULL, fn, ZM_BSEND_PROCESS, buffer, size);
 }
 ZM_WEAK(Buffer_attach)
 
@@ -436,12 +519,58 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     const char *fn = "MPI_Buffer_detach";
     zm_mpi_enter(fn);
-    void *buf;
-    size_t sz;
-    if (zm_p2p_bsend_detach(&buf, &sz) != ZM_OK)
-        return zm_mpi_error(NULL, MPI_ERR_BUFFER, fn, "no buffer is attached");
-    *(void **)buffer_addr = buf;
-    *size = (int)sz;
-    return MPI_SUCCESS;
+    return buffer_detach(NULL, fn, ZM_BSEND_PROCESS, buffer_addr, size);
 }
 ZM_WEAK(Buffer_detach)
+
+int PMPI_Buffer_flush(void)
+{
+    const char *fn = "MPI_Buffer_flush";
+    zm_mpi_enter(fn);
+    return buffer_flush(NULL, fn, ZM_BSEND_PROCESS);
+}
+ZM_WEAK(Buffer_flush)
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    const char *fn = "MPI_Buffer_iflush";
+    zm_mpi_enter(fn);
+    return buffer_iflush(NULL, MPI_COMM_SELF, fn, ZM_BSEND_PROCESS, request);
+}
+ZM_WEAK(Buffer_iflush)
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    const char *fn = "MPI_Comm_attach_buffer";
+    ENTER_COMM(fn, comm, c);
+    (void)rc;
+    return buffer_attach(c, fn, c->p.ctx, buffer, size);
+}
+ZM_WEAK(Comm_attach_buffer)
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    const char *fn = "MPI_Comm_detach_buffer";
+    ENTER_COMM(fn, comm, c);
+    (void)rc;
+    return buffer_detach(c, fn, c->p.ctx, buffer_addr, size);
+}
+ZM_WEAK(Comm_detach_buffer)
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    const char *fn = "MPI_Comm_flush_buffer";
+    ENTER_COMM(fn, comm, c);
+    (void)rc;
+    return buffer_flush(c, fn, c->p.ctx);
+}
+ZM_WEAK(Comm_flush_buffer)
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    const char *fn = "MPI_Comm_iflush_buffer";
+    ENTER_COMM(fn, comm, c);
+    (void)rc;
+    return buffer_iflush(c, comm, fn, c->p.ctx, request);
+}
+ZM_WEAK(Comm_iflush_buffer)

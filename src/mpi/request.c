@@ -356,8 +356,9 @@ int PMPI_Request_free(MPI_Request *request)
         if (req_live(*request))
             return zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "the request is an active %s; "
                                 "complete it with a wait or test first",
-                                zm_mpi_sched_is_p2p(*request) ? "MPI_Isendrecv(_replace)"
-                                                              : "collective operation");
+                                zm_mpi_sched_is_p2p(*request)
+                                    ? "MPI_Isendrecv(_replace)"
+                                    : "collective or partitioned operation");
         zm_mpi_sched_release(*request);
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
@@ -558,7 +559,13 @@ static int start_one(const char *fn, zm_req_t *r)
         zm_p2p_irecv(&c->p, r->buf, r->count, r->dt, r->peer, r->tag, r);
         return MPI_SUCCESS;
     }
+    /* Bsend_init: the communicator's attached buffer, if any, else the
+     * process's (MPI 4.1 section 3.6). */
+    if (r->mode == ZM_SEND_BUFFERED)
+        zm_p2p_bsend_select(c->p.ctx);
     zm_status_t st = zm_p2p_isend(&c->p, r->buf, r->count, r->dt, r->peer, r->tag, r->mode, r);
+    if (r->mode == ZM_SEND_BUFFERED)
+        zm_p2p_bsend_unselect();
     r->kind = ZM_REQ_SEND;
     return st == ZM_OK ? MPI_SUCCESS : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
 }

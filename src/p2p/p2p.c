@@ -19,7 +19,9 @@ zm_p2p_rank_t *zm_p2p_ranks;
 
 static struct {
     int nranks;             /* entries in ranks */
-    size_t eager_max;       /* largest eager payload */
+    size_t eager_max;       /* largest eager payload (MPI_T may lower it: relaxed
+                             * atomic accesses) */
+    size_t eager_cap;       /* payload room of large_pool's envelopes */
     zm_pool_t *small_pool;  /* envelopes with SMALL_EAGER bytes of payload */
     zm_pool_t *large_pool;  /* envelopes with eager_max bytes of payload */
     zm_pool_t *req_pool;    /* request objects */
@@ -236,6 +238,7 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
 {
     p2p.nranks = nranks;
     p2p.eager_max = eager_max < SMALL_EAGER ? SMALL_EAGER : eager_max;
+    p2p.eager_cap = p2p.eager_max;
     zm_p2p_ranks = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_p2p_rank_t) * (size_t)nranks);
     p2p.small_pool = zm_pool_create(sizeof(zm_msg_t) + SMALL_EAGER, nworkers);
     p2p.large_pool = zm_pool_create(sizeof(zm_msg_t) + p2p.eager_max, nworkers);
@@ -252,6 +255,24 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         r->world_rank = i;
     }
     zm_p2p_cycle_init();
+    return ZM_OK;
+}
+
+size_t zm_p2p_eager_max(void)
+{
+    return __atomic_load_n(&p2p.eager_max, __ATOMIC_RELAXED);
+}
+
+size_t zm_p2p_eager_cap(void)
+{
+    return p2p.eager_cap;
+}
+
+zm_status_t zm_p2p_set_eager_max(size_t bytes)
+{
+    if (bytes > p2p.eager_cap)
+        return ZM_ERR_ARG;
+    __atomic_store_n(&p2p.eager_max, bytes, __ATOMIC_RELAXED);
     return ZM_OK;
 }
 
@@ -381,12 +402,16 @@ static inline void unexp_push(zm_p2p_rank_t *r, zm_dlink_t *before, zm_msg_t *m)
 {
     zm_dlist_push(before, &m->link);
     r->unexp_nonempty = 1;
+    /* The queue head's line is written just above: counting is free. */
+    if (++r->unexp_len > r->unexp_hwm)
+        r->unexp_hwm = r->unexp_len;
 }
 
 static inline void unexp_take(zm_p2p_rank_t *r, zm_msg_t *m)
 {
     zm_dlist_remove(&m->link);
     r->unexp_nonempty = !zm_dlist_empty(&r->unexp);
+    r->unexp_len--;
 }
 
 /* First unexpected message of `r` that a receive (src, tag) matches. */
@@ -469,7 +494,8 @@ static zm_status_t queue_unexpected(zm_p2p_rank_t *r, const zm_p2p_comm_t *c,
             return rc;
         m->kind = ZM_MSG_BUFFERED;
         *fill = m;
-    } else if (bytes <= p2p.eager_max && mode != ZM_SEND_SYNC) {
+        zm_p2p_count_sent(ZM_PROTO_BUFFERED, bytes);
+    } else if (bytes <= zm_p2p_eager_max() && mode != ZM_SEND_SYNC) {
         zm_pool_t *pool = bytes <= SMALL_EAGER ? p2p.small_pool : p2p.large_pool;
         m = zm_pool_alloc(pool);
         if (!m)
@@ -478,10 +504,12 @@ static zm_status_t queue_unexpected(zm_p2p_rank_t *r, const zm_p2p_comm_t *c,
         m->pool = pool;
         m->data = m + 1;
         *fill = m;
+        zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
     }
     if (!*fill) {
         m = &req->msg;
         m->kind = ZM_MSG_RNDV;
+        zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
         m->sbuf = buf;
         m->scount = count;
         m->sdt = dt;
@@ -771,7 +799,7 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
 static inline void handoff(const zm_p2p_rank_t *r, size_t bytes)
 {
     const zm_p2p_rank_t *me = zm_p2p_self();
-    if (bytes > p2p.eager_max && r != me && r->ult->worker == me->ult->worker)
+    if (bytes > zm_p2p_eager_max() && r != me && r->ult->worker == me->ult->worker)
         zm_ult_yield();
 }
 
@@ -801,6 +829,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
             atomic_store_explicit(&r->slot_state, ZM_SLOT_FILLED, memory_order_release);
         }
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        zm_p2p_count_sent(ZM_PROTO_SLOT, bytes);
         return ZM_OK;
     }
     zm_req_t *rr = find_posted(r, c->ctx, c->rank, tag, &probes);
@@ -808,12 +837,14 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         send_expected(r, rr, c, buf, count, dt, bytes, tag);
         wake_probes(probes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        zm_p2p_count_sent(ZM_PROTO_DIRECT, bytes);
         handoff(r, bytes);
         return ZM_OK;
     }
     if (!probes && mail_offer(r, c, buf, count, dt, bytes, tag, mode, req)) {
         zm_spin_unlock(&r->lock);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        zm_p2p_count_sent(ZM_PROTO_MAIL, bytes);
         return ZM_OK;
     }
     rc = queue_unexpected(r, c, buf, count, dt, bytes, tag, mode, req, &fill);

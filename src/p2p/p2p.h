@@ -138,6 +138,24 @@ typedef struct zmpi_request {
 enum { ZM_SLOT_EMPTY, ZM_SLOT_ARMED, ZM_SLOT_FILLED, ZM_SLOT_NUDGED,
        ZM_SLOT_COPYING, ZM_SLOT_MAIL };
 
+/* How a send delivered its message, for the MPI_T counters: straight into
+ * a posted receive, into a polling receiver's slot, as mail in the
+ * receiver's slot, through a pooled eager envelope, by rendezvous, through
+ * the attached Bsend buffer. */
+enum { ZM_PROTO_DIRECT, ZM_PROTO_SLOT, ZM_PROTO_MAIL, ZM_PROTO_EAGER, ZM_PROTO_RNDV,
+       ZM_PROTO_BUFFERED, ZM_PROTO_COUNT };
+
+/* A rank's MPI_T performance counters (mpit.c reads them).  Plain
+ * increments by the rank itself, in lines no other rank writes, so
+ * counting costs no cache-line transfer. */
+typedef struct zm_p2p_stats {
+    struct {
+        uint64_t msgs;             /* messages sent this way */
+        uint64_t bytes;            /* their payload bytes */
+    } sent[ZM_PROTO_COUNT];
+    uint64_t coll_fast;            /* collectives that took the fast path */
+} __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_stats_t;
+
 /* Per-rank p2p state.  The first cache line is everything a sender touches
  * to deliver a small message: the lock, the posted queue head and the slot
  * (p2p.c, "receive slot").  One line moving to the sender and back is the
@@ -157,6 +175,8 @@ typedef struct zm_p2p_rank {
                                     * mail: the request that sent it */
     unsigned char slot_inline[ZM_P2P_SLOT_INLINE]; /* mail: payload */
     zm_dlink_t unexp;              /* unexpected messages, oldest first */
+    int unexp_len;                 /* messages in unexp (under lock; MPI_T) */
+    int unexp_hwm;                 /* most unexp ever held (under lock; MPI_T) */
     zm_ult_t *ult;                 /* the rank's ULT */
     int world_rank;                /* its index */
     _Atomic int pending;           /* wake counter of the current wait */
@@ -164,13 +184,14 @@ typedef struct zm_p2p_rank {
     zm_req_t *wait_req;            /* parked in zm_p2p_wait: a request it waits for
                                     * (reports, send cycles); else NULL */
     int wait_nreg;                 /* ... and how many pending requests it waits for */
-    zm_spinlock_t bsend_lock;      /* guards the Bsend area */
-    char *bsend_buf;               /* attached buffer, or NULL */
-    size_t bsend_size;             /* its size */
-    zm_dlink_t bsend_segs;         /* live segments, by address */
-    _Atomic int bsend_live;        /* messages still in the area */
+    zm_spinlock_t bsend_lock;      /* guards bsend_segs */
+    zm_dlink_t bsend_segs;         /* the rank's Bsend areas (bsend.c): the
+                                    * process's and its communicators' */
+    struct zm_p2p_barea *bsend_cur; /* area the buffered send being started
+                                    * uses (zm_p2p_bsend_select), or NULL */
     zm_msg_t mail_msg;             /* the slot's mail, moved to the queue */
     unsigned char mail_data[ZM_P2P_SLOT_INLINE]; /* its payload */
+    zm_p2p_stats_t stats;          /* MPI_T counters, written by this rank only */
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;
 
 /* Set up the per-rank state and pools for `nranks` ranks on `nworkers`
@@ -281,13 +302,70 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all);
  * decide under the receiver's lock.  ULT context (owner only). */
 int zm_p2p_cancel(zm_req_t *req);
 
-/* Attach / detach the calling rank's Bsend buffer.  Detach blocks until
- * every buffered message has been received.  ULT context. */
+/* Bsend buffers (bsend.c).  A rank has one area for the process
+ * (MPI_Buffer_attach, key ZM_BSEND_PROCESS) and one per communicator that
+ * has a buffer attached (MPI_Comm_attach_buffer, key: the communicator's
+ * context id, which no other communicator of the rank has).  An area is a
+ * user buffer, or automatic (ZM_BSEND_AUTO_BUF): messages then get heap
+ * memory of their own and never run out of room.  All calls: ULT context,
+ * the calling rank (for its own areas). */
+#define ZM_BSEND_PROCESS UINT32_MAX
+#define ZM_BSEND_AUTO_BUF ((void *)-2)
+
+/* Attach buffer (buf, size) (or ZM_BSEND_AUTO_BUF) under key `key`.
+ * Returns ZM_ERR_BUFFER if one is attached there already, ZM_ERR_NOMEM. */
+zm_status_t zm_p2p_bsend_attach_key(uint32_t key, void *buf, size_t size);
+
+/* Detach the buffer of `key` once every message in it has been received
+ * (blocks until then); returns it (ZM_BSEND_AUTO_BUF for automatic) or
+ * ZM_ERR_BUFFER if none is attached. */
+zm_status_t zm_p2p_bsend_detach_key(uint32_t key, void **buf, size_t *size);
+
+/* Block until every message in the buffer of `key` has been received.
+ * Returns ZM_ERR_BUFFER if none is attached. */
+zm_status_t zm_p2p_bsend_flush_key(uint32_t key);
+
+/* Non-blocking flush: `req` (kind ZM_REQ_DONE_ONLY, owned by the caller)
+ * is completed once every message now in the buffer of `key` has been
+ * received, possibly before the call returns.  ZM_ERR_BUFFER if none is
+ * attached. */
+zm_status_t zm_p2p_bsend_iflush_key(uint32_t key, zm_req_t *req);
+
+/* Pick the area the next buffered send uses: the buffer of communicator
+ * context `ctx` if it has one, else the process's.  The API layer calls it
+ * before zm_p2p_isend in buffered mode and zm_p2p_bsend_unselect after. */
+void zm_p2p_bsend_select(uint32_t ctx);
+void zm_p2p_bsend_unselect(void);
+
+/* Attach / detach the calling rank's process buffer (key
+ * ZM_BSEND_PROCESS).  Detach blocks until every buffered message has been
+ * received. */
 zm_status_t zm_p2p_bsend_attach(void *buf, size_t size);
 zm_status_t zm_p2p_bsend_detach(void **buf, size_t *size);
 
 /* Describe what a blocked rank waits for (deadlock reports). */
 void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len);
+
+/* The eager threshold in bytes (0 before zm_p2p_init).  Any thread. */
+size_t zm_p2p_eager_max(void);
+
+/* Largest eager threshold the pooled envelopes can hold (the value set
+ * at start); 0 before zm_p2p_init.  Any thread. */
+size_t zm_p2p_eager_cap(void);
+
+/* Change the eager threshold at run time (MPI_T).  Sends started after
+ * the call use it.  ZM_ERR_ARG if larger than zm_p2p_eager_cap().  Any
+ * thread. */
+zm_status_t zm_p2p_set_eager_max(size_t bytes);
+
+/* Count a send of `bytes` by protocol ZM_PROTO_* for the calling rank.
+ * ULT context. */
+static inline void zm_p2p_count_sent(int proto, size_t bytes)
+{
+    zm_p2p_stats_t *st = &zm_p2p_self()->stats;
+    st->sent[proto].msgs++;
+    st->sent[proto].bytes += bytes;
+}
 
 /* ---- Send cycles (cycle.c) ----
  * Ranks blocked in standard-mode sends of rendezvous messages to each other
