@@ -65,7 +65,19 @@ struct part {
     int ncopied;                 /* send: partitions copied this round */
     size_t *got;                 /* receive: bytes arrived per partition */
     size_t gotall;               /* receive: bytes arrived this round */
+    int nsent;                   /* receive: sender partitions copied this round */
+    int peer_parts;              /* receive: the sender's partitions (once one came) */
 };
+
+/* Whether receive partition j of r has arrived.  An empty message has no
+ * bytes to count: its partitions arrive when every sender partition has
+ * been readied (and "copied"), so MPI_Parrived still waits for MPI_Pready. */
+static int part_arrived(const struct part *r, int j)
+{
+    if (r->psize > 0)
+        return r->got[j] == r->psize;
+    return r->peer_parts > 0 && r->nsent == r->peer_parts;
+}
 
 /* The state two matched sides share, and the registry entry of an
  * unmatched one.  Freed when both sides have let go of it. */
@@ -131,6 +143,8 @@ static void part_copy(struct part *s, struct part *r, int i)
         zm_dt_copy_range(r->buf, r->count, r->dt, s->buf, s->count, s->dt, off, s->psize);
     s->copied[i] = 1;
     s->ncopied++;
+    r->nsent++;
+    r->peer_parts = s->parts;
     for (size_t j = s->psize ? off / r->psize : 0; off < end; j++) {
         size_t pend = (j + 1) * r->psize, m = (pend < end ? pend : end) - off;
         r->got[j] += m;
@@ -145,7 +159,8 @@ static void part_settle(struct part *p, zm_req_t **fin, int *nfin)
 {
     if (!p || p->round == 0 || p->done)
         return;
-    int complete = p->bad || (p->send ? p->ncopied == p->parts : p->gotall == p->total);
+    int complete = p->bad || (p->send ? p->ncopied == p->parts
+                              : p->gotall == p->total && (p->total > 0 || part_arrived(p, 0)));
     if (!complete)
         return;
     p->done = 1;
@@ -196,6 +211,7 @@ static int part_start(zm_mpi_sched_t *s, void *arg)
     } else {
         memset(p->got, 0, sizeof(*p->got) * (size_t)p->parts);
         p->gotall = 0;
+        p->nsent = 0;
         struct part *q = ch->half[1];
         if (q && q->round == p->round && !p->bad)
             for (int i = 0; i < q->parts; i++)
@@ -556,7 +572,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     }
     /* The lock orders the copy before the caller's reads of the data. */
     zm_spin_lock(&p->ch->lock);
-    *flag = p->bad || p->got[partition] == p->psize;
+    *flag = p->bad || part_arrived(p, partition);
     zm_spin_unlock(&p->ch->lock);
     return MPI_SUCCESS;
 }
