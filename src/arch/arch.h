@@ -8,6 +8,7 @@
 #ifndef ZM_ARCH_H
 #define ZM_ARCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,13 @@ void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss
  * handle until zm_arch_image_close. */
 void *zm_arch_image_clone(int id, char *err, size_t errlen);
 
+/* Check that the running program can be copied per rank: code built
+ * without -fPIC reads data of system libraries (std::cout, say) through
+ * copy relocations, which a copy cannot share.  Returns 0 if it can, or
+ * -1 with a message naming the symbols and the fix in err.  Main thread,
+ * before the first clone. */
+int zm_arch_image_check(const char *prog, char *err, size_t errlen);
+
 /* Address of symbol `name` in a copy made by zm_arch_image_clone. */
 void *zm_arch_image_sym(void *image, const char *name);
 
@@ -142,6 +150,23 @@ typedef int (*zm_arch_fault_fn)(void *addr);
  * whether the fault is a known one (a stack guard page).  Call once, from
  * the main thread, before any worker starts. */
 void zm_arch_fault_install(zm_arch_fault_fn fn);
+
+/* Report a crash of the calling thread (fatal signal `sig`) on stderr:
+ * the rank (as the function given to zm_arch_crash_install names it), the
+ * signal and a symbolized backtrace, after pushing out buffered stdout.
+ * uctx is the handler's saved context.
+ * Called from the fatal-signal handler; the first crashing thread reports,
+ * any other waits for the process to end. */
+void zm_arch_crash_report(int sig, const siginfo_t *info, const void *uctx);
+
+/* Prepare crash reports (the program's path, the unwinder, addr2line) and
+ * install the fatal-signal handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and
+ * SIGABRT.  rank_fn names the rank running on the calling thread (-1 for
+ * none).  Main thread, once, before the ranks start. */
+void zm_arch_crash_install(int (*rank_fn)(void));
+
+/* Install the fatal-signal handler (also done by the two calls above). */
+void zm_arch_crash_signals(void);
 
 /* Give the calling thread an alternate signal stack so a stack overflow can
  * still be reported.  Call once on every worker thread.  Returns 0 or -1. */

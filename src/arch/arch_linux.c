@@ -146,25 +146,34 @@ static zm_arch_fault_fn fault_fn;
 
 static void fault_handler(int sig, siginfo_t *info, void *uctx)
 {
-    (void)uctx;
-    if (fault_fn && fault_fn(info->si_addr))
+    if ((sig == SIGSEGV || sig == SIGBUS) && fault_fn && fault_fn(info->si_addr))
         _exit(139);
-    /* Not a fault we know: restore the default action and return, so the
-     * faulting instruction runs again and the process dies with the signal
-     * (and a core dump, if enabled). */
+    /* Not a fault we know: report the crash, restore the default action
+     * and return, so the faulting instruction runs again and the process
+     * dies with the signal (and a core dump, if enabled).  A signal sent
+     * by kill or raise (abort included) would not come again by itself. */
+    zm_arch_crash_report(sig, info, uctx);
     signal(sig, SIG_DFL);
+    if (info->si_code <= 0)
+        raise(sig);
 }
 
-void zm_arch_fault_install(zm_arch_fault_fn fn)
+void zm_arch_crash_signals(void)
 {
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
     struct sigaction sa;
-    fault_fn = fn;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = fault_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+void zm_arch_fault_install(zm_arch_fault_fn fn)
+{
+    fault_fn = fn;
+    zm_arch_crash_signals();
 }
 
 int zm_arch_fault_thread_init(void)

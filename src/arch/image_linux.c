@@ -118,6 +118,81 @@ void *zm_arch_image_clone(int id, char *err, size_t errlen)
     return h;
 }
 
+#if defined(__x86_64__)
+#define COPY_RELOC R_X86_64_COPY
+#elif defined(__aarch64__)
+#define COPY_RELOC R_AARCH64_COPY
+#endif
+
+/* The main program's dynamic section: dl_iterate_phdr lists it first. */
+static int find_main(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+            ((uintptr_t *)out)[0] = info->dlpi_addr;
+            ((uintptr_t *)out)[1] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+        }
+    return 1;
+}
+
+/* A dynamic-section address: ld.so has already added the load base to
+ * some of them, in place; link-time addresses of a PIE are below it. */
+static uintptr_t dyn_addr(uintptr_t base, uintptr_t v)
+{
+    return v < base ? base + v : v;
+}
+
+int zm_arch_image_check(const char *prog, char *err, size_t errlen)
+{
+    uintptr_t m[2] = {0, 0};
+    dl_iterate_phdr(find_main, m);
+    if (!m[1])
+        return 0;
+    const Elf64_Rela *rela = NULL;
+    const Elf64_Sym *sym = NULL;
+    const char *str = NULL;
+    size_t relasz = 0;
+    for (const Elf64_Dyn *d = (const Elf64_Dyn *)m[1]; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_RELA)
+            rela = (const Elf64_Rela *)dyn_addr(m[0], d->d_un.d_ptr);
+        else if (d->d_tag == DT_RELASZ)
+            relasz = d->d_un.d_val;
+        else if (d->d_tag == DT_SYMTAB)
+            sym = (const Elf64_Sym *)dyn_addr(m[0], d->d_un.d_ptr);
+        else if (d->d_tag == DT_STRTAB)
+            str = (const char *)dyn_addr(m[0], d->d_un.d_ptr);
+    }
+    if (!rela || !sym || !str)
+        return 0;
+    /* stdin, stdout and stderr are pointers that libc sets once at start:
+     * a copy's snapshot of them stays right. */
+    char names[160] = "";
+    int bad = 0;
+    for (size_t i = 0; i < relasz / sizeof *rela; i++) {
+        if (ELF64_R_TYPE(rela[i].r_info) != COPY_RELOC)
+            continue;
+        const char *n = str + sym[ELF64_R_SYM(rela[i].r_info)].st_name;
+        if (!strcmp(n, "stdin") || !strcmp(n, "stdout") || !strcmp(n, "stderr"))
+            continue;
+        if (bad++ < 4)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     bad > 1 ? ", " : "", n);
+    }
+    if (!bad)
+        return 0;
+    snprintf(err, errlen,
+             "%s was compiled without -fPIC: its code reads %s%s from a system library "
+             "through copy relocations, which the per-rank copies of a privatized program "
+             "cannot share (each would see a stale or unconstructed object). Compile its "
+             "sources with -fPIC (zmpicc and zmpicxx add it; CMake's FindMPI drops it "
+             "from their flags, so add it to the target: target_compile_options(<target> "
+             "PRIVATE -fPIC), or use find_package(zmpi)), or link with -zmpi-no-privatize "
+             "if the program keeps no state in globals",
+             prog, names, bad > 4 ? ", ..." : "");
+    return -1;
+}
+
 void *zm_arch_image_sym(void *image, const char *name)
 {
     return dlsym(image, name);

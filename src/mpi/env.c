@@ -203,3 +203,9 @@ int PMPI_Pcontrol(const int level, ...)
     return MPI_SUCCESS;
 }
 ZM_WEAK(Pcontrol)
+
+int zmpi_output_rank(void)
+{
+    zm_mpi_rank_t *me = zm_ult_self() ? zm_mpi_me() : NULL;
+    return me ? me->world_rank : -1;
+}

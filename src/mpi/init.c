@@ -138,6 +138,7 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
         fprintf(stderr, "zmpi: cannot set up a job of %d ranks on %d workers\n", np, nw);
         return 1;
     }
+    zm_arch_crash_install(zmpi_output_rank);
     int status = zm_ult_job_start();
     fflush(NULL);
     return status;
@@ -177,6 +178,11 @@ static int priv_main(int argc, char **argv, char **envp)
 
 int zmpi_launch_privatized(int argc, char **argv, char **envp)
 {
+    char err[1024];
+    if (zm_arch_image_check(argc > 0 ? argv[0] : "the program", err, sizeof err) != 0) {
+        fprintf(stderr, "zmpi: %s\n", err);
+        return 1;
+    }
     return zmpi_launch(argc, argv, envp, priv_main, 1);
 }
 

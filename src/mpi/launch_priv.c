@@ -35,8 +35,11 @@ long __wrap_random(void);
 void __wrap_srand(unsigned seed);
 int __wrap_rand(void);
 
+void zmpi_output_flush_rank(void);
+
 void __wrap_exit(int status)
 {
+    zmpi_output_flush_rank();
     zmpi_rank_exit(status);
     __real_exit(status);
 }

@@ -532,6 +532,10 @@ ZMPI_EXPORT int zmpi_launch(int argc, char **argv, char **envp,
  * a rank; returns when not in a job. */
 ZMPI_EXPORT void zmpi_rank_exit(int status);
 
+/* The calling rank's number in MPI_COMM_WORLD, for the rank tags of
+ * output lines (launch_output.c); -1 outside a rank.  Any thread. */
+ZMPI_EXPORT int zmpi_output_rank(void);
+
 /* Launcher entry used by libzmpi_priv.a (privatized programs): runs every
  * rank in its own copy of the program.  Main thread. */
 ZMPI_EXPORT int zmpi_launch_privatized(int argc, char **argv, char **envp);
