@@ -3,7 +3,7 @@
 # may include headers of its own layer and of layers below it only.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-order="arch ult core dt p2p coll rma io mpi"
+order="arch ult core dt net p2p coll rma io mpi"
 bad=0
 rank() { i=0; for l in $order; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo 99; }
 for f in $(find "$top/src" -name '*.[ch]'); do

@@ -1,9 +1,11 @@
 /* zmpirun: start an MPI program built against zmpi.
  *
- * zmpi runs all virtual ranks of a job as user-level threads inside one OS
+ * zmpi runs the virtual ranks of a job as user-level threads inside one OS
  * process, so "launching" a job only means describing its shape to the library
  * through the environment (ZMPI_NP, ZMPI_WORKERS, ZMPI_STACK_SIZE) and running
- * the program once.  What remains for the launcher is the part users expect
+ * the program once.  A job of several processes (-p) runs the program through
+ * the system MPI's own launcher (mpiexec.mpich by default), which starts the
+ * processes; the library then connects them over the system MPI (src/net/).  What remains for the launcher is the part users expect
  * from mpiexec: argument checking, a clean exit status, a job time limit
  * (MPIEXEC_TIMEOUT) and passing Ctrl-C or a batch system's SIGTERM on to the
  * job.
@@ -41,19 +43,32 @@ struct options {
     const char *np;          /* -n/-np value as typed. */
     const char *workers;     /* -w/--workers value as typed. */
     const char *stack_size;  /* --stack-size value as typed. */
+    const char *procs;       /* -p/--procs value as typed. */
+    const char *order;       /* --rank-order value (--interleave: "interleave"). */
+    const char *net;         /* --net value. */
+    int separate;            /* --separate-nodes: the network path only. */
     char **argv;             /* The program and its arguments. */
 };
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: zmpirun [-n N] [-w W] [--stack-size S] [--] prog [args...]\n"
+    fputs("usage: zmpirun [-n N] [-w W] [-p P] [--stack-size S] [--] prog [args...]\n"
           "\n"
           "Runs prog as an MPI job of N virtual ranks scheduled on W worker\n"
-          "threads inside one process.\n"
+          "threads inside one process, or inside each of P processes.\n"
           "\n"
           "  -n, -np N          number of ranks (default: $ZMPI_NP, else 1)\n"
-          "  -w, --workers W    worker threads (default: $ZMPI_WORKERS, else\n"
-          "                     the CPUs the process may run on)\n"
+          "  -w, --workers W    worker threads per process (default: $ZMPI_WORKERS,\n"
+          "                     else the CPUs the process may run on)\n"
+          "  -p, --procs P      processes, started by the system MPI's launcher\n"
+          "                     (default: $ZMPI_PROCS, else 1); N/P ranks each\n"
+          "  --interleave       number ranks round-robin over the processes\n"
+          "  --rank-order O     block (default) or interleave ($ZMPI_RANK_ORDER)\n"
+          "  --net B            system MPI between processes: mpich (default) or\n"
+          "                     openmpi ($ZMPI_NET); $ZMPI_LAUNCHER replaces the\n"
+          "                     launcher command (mpiexec.mpich, mpiexec.openmpi)\n"
+          "  --separate-nodes   processes talk as if on separate nodes (the system\n"
+          "                     MPI over TCP only, no shared memory between them)\n"
           "  --stack-size S     stack bytes per rank; suffixes k, m, g (x1024)\n"
           "                     (default: $ZMPI_STACK_SIZE, else the library's)\n"
           "  -h, --help         show this help\n"
@@ -156,6 +171,16 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->workers = option_value(argv, &i, "--workers");
         } else if (is_opt(a, "--stack-size")) {
             o->stack_size = option_value(argv, &i, "--stack-size");
+        } else if (strcmp(a, "-p") == 0 || is_opt(a, "--procs")) {
+            o->procs = option_value(argv, &i, "--procs");
+        } else if (strcmp(a, "--interleave") == 0) {
+            o->order = "interleave";
+        } else if (is_opt(a, "--rank-order")) {
+            o->order = option_value(argv, &i, "--rank-order");
+        } else if (is_opt(a, "--net")) {
+            o->net = option_value(argv, &i, "--net");
+        } else if (strcmp(a, "--separate-nodes") == 0) {
+            o->separate = 1;
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -402,8 +427,118 @@ static int supervise(const struct job *job, long timeout)
     return child_exit_code(job->prog, status);
 }
 
+/* Sets an environment variable or exits. */
+static void put_env(const char *var, const char *value)
+{
+    if (setenv(var, value, 1) != 0) {
+        perror("zmpirun: setenv");
+        exit(EXIT_USAGE);
+    }
+}
+
+/* The system MPI that carries a job of several processes: the flag, else
+ * $ZMPI_NET, else MPICH. */
+static const char *net_choice(const struct options *o)
+{
+    const char *n = o->net != NULL ? o->net : getenv("ZMPI_NET");
+
+    if (n == NULL || *n == '\0')
+        return "mpich";
+    if (strcmp(n, "mpich") != 0 && strcmp(n, "openmpi") != 0)
+        usage_error("invalid --net / ZMPI_NET '%s' (want mpich or openmpi)", n);
+    return n;
+}
+
+/* Appends the words of a command line (split at blanks) to v. */
+static int split_words(char *cmd, char **v, int n)
+{
+    for (char *w = strtok(cmd, " \t"); w != NULL; w = strtok(NULL, " \t"))
+        v[n++] = w;
+    return n;
+}
+
+/* Exports the job's shape for a run of P processes and returns the command
+ * that starts them: the system launcher, its options, the program.
+ * Open MPI's launcher is told to pass zmpi's variables on (it only
+ * inherits the environment on this node), to allow more processes than
+ * cores, and, as root, to run at all. */
+static char **launch_argv(const struct options *o, long procs)
+{
+    extern char **environ;
+    const char *net = net_choice(o);
+    const char *given = getenv("ZMPI_LAUNCHER");
+    int openmpi = strcmp(net, "openmpi") == 0, n = 0, nenv = 0;
+    char *cmd = strdup(given != NULL && *given ? given
+                                               : openmpi ? "mpiexec.openmpi" : "mpiexec.mpich");
+    static char np[32];
+    char **v;
+
+    for (char **e = environ; *e != NULL; e++)
+        nenv++;
+    v = calloc((size_t)(2 * nenv + 64) + strlen(cmd), sizeof(char *));
+    if (cmd == NULL || v == NULL) {
+        perror("zmpirun");
+        exit(EXIT_USAGE);
+    }
+    put_env("ZMPI_NET", net);
+    if (o->separate && !openmpi) {
+        /* MPICH (ch4 over UCX): no shared-memory path between processes,
+         * UCX's TCP transport between them. */
+        put_env("MPIR_CVAR_NOLOCAL", "1");
+        put_env("UCX_TLS", "tcp,self");
+    }
+    n = split_words(cmd, v, 0);
+    snprintf(np, sizeof(np), "%ld", procs);
+    v[n++] = "-n";
+    v[n++] = np;
+    if (openmpi) {
+        v[n++] = "--oversubscribe";
+        if (geteuid() == 0)
+            v[n++] = "--allow-run-as-root";
+        if (o->separate) {
+            v[n++] = "--mca";
+            v[n++] = "pml";
+            v[n++] = "ob1";
+            v[n++] = "--mca";
+            v[n++] = "btl";
+            v[n++] = "tcp,self";
+        }
+        for (char **e = environ; *e != NULL; e++) {
+            if (strncmp(*e, "ZMPI_", 5) != 0 && strncmp(*e, "MPIEXEC_", 8) != 0)
+                continue;
+            v[n++] = "-x";
+            v[n++] = strndup(*e, strcspn(*e, "="));
+        }
+    }
+    for (char **a = o->argv; *a != NULL; a++)
+        v[n++] = *a;
+    v[n] = NULL;
+    return v;
+}
+
+/* Exports the process count and rank order; returns the processes asked
+ * for (1 when none were). */
+static long export_procs(const struct options *o)
+{
+    const char *v = o->procs != NULL ? o->procs : getenv("ZMPI_PROCS");
+    const char *np = getenv("ZMPI_NP");
+    long p = 1, n = 1;
+
+    if (v != NULL && parse_positive(v, &p) != 0)
+        usage_error("invalid number of processes '%s' (want an integer >= 1)", v);
+    if (o->order != NULL) {
+        if (strcmp(o->order, "block") != 0 && strcmp(o->order, "interleave") != 0)
+            usage_error("invalid rank order '%s' (want block or interleave)", o->order);
+        put_env("ZMPI_RANK_ORDER", o->order);
+    }
+    if (np != NULL && parse_positive(np, &n) == 0 && p > n)
+        usage_error("more processes than ranks (-p %s)", v);
+    return p;
+}
+
 /* Entry point: parses the command line, exports the job shape, runs the
- * program and exits with its status. */
+ * program (or the system launcher that runs it in each process) and exits
+ * with its status. */
 /* Remove the copies of a privatized program that the job `pid` left
  * behind: the library deletes each as soon as it is loaded, except under a
  * debugger, which may end the job before the library can (src/arch/
@@ -435,7 +570,8 @@ int main(int argc, char **argv)
     struct options o;
     struct job job;
     sigset_t set, orig_mask;
-    long timeout;
+    long timeout, procs;
+    char **run;
     int code;
 
     parse_args(argc, argv, &o);
@@ -444,6 +580,7 @@ int main(int argc, char **argv)
     export_count("ZMPI_WORKERS", o.workers, "invalid number of workers '%s' "
                  "(want an integer >= 1)");
     export_stack_size(o.stack_size);
+    procs = export_procs(&o);
     timeout = read_timeout();
 
     /* An inherited SIG_IGN for SIGCHLD would make the kernel reap the child
@@ -459,13 +596,14 @@ int main(int argc, char **argv)
 
     job.prog = o.argv[0];
     job.owns_tty = in_tty_foreground();
+    run = procs > 1 ? launch_argv(&o, procs) : o.argv;
     job.pid = fork();
     if (job.pid < 0) {
         perror("zmpirun: fork");
         return 1;
     }
     if (job.pid == 0)
-        exec_child(o.argv, &orig_mask, job.owns_tty);
+        exec_child(run, &orig_mask, job.owns_tty);
     /* Also set the group (and terminal) here: whichever of parent and child
      * runs first, the group exists before the parent may signal it. */
     setpgid(job.pid, job.pid);

@@ -177,6 +177,9 @@ typedef struct coll_slot {
 
 struct zm_coll_shm {
     zm_coll_shm_t *hnext;           /* chain in the process-wide table */
+    struct coll_net *nx;            /* a communicator across processes (net.c):
+                                     * everything else here is unused; NULL for a
+                                     * block of one process's communicator */
     uint32_t ctx;                   /* communicator context */
     int world0;                     /* world rank of its rank 0 */
     int size;                       /* ranks */
@@ -418,5 +421,72 @@ void zm_coll_finish(const zm_coll_view_t *v, int r);
  * buffer, holes included) to `out`, only where the type has data: a user
  * operation's type may have holes, which the result must leave alone. */
 void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *edt);
+
+/* ---- Communicators across processes (net.c, net_algo.c) ----------------
+ * A communicator with ranks in several processes gets no shared block:
+ * zm_coll_attach returns a stand-in whose `nx` describes the processes,
+ * and every entry point of coll hands it to the functions below.
+ * Barrier, Bcast, Reduce and Allreduce (blocking) are hierarchical: the
+ * in-process phase on the shared block of this process's members, one
+ * leader per process exchanging by point-to-point messages, the
+ * in-process fan-out.  Everything else runs as point-to-point messages on
+ * the communicator's collective context (net_algo.c). */
+
+/* What a communicator across processes needs besides its p2p descriptor. */
+typedef struct coll_net {
+    zm_p2p_comm_t pc;               /* the communicator on its collective context */
+    int n;                          /* ranks */
+    zm_coll_shm_t *local;           /* shared block of this process's members */
+    zm_p2p_comm_t lc;               /* their sub-communicator (rank: per caller) */
+    int nl;                         /* members in this process */
+    int *lworld;                    /* their world ranks, in comm rank order */
+    int *lrank;                     /* comm rank -> local index, -1 elsewhere */
+    int np;                         /* processes the communicator spans */
+    int *leader;                    /* per process index: its first member's comm rank */
+    int *pof;                       /* comm rank -> process index (order of first rank) */
+    int me_p;                       /* this process's index */
+    uint32_t *seq;                  /* per member: collectives started (message tags) */
+} coll_net_t;
+
+/* Whether communicator c has ranks in other processes.  Any ULT. */
+int zm_coll_net_spans(const zm_p2p_comm_t *c);
+
+/* zm_coll_attach / zm_coll_detach for such a communicator. */
+zm_coll_shm_t *zm_coll_net_attach(const zm_p2p_comm_t *c);
+void zm_coll_net_detach(zm_coll_shm_t *s);
+
+/* The entry points of coll.h for such a communicator. */
+zm_status_t zm_coll_net_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
+                            size_t errlen);
+zm_status_t zm_coll_net_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                              zm_req_t *req);
+zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                              zm_req_t *req, zm_coll_pers_t **out);
+void zm_coll_net_pstart(zm_coll_pers_t *x, int me);
+void zm_coll_net_pfree(zm_coll_pers_t *x, int me);
+void zm_coll_net_quiesce(zm_coll_shm_t *s, int me);
+
+/* The message tag of rank me's next collective on s (all ranks start
+ * them in the same order, so they agree).  ULT context, rank me. */
+int zm_coll_net_tag(zm_coll_shm_t *s, int me);
+
+/* A collective run as point-to-point messages (net_algo.c). */
+typedef struct coll_nsched coll_nsched_t;
+
+/* Build the messages of call `a` (prepared by zm_coll_prepare as for a
+ * non-blocking call; copied) for rank me of s with message tag `tag`, and
+ * post them.  NULL if out of memory.  ULT context, rank me. */
+coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                                    int tag);
+
+/* Nonzero once every message is complete.  Any thread. */
+int zm_coll_nsched_done(const coll_nsched_t *x);
+
+/* Block until every message is complete.  ULT context, rank me. */
+void zm_coll_nsched_wait(coll_nsched_t *x);
+
+/* Finish (reductions, checks), free, and return the status; err receives
+ * the message of a mismatch.  Any thread, once done. */
+zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen);
 
 #endif /* ZM_COLL_IMPL_H */

@@ -93,6 +93,13 @@ static inline void zm_spin_lock(zm_spinlock_t *l)
     }
 }
 
+/* Take the lock if it is free; returns nonzero when taken. */
+static inline int zm_spin_trylock(zm_spinlock_t *l)
+{
+    return !atomic_load_explicit(&l->locked, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&l->locked, 1, memory_order_acquire);
+}
+
 static inline void zm_spin_unlock(zm_spinlock_t *l)
 {
     atomic_store_explicit(&l->locked, 0, memory_order_release);

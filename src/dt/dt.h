@@ -127,6 +127,8 @@ struct zm_dt_derived {
     int ni, na, nd;          /* envelope: numbers of ints, addresses, types */
     int *ints;               /* envelope: integer arguments */
     ptrdiff_t *aints;        /* envelope: address arguments */
+    size_t nc;               /* envelope: number of large counts (the _c constructors) */
+    int64_t *counts;         /* envelope: large-count arguments, or NULL */
     const zm_dt_t **types;   /* envelope: datatype arguments (held) */
     char name[128];          /* name set by the user, or a generated one */
     int named;               /* the user set the name */
@@ -235,6 +237,11 @@ zm_dt_t *zm_dt_create_clone(const zm_dt_t *old, int copy_envelope, zm_status_t *
  * Returns ZM_ERR_NOMEM on failure.  Before the type is shared. */
 zm_status_t zm_dt_set_envelope(zm_dt_t *dt, int combiner, int ni, const int *ints, int na,
                                const ptrdiff_t *aints, int nd, const zm_dt_t *const *types);
+
+/* Record the large-count arguments of the _c constructor that made dt
+ * (copied), after zm_dt_set_envelope.  Returns ZM_ERR_NOMEM on failure.
+ * Before the type is shared. */
+zm_status_t zm_dt_set_counts(zm_dt_t *dt, size_t nc, const int64_t *counts);
 
 /* Number of predefined elements in the first `bytes` bytes of data of
  * (count elements of) dt, or -1 if those bytes end inside an element.

@@ -370,6 +370,7 @@ void zm_dt_release(const zm_dt_t *dt)
     free(d->seq);
     free(d->ints);
     free(d->aints);
+    free(d->counts);
     free(d->types);
     ((zm_dt_t *)dt)->magic = 0;
     free((void *)dt);
@@ -625,6 +626,8 @@ zm_dt_t *zm_dt_create_clone(const zm_dt_t *old, int copy_envelope, zm_status_t *
         const struct zm_dt_derived *o = old->d;
         *err = zm_dt_set_envelope(t, o->combiner, o->ni, o->ints, o->na, o->aints, o->nd,
                                   o->types);
+        if (*err == ZM_OK && o->nc)
+            *err = zm_dt_set_counts(t, o->nc, o->counts);
         if (*err != ZM_OK) {
             zm_dt_release(t);
             return NULL;
@@ -666,6 +669,20 @@ zm_status_t zm_dt_set_envelope(zm_dt_t *dt, int combiner, int ni, const int *int
     d->ints = ci;
     d->aints = ca;
     d->types = ct;
+    return ZM_OK;
+}
+
+zm_status_t zm_dt_set_counts(zm_dt_t *dt, size_t nc, const int64_t *counts)
+{
+    struct zm_dt_derived *d = dt->d;
+    int64_t *c = malloc((nc ? nc : 1) * sizeof(int64_t));
+    if (!c)
+        return ZM_ERR_NOMEM;
+    if (nc)
+        memcpy(c, counts, nc * sizeof(int64_t));
+    free(d->counts);
+    d->nc = nc;
+    d->counts = c;
     return ZM_OK;
 }
 

@@ -236,7 +236,8 @@ static zm_mpi_sched_t *idup_sched(zm_mpi_rank_t *me, struct zmpi_comm *c, MPI_Co
                           : (c->p.world ? c->p.world[0] : (c == &me->self ? me->world_rank : 0));
     struct zmpi_comm pseudo;
     memset(&pseudo, 0, sizeof(pseudo));
-    pseudo.p = (zm_p2p_comm_t){ c->p.ctx, me->world_rank, me->world.p.size, NULL, c->name };
+    pseudo.p = (zm_p2p_comm_t){ c->p.ctx, me->world_rank, me->world.p.size, NULL, c->name,
+                                c->p.net_eager };
     int self_draws = drawer == me->world_rank;
     zm_mpi_sched_t *s = zm_mpi_sched_new(&pseudo, h, self_draws ? nl + nr : 1,
                                          sizeof(struct idup_arg));

@@ -63,6 +63,8 @@ static void comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int si
 zm_status_t zm_mpi_setup(int nranks)
 {
     L.nranks = nranks;
+    /* Indexed by world rank; only this process's ranks are set up, and
+     * calloc'd pages nobody touches cost nothing. */
     L.ranks = calloc((size_t)nranks, sizeof(zm_mpi_rank_t));
     /* One group object for MPI_COMM_WORLD, shared by all ranks, so that
      * duplicating the world costs no O(ranks) memory per rank. */
@@ -72,7 +74,8 @@ zm_status_t zm_mpi_setup(int nranks)
     wg->predefined = 1;
     for (int i = 0; i < nranks; i++)
         wg->world[i] = i;
-    for (int i = 0; i < nranks; i++) {
+    for (int l = 0; l < zm_net_job.nlocal; l++) {
+        int i = zm_net_world_of(zm_net_job.proc, l);
         zm_mpi_rank_t *m = &L.ranks[i];
         m->world_rank = i;
         zm_ult_get(i)->user = m;
@@ -114,15 +117,30 @@ static void warn_shared_globals(const char *prog, int np)
             "globals, to silence this warning\n", prog ? prog : "the program", np);
 }
 
+/* The world ranks this process runs, in local order; NULL if out of
+ * memory. */
+static int *local_ranks(void)
+{
+    int *ids = malloc(sizeof(int) * (size_t)zm_net_job.nlocal);
+    for (int l = 0; ids && l < zm_net_job.nlocal; l++)
+        ids[l] = zm_net_world_of(zm_net_job.proc, l);
+    return ids;
+}
+
 int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **),
                 int shared_by_choice)
 {
-    int np = (int)env_long("ZMPI_NP", 1, 1);
-    int nw = (int)env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
+    int np_env = (int)env_long("ZMPI_NP", 0, 1);
     size_t stack = (size_t)env_long("ZMPI_STACK_SIZE", (long)DEFAULT_STACK_SIZE, 16384);
     size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
-    if (nw > np)
-        nw = np;
+    /* A system launcher may have started several processes: the network
+     * layer decides how many ranks the job has and which are ours. */
+    if (zm_net_init(np_env) != 0)
+        return 1;
+    int np = zm_net_job.nranks, nl = zm_net_job.nlocal;
+    int nw = (int)env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
+    if (nw > nl)
+        nw = nl;
     if (np > 1 && !shared_by_choice)
         warn_shared_globals(argc > 0 ? argv[0] : NULL, np);
     L.argc = argc;
@@ -130,17 +148,21 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     L.envp = envp;
     L.main_fn = main_fn;
     zm_mpi_info_env_args(argc, argv);
-    zm_ult_job_config_t cfg = { np, nw, stack, rank_main, NULL, zm_p2p_describe };
+    int *ids = local_ranks();
+    zm_ult_job_config_t cfg = { np, nw, ids, nl, stack, rank_main, NULL, zm_p2p_describe };
     /* zm_ult_job_run creates the ULT records that the setups below fill in,
      * so they are made first with the job's sizes. */
-    if (zm_ult_job_prepare(&cfg) != 0 || zm_p2p_init(np, nw, eager) != ZM_OK ||
+    if (!ids || zm_ult_job_prepare(&cfg) != 0 || zm_p2p_init(np, nw, eager) != ZM_OK ||
         zm_mpi_setup(np) != ZM_OK) {
-        fprintf(stderr, "zmpi: cannot set up a job of %d ranks on %d workers\n", np, nw);
+        fprintf(stderr, "zmpi: cannot set up a job of %d ranks on %d workers\n", nl, nw);
+        if (zm_net_job.nprocs > 1)
+            zm_net_abort(1);
         return 1;
     }
     zm_arch_crash_install(zmpi_output_rank);
     int status = zm_ult_job_start();
     fflush(NULL);
+    zm_net_finalize();
     return status;
 }
 
@@ -196,8 +218,19 @@ void zmpi_rank_exit(int status)
 static int singleton_setup(void)
 {
     size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
-    zm_ult_job_adopt(zm_p2p_describe);
-    if (zm_p2p_init(1, 1, eager) != ZM_OK || zm_mpi_setup(1) != ZM_OK)
+    /* Started by a system launcher (mpiexec -n 4 python ...), each
+     * process is one rank of a job over the network. */
+    if (zm_net_init(0) != 0)
+        exit(1);
+    if (zm_net_job.nlocal != 1) {
+        fprintf(stderr, "zmpi: a program not started through zmpi's launcher runs one rank "
+                "per process (it asked for %d: unset ZMPI_NP and ZMPI_RANKS_PER_PROC, or "
+                "link the program with zmpicc)\n", zm_net_job.nlocal);
+        zm_net_abort(1);
+    }
+    zm_ult_job_adopt(zm_p2p_describe, zm_net_world_of(zm_net_job.proc, 0), zm_net_job.nranks);
+    if (zm_p2p_init(zm_net_job.nranks, 1, eager) != ZM_OK ||
+        zm_mpi_setup(zm_net_job.nranks) != ZM_OK)
         return -1;
     return 0;
 }
@@ -276,6 +309,10 @@ int PMPI_Finalize(void)
     zm_status_t rc = cs ? zm_coll_barrier(cs, me->world.p.rank) : ZM_ERR_NOMEM;
     me->finalized = 1;
     fflush(stdout);
+    /* A program not started by zmpirun (one rank per process) ends its
+     * network here: nothing else runs after its main. */
+    if (!zm_ult_in_job() && rc == ZM_OK)
+        zm_net_finalize();
     return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");
 }
 ZM_WEAK(Finalize)
@@ -288,8 +325,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     fprintf(stderr, "zmpi: rank %d called MPI_Abort with error code %d: ending the job\n",
             me ? me->world_rank : 0, errorcode);
     fflush(NULL);
-    /* A job that aborts must fail even when the code is 0. */
-    _exit((errorcode & 255) ? (errorcode & 255) : 1);
+    /* A job that aborts must fail even when the code is 0.  Across
+     * processes the system MPI's abort ends every one of them. */
+    zm_net_abort((errorcode & 255) ? (errorcode & 255) : 1);
 }
 ZM_WEAK(Abort)
 

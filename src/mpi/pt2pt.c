@@ -1,11 +1,16 @@
 /*
- * pt2pt.c: the send, receive and probe calls.
+ * pt2pt.c: the send, receive and probe calls, and the buffers of buffered
+ * mode.
  *
  * Blocking calls keep their request on the stack: the fast path allocates
  * nothing.  Non-blocking calls take a request from the per-worker pool.
+ * Each call's work is an internal function in full width (MPI_Count
+ * counts, large.h) that its int form here and its _c form (large_gen.c)
+ * both call.
  */
-#include "mpi_impl.h"
+#include "large.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,13 +18,13 @@ _Static_assert(MPI_BSEND_OVERHEAD == ZM_P2P_BSEND_OVERHEAD,
                "mpi.h and the p2p layer disagree on MPI_BSEND_OVERHEAD");
 
 /* Validate the arguments shared by every send; returns an MPI code. */
-static int send_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int count,
+static int send_check(zm_mpi_rank_t *me, const char *fn, const void *buf, MPI_Count count,
                       MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       struct zmpi_comm **c)
 {
     int rc = zm_mpi_check_comm(me, comm, fn, c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(*c, fn, buf, count, dt);
+        rc = zm_mpi_check_cbuf(*c, fn, buf, count, dt);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "dest", dest, 0);
     if (rc == MPI_SUCCESS)
@@ -27,13 +32,13 @@ static int send_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int co
     return rc;
 }
 
-static int recv_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int count,
+static int recv_check(zm_mpi_rank_t *me, const char *fn, const void *buf, MPI_Count count,
                       MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                       struct zmpi_comm **c)
 {
     int rc = zm_mpi_check_comm(me, comm, fn, c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(*c, fn, buf, count, dt);
+        rc = zm_mpi_check_cbuf(*c, fn, buf, count, dt);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "source", src, 1);
     if (rc == MPI_SUCCESS)
@@ -41,7 +46,7 @@ static int recv_check(zm_mpi_rank_t *me, const char *fn, const void *buf, int co
     return rc;
 }
 
-static int bsend_error(struct zmpi_comm *c, const char *fn, int count, MPI_Datatype dt)
+static int bsend_error(struct zmpi_comm *c, const char *fn, MPI_Count count, MPI_Datatype dt)
 {
     return zm_mpi_error(c, MPI_ERR_BUFFER, fn,
                         "attached buffer has no room for %zu bytes (attach a larger buffer; "
@@ -49,14 +54,14 @@ static int bsend_error(struct zmpi_comm *c, const char *fn, int count, MPI_Datat
                         zm_dt_bytes(dt, (size_t)count), MPI_BSEND_OVERHEAD);
 }
 
-/* zm_p2p_isend; a buffered send first picks its communicator's attached
- * buffer if it has one, else the process's (MPI 4.1 section 3.6). */
-static inline zm_status_t isend_mode(struct zmpi_comm *c, const void *buf, int count,
+/* zm_p2p_isend; a buffered send first picks the buffer it uses
+ * (zm_mpi_bsend_select). */
+static inline zm_status_t isend_mode(struct zmpi_comm *c, const void *buf, MPI_Count count,
                                      MPI_Datatype dt, int dest, int tag, int mode, zm_req_t *req)
 {
     if (ZM_LIKELY(mode != ZM_SEND_BUFFERED))
         return zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
-    zm_p2p_bsend_select(c->p.ctx);
+    zm_mpi_bsend_select(c);
     zm_status_t st = zm_p2p_isend(&c->p, buf, (size_t)count, dt, dest, tag, mode, req);
     zm_p2p_bsend_unselect();
     return st;
@@ -72,8 +77,8 @@ static void wait_req(const char *fn, zm_req_t *req)
     }
 }
 
-static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
-                         int dest, int tag, MPI_Comm comm, int mode)
+int zm_mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                int tag, MPI_Comm comm, int mode)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
@@ -93,25 +98,25 @@ static int send_blocking(const char *fn, const void *buf, int count, MPI_Datatyp
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD);
+    return zm_mpi_send("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD);
 }
 ZM_WEAK(Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Ssend", buf, count, dt, dest, tag, comm, ZM_SEND_SYNC);
+    return zm_mpi_send("MPI_Ssend", buf, count, dt, dest, tag, comm, ZM_SEND_SYNC);
 }
 ZM_WEAK(Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
+    return zm_mpi_send("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
 }
 ZM_WEAK(Rsend)
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return send_blocking("MPI_Bsend", buf, count, dt, dest, tag, comm, ZM_SEND_BUFFERED);
+    return zm_mpi_send("MPI_Bsend", buf, count, dt, dest, tag, comm, ZM_SEND_BUFFERED);
 }
 ZM_WEAK(Bsend)
 
@@ -130,8 +135,8 @@ static zm_req_t *req_null(MPI_Comm comm)
     return req;
 }
 
-static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, int mode, MPI_Request *request)
+int zm_mpi_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+                 int tag, MPI_Comm comm, MPI_Request *request, int mode)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
@@ -167,36 +172,35 @@ static int send_nonblocking(const char *fn, const void *buf, int count, MPI_Data
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    return send_nonblocking("MPI_Isend", buf, count, dt, dest, tag, comm, ZM_SEND_STD, request);
+    return zm_mpi_isend("MPI_Isend", buf, count, dt, dest, tag, comm, request, ZM_SEND_STD);
 }
 ZM_WEAK(Isend)
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Issend", buf, count, dt, dest, tag, comm, ZM_SEND_SYNC, request);
+    return zm_mpi_isend("MPI_Issend", buf, count, dt, dest, tag, comm, request, ZM_SEND_SYNC);
 }
 ZM_WEAK(Issend)
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Irsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY, request);
+    return zm_mpi_isend("MPI_Irsend", buf, count, dt, dest, tag, comm, request, ZM_SEND_READY);
 }
 ZM_WEAK(Irsend)
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    return send_nonblocking("MPI_Ibsend", buf, count, dt, dest, tag, comm, ZM_SEND_BUFFERED,
-                            request);
+    return zm_mpi_isend("MPI_Ibsend", buf, count, dt, dest, tag, comm, request,
+                        ZM_SEND_BUFFERED);
 }
 ZM_WEAK(Ibsend)
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-              MPI_Status *status)
+int zm_mpi_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int source,
+                int tag, MPI_Comm comm, MPI_Status *status)
 {
-    const char *fn = "MPI_Recv";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     zm_req_t req;
@@ -214,12 +218,17 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
     zm_mpi_status_set(status, &req);
     return zm_mpi_req_error(&req, fn);
 }
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return zm_mpi_recv("MPI_Recv", buf, count, dt, source, tag, comm, status);
+}
 ZM_WEAK(Recv)
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
+int zm_mpi_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int source,
+                 int tag, MPI_Comm comm, MPI_Request *request)
 {
-    const char *fn = "MPI_Irecv";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c);
@@ -238,13 +247,19 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
     *request = req;
     return MPI_SUCCESS;
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return zm_mpi_irecv("MPI_Irecv", buf, count, dt, source, tag, comm, request);
+}
 ZM_WEAK(Irecv)
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int zm_mpi_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
 {
-    const char *fn = "MPI_Sendrecv";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     zm_req_t sreq, rreq;
@@ -272,12 +287,20 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     zm_mpi_status_set(status, &rreq);
     return zm_mpi_req_error(&rreq, fn);
 }
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return zm_mpi_sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                           recvcount, recvtype, source, recvtag, comm, status);
+}
 ZM_WEAK(Sendrecv)
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int zm_mpi_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status)
 {
-    const char *fn = "MPI_Sendrecv_replace";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = send_check(me, fn, buf, count, dt, dest, sendtag, comm, &c);
@@ -286,16 +309,24 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     /* The outgoing data must survive the incoming overwrite: send from a
-     * packed copy. */
-    size_t bytes = zm_dt_bytes(dt, (size_t)count);
+     * packed copy (its byte count may exceed an int: the internal call
+     * takes it in full width). */
+    size_t bytes = dest == MPI_PROC_NULL ? 0 : zm_dt_bytes(dt, (size_t)count);
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for %zu bytes", bytes);
     zm_dt_pack(tmp, buf, (size_t)count, dt, bytes);
-    rc = PMPI_Sendrecv(tmp, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, dt, source,
-                       recvtag, comm, status);
+    rc = zm_mpi_sendrecv(fn, tmp, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count, dt,
+                         source, recvtag, comm, status);
     free(tmp);
     return rc;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return zm_mpi_sendrecv_replace("MPI_Sendrecv_replace", buf, count, dt, dest, sendtag,
+                                   source, recvtag, comm, status);
 }
 ZM_WEAK(Sendrecv_replace)
 
@@ -380,20 +411,20 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 ZM_WEAK(Improbe)
 
 /* Validate a matched-message receive; returns an MPI code. */
-static int mrecv_check(const char *fn, void *buf, int count, MPI_Datatype dt,
+static int mrecv_check(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
                        MPI_Message *message)
 {
     zm_mpi_enter(fn);
-    int rc = zm_mpi_check_buf(NULL, fn, buf, count, dt);
+    int rc = zm_mpi_check_cbuf(NULL, fn, buf, count, dt);
     if (rc == MPI_SUCCESS && (!message || *message == MPI_MESSAGE_NULL))
         rc = zm_mpi_error(NULL, MPI_ERR_REQUEST, fn, "invalid message handle %s",
                           message ? "MPI_MESSAGE_NULL" : "pointer (NULL)");
     return rc;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+int zm_mpi_mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                 MPI_Message *message, MPI_Status *status)
 {
-    const char *fn = "MPI_Mrecv";
     int rc = mrecv_check(fn, buf, count, dt, message);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -410,13 +441,19 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
     zm_mpi_status_set(status, &req);
     return zm_mpi_req_error(&req, fn);
 }
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    return zm_mpi_mrecv("MPI_Mrecv", buf, count, dt, message, status);
+}
 ZM_WEAK(Mrecv)
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-                MPI_Request *request)
+int zm_mpi_imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                  MPI_Message *message, MPI_Request *request)
 {
-    const char *fn = "MPI_Imrecv";
     int rc = mrecv_check(fn, buf, count, dt, message);
+    if (rc == MPI_SUCCESS && !request)
+        rc = zm_mpi_error(NULL, MPI_ERR_ARG, fn, "request pointer is NULL");
     if (rc != MPI_SUCCESS)
         return rc;
     zm_req_t *req = *message == MPI_MESSAGE_NO_PROC ? req_null(NULL) : zm_p2p_req_alloc();
@@ -430,66 +467,105 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
     *request = req;
     return MPI_SUCCESS;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+                MPI_Request *request)
+{
+    return zm_mpi_imrecv("MPI_Imrecv", buf, count, dt, message, request);
+}
 ZM_WEAK(Imrecv)
 
 /* ---- Buffered-mode buffers (MPI 4.1 section 3.6) ------------------------
- * The process's buffer (key ZM_BSEND_PROCESS) and each communicator's
- * (key: its context id) are areas of the calling rank (src/p2p/bsend.c). */
+ * The process's buffer (key ZM_BSEND_PROCESS), each communicator's (key:
+ * its context id) and each session's (session.c) are areas of the calling
+ * rank (src/p2p/bsend.c). */
 
-/* Attach (buffer, size) under `key` for call fn; errors go to c (NULL:
- * MPI_COMM_SELF's handler). */
-static int buffer_attach(struct zmpi_comm *c, const char *fn, uint32_t key, void *buffer,
-                         int size)
+void zm_mpi_bsend_select(struct zmpi_comm *c)
+{
+    zm_p2p_bsend_select(c->p.ctx);
+    /* No buffer of its own: the session's, if c comes from one that has a
+     * buffer; otherwise the selection stays empty, which means the
+     * process's. */
+    if (!zm_p2p_self()->bsend_cur) {
+        uint32_t key = zm_mpi_session_bsend_key(c);
+        if (key != ZM_BSEND_PROCESS)
+            zm_p2p_bsend_select(key);
+    }
+}
+
+int zm_mpi_bsend_attach(uint32_t key, const char *owner, void *buffer, MPI_Count size, char *why,
+                        size_t len)
 {
     int automatic = buffer == MPI_BUFFER_AUTOMATIC;
-    if (!automatic && (size < 0 || (!buffer && size > 0)))
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(buffer=%p, size=%d): invalid buffer",
-                            buffer, size);
+    if (!automatic && (size < 0 || (!buffer && size > 0))) {
+        snprintf(why, len, "(buffer=%p, size=%lld): invalid buffer", buffer, (long long)size);
+        return MPI_ERR_ARG;
+    }
     zm_status_t st = zm_p2p_bsend_attach_key(key, automatic ? ZM_BSEND_AUTO_BUF : buffer,
                                              automatic ? 0 : (size_t)size);
-    if (st == ZM_ERR_NOMEM)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    if (st != ZM_OK)
-        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "a buffer is already attached%s (detach "
-                            "it first)", key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    if (st == ZM_ERR_NOMEM) {
+        snprintf(why, len, "out of memory");
+        return MPI_ERR_NO_MEM;
+    }
+    if (st != ZM_OK) {
+        snprintf(why, len, "a buffer is already attached%s (detach it first)", owner);
+        return MPI_ERR_BUFFER;
+    }
     return MPI_SUCCESS;
 }
 
-/* Detach the buffer of `key`, once every message in it has been received. */
-static int buffer_detach(struct zmpi_comm *c, const char *fn, uint32_t key, void *buffer_addr,
-                         int *size)
+int zm_mpi_bsend_detach(uint32_t key, const char *owner, void *buffer_addr, MPI_Count *size,
+                        char *why, size_t len)
 {
-    if (!buffer_addr || !size)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(buffer_addr=%p, size=%p): invalid pointer",
-                            buffer_addr, (void *)size);
+    if (!buffer_addr || !size) {
+        snprintf(why, len, "(buffer_addr=%p, size=%p): invalid pointer", buffer_addr,
+                 (void *)size);
+        return MPI_ERR_ARG;
+    }
     void *buf;
     size_t sz;
-    if (zm_p2p_bsend_detach_key(key, &buf, &sz) != ZM_OK)
-        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
-                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+    if (zm_p2p_bsend_detach_key(key, &buf, &sz) != ZM_OK) {
+        snprintf(why, len, "no buffer is attached%s", owner);
+        return MPI_ERR_BUFFER;
+    }
     *(void **)buffer_addr = buf == ZM_BSEND_AUTO_BUF ? MPI_BUFFER_AUTOMATIC : buf;
+    *size = (MPI_Count)sz;
+    return MPI_SUCCESS;
+}
+
+/* The int forms of the detach calls: the size detached must fit.  The
+ * buffer is detached either way (the call cannot be undone), so a size
+ * that does not fit is reported after the fact. */
+static int detach_int(struct zmpi_comm *c, const char *fn, int rc, MPI_Count sz, int *size)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!zm_mpi_fits_int(sz))
+        return zm_mpi_too_large(c, fn, "size", sz);
     *size = (int)sz;
     return MPI_SUCCESS;
 }
 
-/* Block until the buffer of `key` holds no message. */
-static int buffer_flush(struct zmpi_comm *c, const char *fn, uint32_t key)
+int zm_mpi_bsend_flush(uint32_t key, const char *owner, char *why, size_t len)
 {
-    if (zm_p2p_bsend_flush_key(key) != ZM_OK)
-        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
-                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
-    return MPI_SUCCESS;
+    if (zm_p2p_bsend_flush_key(key) == ZM_OK)
+        return MPI_SUCCESS;
+    snprintf(why, len, "no buffer is attached%s", owner);
+    return MPI_ERR_BUFFER;
 }
 
-/* A request completed when the buffer of `key` holds no message. */
-static int buffer_iflush(struct zmpi_comm *c, MPI_Comm comm, const char *fn, uint32_t key,
-                         MPI_Request *request)
+int zm_mpi_bsend_iflush(uint32_t key, const char *owner, MPI_Comm comm, MPI_Request *request,
+                        char *why, size_t len)
 {
-    if (!request)
-        return zm_mpi_error(c, MPI_ERR_ARG, fn, "(request=NULL): no place for the request");
+    if (!request) {
+        snprintf(why, len, "(request=NULL): no place for the request");
+        return MPI_ERR_ARG;
+    }
     zm_req_t *req = zm_p2p_req_alloc();
-    if (!req)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+    if (!req) {
+        snprintf(why, len, "out of memory for a request");
+        return MPI_ERR_NO_MEM;
+    }
     req->comm = comm;
     req->st_source = MPI_ANY_SOURCE;
     req->st_tag = MPI_ANY_TAG;
@@ -499,78 +575,123 @@ static int buffer_iflush(struct zmpi_comm *c, MPI_Comm comm, const char *fn, uin
         atomic_store(&req->cstate, ZM_REQ_DONE);
         zm_p2p_req_release(req);
         if (st == ZM_ERR_NOMEM)
-            return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-        return zm_mpi_error(c, MPI_ERR_BUFFER, fn, "no buffer is attached%s",
-                            key == ZM_BSEND_PROCESS ? "" : " to the communicator");
+            snprintf(why, len, "out of memory");
+        else
+            snprintf(why, len, "no buffer is attached%s", owner);
+        return st == ZM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_BUFFER;
     }
     *request = req;
     return MPI_SUCCESS;
 }
 
+/* Raise what a zm_mpi_bsend_* call returned, on c (NULL: MPI_COMM_SELF's
+ * handler). */
+static int bsend_raise(struct zmpi_comm *c, const char *fn, int cls, const char *why)
+{
+    if (cls == MPI_SUCCESS)
+        return cls;
+    return zm_mpi_error(c, cls, fn, "%s", why);
+}
+
+int zm_mpi_buffer_attach(const char *fn, void *buffer, MPI_Count size)
+{
+    char why[128];
+    zm_mpi_enter(fn);
+    return bsend_raise(NULL, fn, zm_mpi_bsend_attach(ZM_BSEND_PROCESS, "", buffer, size, why,
+                                                     sizeof(why)), why);
+}
+
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    const char *fn = "MPI_Buffer_attach";
-    zm_mpi_enter(fn);
-    return buffer_attach(NULL, fn, ZM_BSEND_PROCESS, buffer, size);
+    return zm_mpi_buffer_attach("MPI_Buffer_attach", buffer, size);
 }
 ZM_WEAK(Buffer_attach)
+
+int zm_mpi_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
+{
+    char why[128];
+    zm_mpi_enter(fn);
+    return bsend_raise(NULL, fn, zm_mpi_bsend_detach(ZM_BSEND_PROCESS, "", buffer_addr, size, why,
+                                                     sizeof(why)), why);
+}
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     const char *fn = "MPI_Buffer_detach";
-    zm_mpi_enter(fn);
-    return buffer_detach(NULL, fn, ZM_BSEND_PROCESS, buffer_addr, size);
+    MPI_Count sz = 0;
+    int rc = zm_mpi_buffer_detach(fn, buffer_addr, size ? &sz : NULL);
+    return detach_int(NULL, fn, rc, sz, size);
 }
 ZM_WEAK(Buffer_detach)
 
 int PMPI_Buffer_flush(void)
 {
     const char *fn = "MPI_Buffer_flush";
+    char why[128];
     zm_mpi_enter(fn);
-    return buffer_flush(NULL, fn, ZM_BSEND_PROCESS);
+    return bsend_raise(NULL, fn, zm_mpi_bsend_flush(ZM_BSEND_PROCESS, "", why, sizeof(why)), why);
 }
 ZM_WEAK(Buffer_flush)
 
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
     const char *fn = "MPI_Buffer_iflush";
+    char why[128];
     zm_mpi_enter(fn);
-    return buffer_iflush(NULL, MPI_COMM_SELF, fn, ZM_BSEND_PROCESS, request);
+    return bsend_raise(NULL, fn, zm_mpi_bsend_iflush(ZM_BSEND_PROCESS, "", MPI_COMM_SELF, request,
+                                                     why, sizeof(why)), why);
 }
 ZM_WEAK(Buffer_iflush)
 
+int zm_mpi_comm_attach_buffer(const char *fn, MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    char why[128];
+    ENTER_COMM(fn, comm, c);
+    rc = zm_mpi_bsend_attach(c->p.ctx, " to the communicator", buffer, size, why, sizeof(why));
+    return bsend_raise(c, fn, rc, why);
+}
+
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    const char *fn = "MPI_Comm_attach_buffer";
-    ENTER_COMM(fn, comm, c);
-    (void)rc;
-    return buffer_attach(c, fn, c->p.ctx, buffer, size);
+    return zm_mpi_comm_attach_buffer("MPI_Comm_attach_buffer", comm, buffer, size);
 }
 ZM_WEAK(Comm_attach_buffer)
+
+int zm_mpi_comm_detach_buffer(const char *fn, MPI_Comm comm, void *buffer_addr,
+                              MPI_Count *size)
+{
+    char why[128];
+    ENTER_COMM(fn, comm, c);
+    rc = zm_mpi_bsend_detach(c->p.ctx, " to the communicator", buffer_addr, size, why, sizeof(why));
+    return bsend_raise(c, fn, rc, why);
+}
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     const char *fn = "MPI_Comm_detach_buffer";
-    ENTER_COMM(fn, comm, c);
-    (void)rc;
-    return buffer_detach(c, fn, c->p.ctx, buffer_addr, size);
+    MPI_Count sz = 0;
+    int rc = zm_mpi_comm_detach_buffer(fn, comm, buffer_addr, size ? &sz : NULL);
+    return detach_int(rc == MPI_SUCCESS ? zm_mpi_comm(zm_mpi_me(), comm) : NULL, fn, rc, sz,
+                      size);
 }
 ZM_WEAK(Comm_detach_buffer)
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     const char *fn = "MPI_Comm_flush_buffer";
+    char why[128];
     ENTER_COMM(fn, comm, c);
-    (void)rc;
-    return buffer_flush(c, fn, c->p.ctx);
+    rc = zm_mpi_bsend_flush(c->p.ctx, " to the communicator", why, sizeof(why));
+    return bsend_raise(c, fn, rc, why);
 }
 ZM_WEAK(Comm_flush_buffer)
 
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     const char *fn = "MPI_Comm_iflush_buffer";
+    char why[128];
     ENTER_COMM(fn, comm, c);
-    (void)rc;
-    return buffer_iflush(c, comm, fn, c->p.ctx, request);
+    rc = zm_mpi_bsend_iflush(c->p.ctx, " to the communicator", comm, request, why, sizeof(why));
+    return bsend_raise(c, fn, rc, why);
 }
 ZM_WEAK(Comm_iflush_buffer)

@@ -9,27 +9,27 @@
  * own scratch space at the call, so the incoming message can land straight
  * in the user's buffer.
  */
-#include "mpi_impl.h"
+#include "large.h"
 
 #include <string.h>
 
 extern struct zmpi_datatype zmpi_dt_MPI_BYTE;
 
 /* Checks shared by both forms (the send side, then the receive side). */
-static int sr_check(zm_mpi_rank_t *me, const char *fn, const void *sbuf, int scount,
-                    MPI_Datatype sdt, int dest, int stag, const void *rbuf, int rcount,
+static int sr_check(zm_mpi_rank_t *me, const char *fn, const void *sbuf, MPI_Count scount,
+                    MPI_Datatype sdt, int dest, int stag, const void *rbuf, MPI_Count rcount,
                     MPI_Datatype rdt, int src, int rtag, MPI_Comm comm, MPI_Request *request,
                     struct zmpi_comm **c)
 {
     int rc = zm_mpi_check_comm(me, comm, fn, c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(*c, fn, sbuf, scount, sdt);
+        rc = zm_mpi_check_cbuf(*c, fn, sbuf, scount, sdt);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "dest", dest, 0);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_tag(*c, fn, stag, 0);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(*c, fn, rbuf, rcount, rdt);
+        rc = zm_mpi_check_cbuf(*c, fn, rbuf, rcount, rdt);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "source", src, 1);
     if (rc == MPI_SUCCESS)
@@ -42,7 +42,8 @@ static int sr_check(zm_mpi_rank_t *me, const char *fn, const void *sbuf, int sco
 /* Build and start the request; `scratch` bytes are for the replace form's
  * packed copy of buf (sbuf is then ignored). */
 static int sr_start(struct zmpi_comm *c, const char *fn, MPI_Comm comm, const void *sbuf,
-                    int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
+                    MPI_Count scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                    MPI_Count rcount,
                     MPI_Datatype rdt, int src, int rtag, size_t scratch, MPI_Request *request)
 {
     zm_mpi_sched_t *s = zm_mpi_sched_new_p2p(c, comm, 2, scratch);
@@ -51,7 +52,7 @@ static int sr_start(struct zmpi_comm *c, const char *fn, MPI_Comm comm, const vo
     if (scratch) {
         zm_dt_pack(zm_mpi_sched_scratch(s), sbuf, (size_t)scount, sdt, scratch);
         sbuf = zm_mpi_sched_scratch(s);
-        scount = (int)scratch;
+        scount = (MPI_Count)scratch;
         sdt = &zmpi_dt_MPI_BYTE;
     }
     /* The receive goes first so that a partner doing the same finds it. */
@@ -73,11 +74,11 @@ static int sr_start(struct zmpi_comm *c, const char *fn, MPI_Comm comm, const vo
     return MPI_SUCCESS;
 }
 
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                   int recvtag, MPI_Comm comm, MPI_Request *request)
+int zm_mpi_isendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request)
 {
-    const char *fn = "MPI_Isendrecv";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = sr_check(me, fn, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -87,27 +88,41 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
     return sr_start(c, fn, comm, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                     recvcount, recvtype, source, recvtag, 0, request);
 }
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                   int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return zm_mpi_isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
+                            recvbuf, recvcount, recvtype, source, recvtag, comm, request);
+}
 ZM_WEAK(Isendrecv)
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
-                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+int zm_mpi_isendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
+                             int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request)
 {
-    const char *fn = "MPI_Isendrecv_replace";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     int rc = sr_check(me, fn, buf, count, dt, dest, sendtag, buf, count, dt, source, recvtag,
                       comm, request, &c);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* The packed copy lives in the request's scratch space, whatever its
+     * size (the schedule's counts are size_t). */
     size_t bytes = dest == MPI_PROC_NULL ? 0 : zm_dt_bytes(dt, (size_t)count);
-    if (bytes > INT32_MAX)
-        return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(count=%d): %zu bytes do not fit the "
-                            "request's packed copy (at most 2 GiB)", count, bytes);
     if (bytes == 0)
         return sr_start(c, fn, comm, buf, dest == MPI_PROC_NULL ? 0 : count, dt, dest, sendtag,
                         buf, count, dt, source, recvtag, 0, request);
     return sr_start(c, fn, comm, buf, count, dt, dest, sendtag, buf, count, dt, source, recvtag,
                     bytes, request);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+                           int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    return zm_mpi_isendrecv_replace("MPI_Isendrecv_replace", buf, count, dt, dest, sendtag,
+                                    source, recvtag, comm, request);
 }
 ZM_WEAK(Isendrecv_replace)
 
@@ -124,8 +139,10 @@ static int check_status(const char *fn, const MPI_Status *st)
 /* Record `count` elements of `dt` as received: MPI_Get_elements and
  * MPI_Get_count then report them (count is in basic elements, so a
  * derived type's count is the bytes of that many basic elements). */
-static int set_elements(const char *fn, MPI_Status *st, MPI_Datatype dt, MPI_Count count)
+int zm_mpi_status_set_elements(const char *fn, MPI_Status *st, MPI_Datatype dt,
+                               MPI_Count count)
 {
+    zm_mpi_enter(fn);
     int rc = check_status(fn, st);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_type(fn, "datatype", dt);
@@ -146,21 +163,24 @@ static int set_elements(const char *fn, MPI_Status *st, MPI_Datatype dt, MPI_Cou
                                 (long long)count, dt->name, (long long)per);
         esize = (MPI_Count)dt->size / per;
     }
-    st->zmpi_bytes = count * esize;
+    MPI_Count bytes;
+    if (__builtin_mul_overflow(count, esize, &bytes))
+        return zm_mpi_error(NULL, MPI_ERR_COUNT, fn, "(count=%lld): %lld elements of %lld "
+                            "bytes overflow a 64-bit byte count", (long long)count,
+                            (long long)count, (long long)esize);
+    st->zmpi_bytes = bytes;
     return MPI_SUCCESS;
 }
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype dt, int count)
 {
-    zm_mpi_enter("MPI_Status_set_elements");
-    return set_elements("MPI_Status_set_elements", status, dt, count);
+    return zm_mpi_status_set_elements("MPI_Status_set_elements", status, dt, count);
 }
 ZM_WEAK(Status_set_elements)
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dt, MPI_Count count)
 {
-    zm_mpi_enter("MPI_Status_set_elements_x");
-    return set_elements("MPI_Status_set_elements_x", status, dt, count);
+    return zm_mpi_status_set_elements("MPI_Status_set_elements_x", status, dt, count);
 }
 ZM_WEAK(Status_set_elements_x)
 

@@ -19,7 +19,7 @@
  * in the process-wide rendezvous of intercomm.c, keyed by the string tag
  * and the group, where the first to arrive draws the context ids.
  */
-#include "session.h"
+#include "large.h"
 #include "inter_impl.h"
 
 #include <stdio.h>
@@ -35,6 +35,11 @@ static int *live_count;
 enum { PSET_WORLD, PSET_SELF, NPSETS };
 static const char *const pset_names[NPSETS] = { "mpi://WORLD", "mpi://SELF" };
 
+/* Buffered mode per session (the end of this file). */
+static zm_status_t sbuf_setup(int nranks);
+static struct zmpi_group *sbuf_group(zm_mpi_rank_t *me, struct zmpi_session *s, int pset);
+static void sbuf_finalize(zm_mpi_rank_t *me, struct zmpi_session *s);
+
 /* The names MPI_Session_get_info reports for the thread levels. */
 static const char *const level_names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                            "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE" };
@@ -43,7 +48,7 @@ zm_status_t zm_mpi_session_setup(int nranks)
 {
     free(live_count);
     live_count = calloc((size_t)nranks, sizeof(int));
-    return live_count ? ZM_OK : ZM_ERR_NOMEM;
+    return live_count && sbuf_setup(nranks) == ZM_OK ? ZM_OK : ZM_ERR_NOMEM;
 }
 
 int zm_mpi_session_live(const zm_mpi_rank_t *me)
@@ -169,6 +174,7 @@ int PMPI_Session_finalize(MPI_Session *session)
     if (rc != MPI_SUCCESS)
         return rc;
     struct zmpi_session *s = *session;
+    sbuf_finalize(me, s);
     live_count[me->world_rank]--;
     zm_mpi_eh_unref(s->eh);
     zm_mpi_handle_forget(s);
@@ -295,17 +301,13 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
     if (!newgroup)
         return zm_mpi_session_error(session->eh, session, MPI_ERR_ARG, fn,
                                     "(newgroup=NULL): invalid pointer");
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (idx == PSET_WORLD) {
-        /* The world's group is one predefined object for the whole job
-         * (zm_mpi_setup), so this costs no memory per rank. */
-        *newgroup = me->world.group;
-        return MPI_SUCCESS;
-    }
-    struct zmpi_group *g = zm_mpi_group_new(1);
+    /* Each session hands out groups of its own (one per process set,
+     * made on first use), so that a communicator made from one can be
+     * told to come from this session: buffered sends on it use the
+     * session's buffer (MPI 4.1 section 3.6). */
+    struct zmpi_group *g = sbuf_group(zm_mpi_me(), session, idx);
     if (!g)
         return zm_mpi_session_error(session->eh, session, MPI_ERR_NO_MEM, fn, "out of memory");
-    g->world[0] = me->world_rank;
     *newgroup = g;
     return MPI_SUCCESS;
 }
@@ -380,3 +382,221 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     return MPI_SUCCESS;
 }
 ZM_WEAK(Comm_create_from_group)
+
+/* ---- Buffered mode per session (MPI 4.1 section 3.6) ---------------------
+ * A session's buffer is an area of its rank under a bsend key of its own
+ * (src/p2p/bsend.c).  A buffered send on a communicator that has no buffer
+ * of its own uses the buffer of the session the communicator was made
+ * from, before the process's (zm_mpi_bsend_select): a communicator made by
+ * MPI_Comm_create_from_group or MPI_Comm_create from a group this session
+ * handed out (MPI_Group_from_session_pset), or a duplicate of one.  The
+ * session's groups are objects of its own, held while it lives, so the
+ * group of such a communicator (shared by its duplicates) names the
+ * session and no freed group's address can be mistaken for one.  Groups
+ * made from them by the group calls and communicators split from them are
+ * not traced back to the session: their buffered sends use the process's
+ * buffer.
+ *
+ * Keys count down from ZM_BSEND_PROCESS - 1 per rank, while context ids
+ * (the communicators' keys) count up from 4 process-wide: they would meet
+ * after about 2^32 contexts. */
+
+/* A session's side of buffered mode, in its rank's list. */
+struct sbuf {
+    struct sbuf *next;
+    struct zmpi_session *s;             /* the session (live) */
+    struct zmpi_group *group[NPSETS];   /* groups it handed out (one reference held) */
+    uint32_t key;                       /* bsend key of its buffer */
+};
+
+/* Per world rank: its sessions' entries and the next key.  Slot r is used
+ * only by rank r. */
+struct sbuf_rank {
+    struct sbuf *head;
+    uint32_t next_key;
+};
+static struct sbuf_rank *sbuf_tab;
+
+static zm_status_t sbuf_setup(int nranks)
+{
+    free(sbuf_tab);
+    sbuf_tab = calloc((size_t)nranks, sizeof(*sbuf_tab));
+    return sbuf_tab ? ZM_OK : ZM_ERR_NOMEM;
+}
+
+/* The entry of session s of rank me; made if `make` (NULL if out of
+ * memory), else NULL when there is none. */
+static struct sbuf *sbuf_of(zm_mpi_rank_t *me, struct zmpi_session *s, int make)
+{
+    struct sbuf_rank *r = &sbuf_tab[me->world_rank];
+    for (struct sbuf *b = r->head; b; b = b->next)
+        if (b->s == s)
+            return b;
+    struct sbuf *b = make ? calloc(1, sizeof(*b)) : NULL;
+    if (!b)
+        return NULL;
+    if (r->next_key == 0)
+        r->next_key = ZM_BSEND_PROCESS - 1;
+    b->s = s;
+    b->key = r->next_key--;
+    b->next = r->head;
+    r->head = b;
+    return b;
+}
+
+/* The session's group of process set `pset`, with a new reference for
+ * the caller; NULL if out of memory. */
+static struct zmpi_group *sbuf_group(zm_mpi_rank_t *me, struct zmpi_session *s, int pset)
+{
+    struct sbuf *b = sbuf_of(me, s, 1);
+    if (!b)
+        return NULL;
+    if (!b->group[pset]) {
+        const struct zmpi_group *w = me->world.group;
+        int n = pset == PSET_WORLD ? w->size : 1;
+        struct zmpi_group *g = zm_mpi_group_new(n);
+        if (!g)
+            return NULL;
+        if (pset == PSET_WORLD)
+            memcpy(g->world, w->world, sizeof(int) * (size_t)n);
+        else
+            g->world[0] = me->world_rank;
+        b->group[pset] = g;
+    }
+    zm_mpi_group_ref(b->group[pset]);
+    return b->group[pset];
+}
+
+/* Session s ends: its buffer is detached once every message in it has
+ * been received (as MPI_Session_detach_buffer would), and its groups are
+ * released. */
+static void sbuf_finalize(zm_mpi_rank_t *me, struct zmpi_session *s)
+{
+    struct sbuf **pp = &sbuf_tab[me->world_rank].head;
+    while (*pp && (*pp)->s != s)
+        pp = &(*pp)->next;
+    struct sbuf *b = *pp;
+    if (!b)
+        return;
+    void *buf;
+    size_t size;
+    zm_p2p_bsend_detach_key(b->key, &buf, &size);
+    for (int i = 0; i < NPSETS; i++)
+        if (b->group[i])
+            zm_mpi_group_unref(b->group[i]);
+    *pp = b->next;
+    free(b);
+}
+
+uint32_t zm_mpi_session_bsend_key(const struct zmpi_comm *c)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    if (!sbuf_tab || !me || !c->group)
+        return ZM_BSEND_PROCESS;
+    for (struct sbuf *b = sbuf_tab[me->world_rank].head; b; b = b->next)
+        for (int i = 0; i < NPSETS; i++)
+            if (b->group[i] == c->group)
+                return b->key;
+    return ZM_BSEND_PROCESS;
+}
+
+/* Check the session of a buffer call; *b receives its entry (made if
+ * needed).  Raises through the session's handler. */
+static int sbuf_enter(const char *fn, MPI_Session session, struct sbuf **b)
+{
+    int rc = zm_mpi_session_check(fn, session);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *b = sbuf_of(zm_mpi_me(), session, 1);
+    if (!*b)
+        return zm_mpi_session_error(session->eh, session, MPI_ERR_NO_MEM, fn, "out of memory");
+    return MPI_SUCCESS;
+}
+
+/* Raise what a zm_mpi_bsend_* call returned through the session's
+ * handler. */
+static int sbuf_raise(MPI_Session session, const char *fn, int cls, const char *why)
+{
+    if (cls == MPI_SUCCESS)
+        return cls;
+    return zm_mpi_session_error(session->eh, session, cls, fn, "%s", why);
+}
+
+int zm_mpi_session_attach_buffer(const char *fn, MPI_Session session, void *buffer,
+                                 MPI_Count size)
+{
+    struct sbuf *b;
+    char why[128];
+    int rc = sbuf_enter(fn, session, &b);
+    if (rc == MPI_SUCCESS)
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_attach(b->key, " to the session", buffer,
+                                                         size, why, sizeof(why)), why);
+    return rc;
+}
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return zm_mpi_session_attach_buffer("MPI_Session_attach_buffer", session, buffer, size);
+}
+ZM_WEAK(Session_attach_buffer)
+
+int zm_mpi_session_detach_buffer(const char *fn, MPI_Session session, void *buffer_addr,
+                                 MPI_Count *size)
+{
+    struct sbuf *b;
+    char why[128];
+    int rc = sbuf_enter(fn, session, &b);
+    if (rc == MPI_SUCCESS)
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_detach(b->key, " to the session",
+                                                         buffer_addr, size, why, sizeof(why)),
+                        why);
+    return rc;
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    const char *fn = "MPI_Session_detach_buffer";
+    MPI_Count sz = 0;
+    int rc = zm_mpi_session_detach_buffer(fn, session, buffer_addr, size ? &sz : NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* The buffer is detached whatever its size: a size an int cannot hold
+     * is reported after the fact. */
+    if (!zm_mpi_fits_int(sz))
+        return zm_mpi_session_error(session->eh, session, MPI_ERR_VALUE_TOO_LARGE, fn,
+                                    "(size): the result %lld does not fit an int; call "
+                                    "%s_c, which returns an MPI_Count", (long long)sz, fn);
+    *size = (int)sz;
+    return MPI_SUCCESS;
+}
+ZM_WEAK(Session_detach_buffer)
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    const char *fn = "MPI_Session_flush_buffer";
+    struct sbuf *b;
+    char why[128];
+    int rc = sbuf_enter(fn, session, &b);
+    if (rc == MPI_SUCCESS)
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_flush(b->key, " to the session", why,
+                                                        sizeof(why)), why);
+    return rc;
+}
+ZM_WEAK(Session_flush_buffer)
+
+/* The request completes once every message now in the session's buffer
+ * has been received.  It belongs to no communicator: its status is
+ * empty, and errors on it go through MPI_COMM_SELF's handler. */
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    const char *fn = "MPI_Session_iflush_buffer";
+    struct sbuf *b;
+    char why[128];
+    int rc = sbuf_enter(fn, session, &b);
+    if (rc == MPI_SUCCESS)
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_iflush(b->key, " to the session",
+                                                         MPI_COMM_SELF, request, why,
+                                                         sizeof(why)), why);
+    return rc;
+}
+ZM_WEAK(Session_iflush_buffer)

@@ -1,7 +1,7 @@
 /*
  * p2p.c: matching, eager and rendezvous protocols, completion and waiting.
  */
-#include "p2p/p2p.h"
+#include "p2p/p2p_impl.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -239,15 +239,22 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     p2p.nranks = nranks;
     p2p.eager_max = eager_max < SMALL_EAGER ? SMALL_EAGER : eager_max;
     p2p.eager_cap = p2p.eager_max;
-    zm_p2p_ranks = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_p2p_rank_t) * (size_t)nranks);
+    /* Indexed by world rank, but only this process's entries are ever
+     * touched: calloc's fresh pages of a large block cost nothing until
+     * then (a job of many processes).  Aligned by hand, one line spare. */
+    char *block = calloc(1, sizeof(zm_p2p_rank_t) * (size_t)nranks + ZM_CACHE_LINE);
+    zm_p2p_ranks = block ? (zm_p2p_rank_t *)(((uintptr_t)block + ZM_CACHE_LINE - 1) &
+                                             ~(uintptr_t)(ZM_CACHE_LINE - 1))
+                         : NULL;
     p2p.small_pool = zm_pool_create(sizeof(zm_msg_t) + SMALL_EAGER, nworkers);
     p2p.large_pool = zm_pool_create(sizeof(zm_msg_t) + p2p.eager_max, nworkers);
     p2p.req_pool = zm_pool_create(sizeof(zm_req_t), nworkers);
     if (!zm_p2p_ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool)
         return ZM_ERR_NOMEM;
-    memset(zm_p2p_ranks, 0, sizeof(zm_p2p_rank_t) * (size_t)nranks);
-    for (int i = 0; i < nranks; i++) {
+    for (int l = 0; l < zm_net_job.nlocal; l++) {
+        int i = zm_net_world_of(zm_net_job.proc, l);
         zm_p2p_rank_t *r = &zm_p2p_ranks[i];
+        r->local = 1;
         zm_dlist_init(&r->posted);
         zm_dlist_init(&r->unexp);
         zm_dlist_init(&r->bsend_segs);
@@ -255,6 +262,8 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         r->world_rank = i;
     }
     zm_p2p_cycle_init();
+    if (zm_net_job.nprocs > 1)
+        zm_p2p_remote_init();
     return ZM_OK;
 }
 
@@ -358,91 +367,6 @@ void zm_p2p_req_complete(zm_req_t *req)
         wake_waiter(old);
 }
 
-static inline int match(uint32_t ctx, int src, int tag, uint32_t mctx, int msrc, int mtag)
-{
-    return ctx == mctx && (src == ZM_ANY_SOURCE || src == msrc) &&
-           (tag == ZM_ANY_TAG || tag == mtag);
-}
-
-/* First posted receive of `r` that matches an incoming message.  Blocked
- * probes that match on the way are taken out and chained on *probes, to be
- * woken once the message is queued. */
-static zm_req_t *find_posted(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag,
-                             zm_req_t **probes)
-{
-    zm_dlink_t *pos, *next;
-    for (pos = r->posted.next; pos != &r->posted; pos = next) {
-        zm_req_t *q = zm_container_of(pos, zm_req_t, link);
-        next = pos->next;
-        if (!match(q->ctx, q->peer, q->tag, ctx, src, tag))
-            continue;
-        if (ZM_LIKELY(q->kind != ZM_REQ_PROBE))
-            return q;
-        zm_dlist_unlink(&q->link);
-        q->in_posted = 0;
-        q->msg.sreq = *probes;
-        *probes = q;
-    }
-    return NULL;
-}
-
-static void wake_probes(zm_req_t *p)
-{
-    while (p) {
-        zm_req_t *next = p->msg.sreq;
-        zm_p2p_req_complete(p);
-        p = next;
-    }
-}
-
-/* The unexpected queue changes only through these two, which keep
- * unexp_nonempty (in the rank's first cache line, where senders look)
- * in step with it.  Callers hold r's lock. */
-static inline void unexp_push(zm_p2p_rank_t *r, zm_dlink_t *before, zm_msg_t *m)
-{
-    zm_dlist_push(before, &m->link);
-    r->unexp_nonempty = 1;
-    /* The queue head's line is written just above: counting is free. */
-    if (++r->unexp_len > r->unexp_hwm)
-        r->unexp_hwm = r->unexp_len;
-}
-
-static inline void unexp_take(zm_p2p_rank_t *r, zm_msg_t *m)
-{
-    zm_dlist_remove(&m->link);
-    r->unexp_nonempty = !zm_dlist_empty(&r->unexp);
-    r->unexp_len--;
-}
-
-/* First unexpected message of `r` that a receive (src, tag) matches. */
-static zm_msg_t *find_unexp(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag)
-{
-    zm_dlink_t *pos;
-    zm_dlist_for_each(pos, &r->unexp) {
-        zm_msg_t *m = zm_container_of(pos, zm_msg_t, link);
-        if (match(ctx, src, tag, m->ctx, m->src, m->tag))
-            return m;
-    }
-    return NULL;
-}
-
-/* Fill a receive's status for `bytes` arriving; returns bytes that fit. */
-static size_t recv_status(zm_req_t *rr, int src, int tag, size_t bytes)
-{
-    size_t cap = zm_dt_bytes(rr->dt, rr->count);
-    rr->st_source = src;
-    rr->st_tag = tag;
-    rr->st_error = ZM_OK;
-    if (bytes > cap) {
-        rr->st_error = ZM_ERR_TRUNCATE;
-        rr->st_bytes = bytes; /* reported to the user as the arrived size */
-        return cap;
-    }
-    rr->st_bytes = bytes;
-    return bytes;
-}
-
-void zm_p2p_bsend_release(zm_msg_t *m);
 
 static void msg_release(zm_msg_t *m)
 {
@@ -454,12 +378,18 @@ static void msg_release(zm_msg_t *m)
         atomic_store_explicit(&m->bowner->mail_busy, 0, memory_order_release);
     else if (m->kind == ZM_MSG_HEAP)
         zm_p2p_cycle_release(m);
+    else if (m->kind == ZM_MSG_NET_EAGER)
+        free(m); /* the arrived packet, envelope and data in one block */
 }
 
 /* Receiver side: move a matched unexpected message into receive rr. */
 static void deliver(zm_msg_t *m, zm_req_t *rr)
 {
     size_t n = recv_status(rr, m->src, m->tag, m->bytes);
+    if (ZM_UNLIKELY(m->kind == ZM_MSG_NET_RNDV)) {
+        zm_p2p_remote_deliver(m, rr); /* rr completes once the data is in */
+        return;
+    }
     if (m->kind == ZM_MSG_RNDV) {
         zm_req_t *sr = m->sreq;
         copy_for(sr, rr->buf, rr->count, rr->dt, m->sbuf, m->scount, m->sdt, n);
@@ -476,7 +406,6 @@ static void deliver(zm_msg_t *m, zm_req_t *rr)
     zm_p2p_req_complete(rr);
 }
 
-zm_status_t zm_p2p_bsend_reserve(zm_p2p_rank_t *me, size_t bytes, zm_msg_t **out);
 
 /* Queue an unexpected envelope for a send that found no posted receive.
  * Called with the receiver's lock held; returns the envelope to fill (NULL
@@ -707,6 +636,8 @@ static uint8_t slot_poll(zm_p2p_rank_t *me)
         uint8_t st = atomic_load_explicit(&me->slot_state, memory_order_acquire);
         if (st == ZM_SLOT_FILLED || st == ZM_SLOT_NUDGED)
             return st;
+        if (ZM_UNLIKELY(zm_net_remote != NULL))
+            zm_net_poll(); /* the sender may be in another process */
         if (i > 256)
             zm_arch_cpu_relax();
     }
@@ -739,9 +670,8 @@ static void recv_slot(zm_p2p_rank_t *me, zm_req_t *req)
         return;
     }
     atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
-    if (recv_arrived(me, req))
-        return;
-    recv_post(me, req);
+    if (!recv_arrived(me, req))
+        recv_post(me, req);
     zm_p2p_wait(&req, 1, 1);
 }
 
@@ -751,8 +681,12 @@ void zm_p2p_recv(const zm_p2p_comm_t *c, void *buf, size_t count,
     zm_p2p_rank_t *me = zm_p2p_self();
     recv_prepare(me, c, buf, count, dt, src, tag, req);
     zm_spin_lock(&me->lock);
-    if (recv_arrived(me, req))
+    if (recv_arrived(me, req)) {
+        /* A rendezvous from another process is still on its way. */
+        if (ZM_UNLIKELY(!zm_p2p_req_done(req)))
+            zm_p2p_wait(&req, 1, 1);
         return;
+    }
     if (dt->contig && zm_dlist_empty(&me->posted) && zm_ult_alone() &&
         atomic_load_explicit(&me->slot_state, memory_order_relaxed) == ZM_SLOT_EMPTY) {
         recv_slot(me, req);
@@ -819,6 +753,8 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     req->peer = dest;
     req->tag = tag;
     req->mode = (uint8_t)mode;
+    if (zm_net_is_remote(wdest))
+        return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, mode, req);
     zm_spin_lock(&r->lock);
     void *copy_to;
     int taken = slot_offer(r, c, buf, count, dt, bytes, tag, &copy_to);
@@ -920,6 +856,10 @@ void zm_p2p_mrecv(zm_msg_t *m, void *buf, size_t count, const zm_dt_t *dt, zm_re
     req->dt = dt;
     req->owner = zm_p2p_self()->world_rank;
     deliver(m, req);
+    /* A blocking MPI_Mrecv (its request is not pooled) of a rendezvous
+     * from another process waits for the data here. */
+    if (ZM_UNLIKELY(!req->pooled && !zm_p2p_req_done(req)))
+        zm_p2p_wait(&req, 1, 1);
 }
 
 /* Withdraw send req's message from its receiver r if no receive has

@@ -18,7 +18,7 @@
 #ifndef ZM_P2P_H
 #define ZM_P2P_H
 
-#include "dt/dt.h"
+#include "net/net.h"
 
 /* What p2p needs to know about a communicator. */
 typedef struct zm_p2p_comm {
@@ -27,6 +27,8 @@ typedef struct zm_p2p_comm {
     int size;            /* number of ranks */
     const int *world;    /* comm rank -> world rank, NULL for identity */
     const char *name;    /* communicator name, for error reports */
+    size_t net_eager;    /* largest message sent eagerly to another process;
+                          * 0: the job's default (ZMPI_NET_EAGER_MAX) */
 } zm_p2p_comm_t;
 
 /* Wildcards, same values as the MPI ones. */
@@ -38,8 +40,11 @@ typedef struct zm_p2p_comm {
 #define ZM_P2P_BSEND_OVERHEAD 160
 
 /* ZM_MSG_HEAP: a rendezvous message of a send cycle, copied to the heap
- * (cycle.c). */
-enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL, ZM_MSG_HEAP };
+ * (cycle.c).  ZM_MSG_NET_EAGER and ZM_MSG_NET_RNDV arrived from another
+ * process (remote.c): eager data, or the envelope of a rendezvous whose
+ * payload waits in the sender's process. */
+enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL, ZM_MSG_HEAP, ZM_MSG_NET_EAGER,
+       ZM_MSG_NET_RNDV };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
 /* ZM_REQ_SCHED: a composite request of the API layer (src/mpi/sched.c),
  * completed by its owner once its point-to-point children are. */
@@ -165,7 +170,7 @@ typedef struct zm_p2p_rank {
     _Atomic uint8_t slot_state;    /* ZM_SLOT_* */
     _Atomic uint8_t mail_busy;     /* mail_msg is in the unexpected queue */
     uint8_t unexp_nonempty;        /* unexp holds a message (under lock) */
-    uint8_t pad_;
+    uint8_t local;                 /* the rank lives in this process (set at start) */
     zm_dlink_t posted;             /* posted receives, oldest first */
     uint32_t slot_ctx;             /* armed: context to match; mail: context */
     int slot_src;                  /* armed: source pattern; filled: source */
@@ -194,12 +199,14 @@ typedef struct zm_p2p_rank {
     zm_p2p_stats_t stats;          /* MPI_T counters, written by this rank only */
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;
 
-/* Set up the per-rank state and pools for `nranks` ranks on `nworkers`
- * workers.  eager_max is the largest message copied eagerly.  Main thread,
- * before the job starts. */
+/* Set up the per-rank state and pools for a job of `nranks` world ranks,
+ * of which this process runs zm_net_job.nlocal, on `nworkers` workers.
+ * eager_max is the largest message copied eagerly.  Main thread, before
+ * the job starts. */
 zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max);
 
-/* Per-rank state of every world rank (set by zm_p2p_init). */
+/* Per-rank state, indexed by world rank (set by zm_p2p_init); only the
+ * entries of this process's ranks are set up (`local`). */
 extern zm_p2p_rank_t *zm_p2p_ranks;
 
 /* The calling rank's state.  ULT context. */

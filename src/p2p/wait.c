@@ -109,6 +109,10 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 {
     int last = n - 1;
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
+        /* A completion from another process comes only through the
+         * network's progress, which a polling waiter drives itself. */
+        if (ZM_UNLIKELY(zm_net_remote != NULL))
+            zm_net_poll();
         /* The first polls skip the pause instruction (~25 ns on this
          * machine's CPUs): it would delay noticing a completion that is
          * only a cache-line transfer away. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* An idle worker polls its inbox this long before it sleeps.  A sleeping
@@ -28,6 +29,17 @@
  * the time does not depend on the cost of a pause. */
 #define IDLE_SPIN_NS 5000000ull
 #define IDLE_POLLS_PER_CLOCK 256
+
+/* With a poll function (a job of several processes), an idle worker polls
+ * the network every POLL_EVERY inbox polls, and the worker that keeps
+ * polling once the others sleep sleeps between polls, from POLL_SLEEP_MIN
+ * nanoseconds doubling up to POLL_SLEEP_MAX (ZMPI_NET_POLL_SLEEP_US
+ * overrides the cap): a message that arrives while the whole process is
+ * idle waits at most that long, and an idle process costs a few percent
+ * of a core instead of a whole one. */
+#define POLL_EVERY 16
+#define POLL_SLEEP_MIN 1000ull
+#define POLL_SLEEP_MAX 50000ull
 
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
 
@@ -45,7 +57,10 @@ static struct {
     zm_ult_t adopted_ult;   /* its ULT record */
     zm_ult_resolve_fn resolve; /* tried before reporting a deadlock, or NULL */
     _Atomic int checking;   /* a worker is in deadlock_check's verdict */
-} job;
+    zm_ult_poll_fn poll;    /* network progress, or NULL (one-process job) */
+    _Atomic int poller;     /* worker that polls while the others sleep, or -1 */
+    uint64_t poll_sleep_max; /* cap of the poller's sleeps (ns) */
+} job = { .poller = -1 };
 
 __thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
 __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
@@ -54,12 +69,17 @@ __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
 
 zm_ult_t *zm_ult_get(int id)
 {
-    return job.adopted ? &job.adopted_ult : &job.ults[id];
+    /* An adopted job's other ULTs are in other processes: a record that
+     * never runs stands for them. */
+    static zm_ult_t elsewhere;
+    if (job.adopted)
+        return id == job.adopted_ult.id ? &job.adopted_ult : &elsewhere;
+    return &job.ults[id];
 }
 
 int zm_ult_count(void)
 {
-    return job.adopted ? 1 : job.cfg.nults;
+    return job.cfg.nults;
 }
 
 int zm_ult_nworkers(void)
@@ -255,7 +275,15 @@ static void worker_sleep(zm_worker_t *w)
 {
     uint32_t seq = atomic_load_explicit(&w->wake_seq, memory_order_acquire);
     atomic_store_explicit(&w->sleeping, 1, memory_order_seq_cst);
-    if (atomic_fetch_add(&job.idle, 1) + 1 == job.cfg.nworkers)
+    if (job.poll && atomic_load(&job.poller) < 0) {
+        /* The poller left to run ranks after we found its post taken:
+         * take it over instead of sleeping (see poll_duty). */
+        atomic_store_explicit(&w->sleeping, 0, memory_order_relaxed);
+        return;
+    }
+    /* With a network, ranks of other processes may still send: no
+     * deadlock can be decided here (the poller is never idle anyway). */
+    if (atomic_fetch_add(&job.idle, 1) + 1 == job.cfg.nworkers && !job.poll)
         deadlock_check(w);
     /* The resolver may have made ULTs of this worker ready: do not sleep
      * on them. */
@@ -279,10 +307,69 @@ static int idle_spin(zm_worker_t *w)
             if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
                 atomic_load_explicit(&job.done, memory_order_relaxed))
                 return 1;
+            if (job.poll && i % POLL_EVERY == 0 && job.poll()) {
+                /* The network woke ranks of this worker, or may soon:
+                 * stay awake a full period. */
+                if (w->rq_head)
+                    return 1;
+                end = zm_arch_time_ns() + IDLE_SPIN_NS;
+            }
             zm_arch_cpu_relax();
         }
     } while (zm_arch_time_ns() < end);
-    return atomic_load_explicit(&w->inbox, memory_order_relaxed) != NULL;
+    return atomic_load_explicit(&w->inbox, memory_order_relaxed) != NULL || w->rq_head;
+}
+
+/* Sleep `ns` nanoseconds (the poller's back-off). */
+static void nap(uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+    nanosleep(&ts, NULL);
+}
+
+/* Poll the network with a growing back-off; returns once `ready` says
+ * there is something to do. */
+static void poll_until(int (*ready)(void *), void *arg)
+{
+    uint64_t pause = POLL_SLEEP_MIN;
+    while (!ready(arg)) {
+        if (job.poll()) {
+            pause = POLL_SLEEP_MIN;
+            continue;
+        }
+        nap(pause);
+        pause = pause * 2 > job.poll_sleep_max ? job.poll_sleep_max : pause * 2;
+    }
+}
+
+static int worker_has_work(void *arg)
+{
+    zm_worker_t *w = arg;
+    return w->rq_head || atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
+           atomic_load_explicit(&job.done, memory_order_relaxed);
+}
+
+/* With a network, the last idle worker must not sleep on its futex: only
+ * polling notices an arriving message.  Returns 0 if another worker holds
+ * the poller's post (this one may sleep); otherwise polls until this
+ * worker has work, gives the post up, and wakes a sleeping worker to take
+ * it over (or to find it free and sleep again), then returns 1. */
+static int poll_duty(zm_worker_t *w)
+{
+    int free_post = -1;
+    if (!atomic_compare_exchange_strong(&job.poller, &free_post, w->id))
+        return 0;
+    poll_until(worker_has_work, w);
+    atomic_store(&job.poller, -1);
+    for (int i = 0; i < job.cfg.nworkers; i++) {
+        zm_worker_t *o = &job.workers[i];
+        if (o != w && atomic_load(&o->sleeping)) {
+            atomic_fetch_add_explicit(&o->wake_seq, 1, memory_order_release);
+            zm_arch_futex_wake((uint32_t *)&o->wake_seq, 1);
+            break;
+        }
+    }
+    return 1;
 }
 
 /* Next ULT to run, or NULL when the job is over.  Spins, then sleeps. */
@@ -296,7 +383,9 @@ static zm_ult_t *worker_next(zm_worker_t *w)
             continue;
         if (atomic_load_explicit(&job.done, memory_order_acquire))
             return NULL;
-        if (!idle_spin(w))
+        if (idle_spin(w))
+            continue;
+        if (!job.poll || !poll_duty(w))
             worker_sleep(w);
     }
 }
@@ -357,11 +446,20 @@ static void switch_away(int action)
 void zm_ult_yield(void)
 {
     zm_worker_t *w = tl_worker;
+    /* A rank polling in a loop (MPI_Test, MPI_Iprobe) drives the network
+     * too: on a busy worker nobody else would. */
+    if (__builtin_expect(job.poll != NULL, 0))
+        job.poll();
     if (!w || !w->current)
         return;
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed))
         return;
     switch_away(ACT_YIELD);
+}
+
+static int adopted_woken(void *arg)
+{
+    return ((zm_ult_t *)arg)->state != ZM_ULT_PARKED;
 }
 
 void zm_ult_park(int (*commit)(void *), void *arg)
@@ -374,6 +472,12 @@ void zm_ult_park(int (*commit)(void *), void *arg)
             char note[1024] = "";
             zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
             u->state = ZM_ULT_PARKED;
+            if (job.poll) {
+                /* One rank per process (a program started by a system
+                 * launcher): the network wakes it, on this thread. */
+                poll_until(adopted_woken, u);
+                return;
+            }
             if (job.resolve && job.resolve(note, sizeof(note)) && u->state == ZM_ULT_READY)
                 return;
             deadlock_report(note);
@@ -436,7 +540,7 @@ static int stack_fault(void *addr)
 
 int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 {
-    int n = cfg->nults, nw = cfg->nworkers;
+    int n = cfg->nults, nw = cfg->nworkers, nl = cfg->local ? cfg->nlocal : n;
     job.cfg = *cfg;
     job.ults = calloc((size_t)n, sizeof(zm_ult_t));
     job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
@@ -446,12 +550,15 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
     memset(job.workers, 0, sizeof(zm_worker_t) * (size_t)nw);
     for (int i = 0; i < nw; i++)
         job.workers[i].id = i;
-    for (int i = 0; i < n; i++) {
+    /* Only this process's ULTs get a record: the array is indexed by
+     * world rank, and calloc'd memory nobody touches costs nothing. */
+    for (int l = 0; l < nl; l++) {
+        int i = cfg->local ? cfg->local[l] : l;
         zm_ult_t *u = &job.ults[i];
         u->id = i;
         /* Block mapping: consecutive ranks share a worker, so neighbour
          * exchanges mostly stay on one worker. */
-        u->worker_id = (int)((long long)i * nw / n);
+        u->worker_id = (int)((long long)l * nw / nl);
         u->worker = &job.workers[u->worker_id];
         if (zm_arch_stack_alloc(cfg->stack_size, &u->stack) != 0) {
             fprintf(stderr, "zmpi: cannot map a %zu-byte stack for rank %d of %d "
@@ -462,7 +569,7 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
         u->state = ZM_ULT_READY;
         rq_push(u->worker, u);
     }
-    atomic_store(&job.alive, n);
+    atomic_store(&job.alive, nl);
     return 0;
 }
 
@@ -489,10 +596,21 @@ void zm_ult_set_resolver(zm_ult_resolve_fn fn)
     job.resolve = fn;
 }
 
-void zm_ult_job_adopt(zm_ult_describe_fn describe)
+void zm_ult_set_poll(zm_ult_poll_fn fn)
+{
+    const char *e = getenv("ZMPI_NET_POLL_SLEEP_US");
+    long us = e && *e ? atol(e) : 0;
+    job.poll_sleep_max = us > 0 ? (uint64_t)us * 1000ull : POLL_SLEEP_MAX;
+    if (job.poll_sleep_max < POLL_SLEEP_MIN)
+        job.poll_sleep_max = POLL_SLEEP_MIN;
+    job.poll = fn;
+}
+
+void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults)
 {
     job.adopted = 1;
-    job.cfg.nults = 1;
+    job.adopted_ult.id = id;
+    job.cfg.nults = nults;
     job.cfg.nworkers = 1;
     job.cfg.describe = describe;
     job.adopted_ult.state = ZM_ULT_READY;

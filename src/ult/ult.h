@@ -78,8 +78,11 @@ typedef int (*zm_ult_resolve_fn)(char *note, size_t len);
 
 /* Configuration of a job. */
 typedef struct zm_ult_job_config {
-    int nults;                         /* number of ULTs (virtual ranks) */
+    int nults;                         /* number of ULTs (world ranks of the job) */
     int nworkers;                      /* worker threads, main included */
+    const int *local;                  /* ids of the ULTs this process runs, in order
+                                        * (NULL: all of them) */
+    int nlocal;                        /* entries of local */
     size_t stack_size;                 /* usable bytes per ULT stack */
     void (*entry)(zm_ult_t *, void *); /* body of each ULT */
     void *arg;                         /* passed to entry */
@@ -100,10 +103,24 @@ int zm_ult_job_start(void);
  * Main thread, before the job runs. */
 void zm_ult_set_resolver(zm_ult_resolve_fn fn);
 
-/* Make the calling OS thread the single ULT of a one-rank job without a
- * scheduler (a program started without the zmpi launcher).  Parking then
- * only succeeds if the wait is already over; otherwise it is a deadlock. */
-void zm_ult_job_adopt(zm_ult_describe_fn describe);
+/* Progress of work outside this process (the network layer): returns
+ * nonzero if it did something.  Called by idle workers, by ULTs that
+ * yield (polling loops) and by an adopted rank while it waits. */
+typedef int (*zm_ult_poll_fn)(void);
+
+/* Install the poll function.  With one installed, idle workers never all
+ * sleep: one of them (the poller) keeps polling, backing off to short
+ * sleeps, since nothing else would wake the job when a message arrives;
+ * and the deadlock detector never runs, since the ranks of other
+ * processes may still send.  Main thread, before the job runs. */
+void zm_ult_set_poll(zm_ult_poll_fn fn);
+
+/* Make the calling OS thread the single ULT of this process, without a
+ * scheduler (a program started without the zmpi launcher): ULT `id` of a
+ * job of `nults` (the others run in other processes).  Parking then only
+ * succeeds if the wait is already over, or, with a poll function, once
+ * polling woke the rank; otherwise it is a deadlock. */
+void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults);
 
 /* The ULT running on the calling thread, or NULL outside any job. */
 static inline zm_ult_t *zm_ult_self(void)

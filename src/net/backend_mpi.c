@@ -1,0 +1,255 @@
+/*
+ * backend_mpi.c: the network backend over a system MPI (MPICH or Open MPI).
+ *
+ * Built once per installed system MPI, against its <mpi.h> and library,
+ * into libzmpi_net_<name>.so (root CMakeLists.txt, "network layer").  This
+ * is the only zmpi source that includes the system MPI's header: libzmpi
+ * loads the module in a way that keeps the system MPI's MPI_* symbols and
+ * zmpi's apart (net.c, docs/net.md).  Every call but abort runs under
+ * libzmpi's network lock.
+ */
+#include <mpi.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_backend.h"
+
+#ifndef ZM_NET_BACKEND_NAME
+#error "ZM_NET_BACKEND_NAME must name the system MPI (mpich, openmpi)"
+#endif
+
+static struct {
+    MPI_Comm comm;              /* private duplicate of the world communicator */
+    MPI_Request *reqs;          /* request slots */
+    int nslots;                 /* their number */
+    MPI_Message msg;            /* taken by the last successful probe */
+    int *idx;                   /* Testsome's index output */
+    int nidx;                   /* its room */
+    int we_init;                /* we called MPI_Init_thread (so we finalize) */
+} B;
+
+/* Messages over INT_MAX bytes go as whole blocks of a contiguous type and
+ * a remainder; both the sender and the receiver build the same pair. */
+#define BIG_BLOCK (1 << 30)
+
+/* A datatype and count that describe `bytes` bytes; *owned is set when the
+ * type must be freed after the call that uses it. */
+static int byte_type(size_t bytes, MPI_Datatype *dt, int *count, int *owned)
+{
+    *owned = 0;
+    if (bytes <= (size_t)INT_MAX) {
+        *dt = MPI_BYTE;
+        *count = (int)bytes;
+        return 0;
+    }
+    MPI_Datatype blk, t;
+    size_t nblk = bytes / BIG_BLOCK, rest = bytes % BIG_BLOCK;
+    int lens[2] = { (int)nblk, (int)rest };
+    MPI_Aint disps[2] = { 0, (MPI_Aint)(nblk * (size_t)BIG_BLOCK) };
+    MPI_Datatype types[2];
+    if (MPI_Type_contiguous(BIG_BLOCK, MPI_BYTE, &blk) != MPI_SUCCESS)
+        return -1;
+    types[0] = blk;
+    types[1] = MPI_BYTE;
+    int rc = MPI_Type_create_struct(rest ? 2 : 1, lens, disps, types, &t);
+    MPI_Type_free(&blk);
+    if (rc != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS)
+        return -1;
+    *dt = t;
+    *count = 1;
+    *owned = 1;
+    return 0;
+}
+
+static int be_init(zm_net_info_t *info, char *err, size_t errlen)
+{
+    int flag = 0, provided = MPI_THREAD_SINGLE, len = 0, *ub = NULL;
+    MPI_Initialized(&flag);
+    if (!flag) {
+        /* SERIALIZED is what libzmpi needs: its workers take turns under
+         * one lock.  MULTIPLE costs the system MPI locks of its own. */
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+            snprintf(err, errlen, "MPI_Init_thread of the system MPI failed");
+            return -1;
+        }
+        B.we_init = 1;
+    } else {
+        MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_SERIALIZED) {
+        snprintf(err, errlen, "the system MPI grants thread level %d, below "
+                 "MPI_THREAD_SERIALIZED, which zmpi's worker threads need", provided);
+        return -1;
+    }
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &B.comm) != MPI_SUCCESS) {
+        snprintf(err, errlen, "MPI_Comm_dup of the system MPI's world failed");
+        return -1;
+    }
+    /* Errors come back as codes, which libzmpi turns into its own reports. */
+    MPI_Comm_set_errhandler(B.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_size(B.comm, &info->nprocs);
+    MPI_Comm_rank(B.comm, &info->proc);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    info->tag_ub = flag && ub ? *ub : 32767;
+    info->thread_level = provided;
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    MPI_Get_library_version(v, &len);
+    v[strcspn(v, "\n")] = '\0';
+    snprintf(info->version, sizeof(info->version), "%.120s", v);
+    B.msg = MPI_MESSAGE_NULL;
+    return 0;
+}
+
+static void be_finalize(void)
+{
+    free(B.reqs);
+    free(B.idx);
+    B.reqs = NULL;
+    B.idx = NULL;
+    B.nslots = B.nidx = 0;
+    if (B.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&B.comm);
+    if (B.we_init)
+        MPI_Finalize();
+}
+
+static void be_abort(int code)
+{
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code);
+}
+
+static int be_slots(int n)
+{
+    if (n <= B.nslots)
+        return 0;
+    MPI_Request *r = realloc(B.reqs, sizeof(MPI_Request) * (size_t)n);
+    int *x = realloc(B.idx, sizeof(int) * (size_t)n);
+    if (r)
+        B.reqs = r;
+    if (x)
+        B.idx = x;
+    if (!r || !x)
+        return -1;
+    for (int i = B.nslots; i < n; i++)
+        B.reqs[i] = MPI_REQUEST_NULL;
+    B.nslots = B.nidx = n;
+    return 0;
+}
+
+static int be_isend(const void *buf, size_t bytes, int dest, int tag, int sync, int slot)
+{
+    MPI_Datatype dt;
+    int count, owned, rc;
+    if (byte_type(bytes, &dt, &count, &owned) != 0)
+        return -1;
+    if (sync)
+        rc = MPI_Issend(buf, count, dt, dest, tag, B.comm, &B.reqs[slot]);
+    else
+        rc = MPI_Isend(buf, count, dt, dest, tag, B.comm, &B.reqs[slot]);
+    if (owned)
+        MPI_Type_free(&dt);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int be_irecv(void *buf, size_t bytes, int src, int tag, int slot)
+{
+    MPI_Datatype dt;
+    int count, owned, rc;
+    if (byte_type(bytes, &dt, &count, &owned) != 0)
+        return -1;
+    rc = MPI_Irecv(buf, count, dt, src, tag, B.comm, &B.reqs[slot]);
+    if (owned)
+        MPI_Type_free(&dt);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int be_testsome(int nslots, int *idx, int max)
+{
+    int out = 0;
+    if (nslots > B.nslots)
+        nslots = B.nslots;
+    if (nslots == 0)
+        return 0;
+    /* GCC takes MPI_STATUSES_IGNORE for an array of no room. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+    int rc = MPI_Testsome(nslots, B.reqs, &out, B.idx, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+    if (rc != MPI_SUCCESS)
+        return -1;
+    if (out == MPI_UNDEFINED)
+        return 0;
+    /* Testsome frees what it completes: the slots are empty again.  More
+     * than `max` cannot complete, since at most `max` slots are in use. */
+    if (out > max)
+        out = max;
+    memcpy(idx, B.idx, sizeof(int) * (size_t)out);
+    return out;
+}
+
+static int be_probe(int tag, int *src, size_t *bytes)
+{
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Improbe(MPI_ANY_SOURCE, tag, B.comm, &flag, &B.msg, &st) != MPI_SUCCESS)
+        return -1;
+    if (!flag)
+        return 0;
+    MPI_Count n = 0;
+    MPI_Get_elements_x(&st, MPI_BYTE, &n);
+    *src = st.MPI_SOURCE;
+    *bytes = (size_t)n;
+    return 1;
+}
+
+static int be_mrecv(void *buf, size_t bytes)
+{
+    MPI_Datatype dt;
+    int count, owned, rc;
+    if (byte_type(bytes, &dt, &count, &owned) != 0)
+        return -1;
+    rc = MPI_Mrecv(buf, count, dt, &B.msg, MPI_STATUS_IGNORE);
+    if (owned)
+        MPI_Type_free(&dt);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int be_allgather(const void *in, size_t bytes, void *out)
+{
+    if (bytes > (size_t)INT_MAX)
+        return -1;
+    return MPI_Allgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, B.comm) ==
+                   MPI_SUCCESS ? 0 : -1;
+}
+
+static int be_barrier(void)
+{
+    return MPI_Barrier(B.comm) == MPI_SUCCESS ? 0 : -1;
+}
+
+static const zm_net_backend_t table = {
+    .abi = ZM_NET_ABI,
+    .name = ZM_NET_BACKEND_NAME,
+    .init = be_init,
+    .finalize = be_finalize,
+    .abort = be_abort,
+    .slots = be_slots,
+    .isend = be_isend,
+    .irecv = be_irecv,
+    .testsome = be_testsome,
+    .probe = be_probe,
+    .mrecv = be_mrecv,
+    .allgather = be_allgather,
+    .barrier = be_barrier,
+};
+
+/* The module's only export. */
+__attribute__((visibility("default"))) const zm_net_backend_t *zmpi_net_backend(void)
+{
+    B.comm = MPI_COMM_NULL;
+    return &table;
+}

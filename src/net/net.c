@@ -1,0 +1,491 @@
+/*
+ * net.c: loading the network backend, the job's shape, and the progress
+ * engine over the system MPI.
+ *
+ * The backend module is opened with dlmopen(LM_ID_NEWLM) by default: the
+ * system MPI and everything it loads (libc aside, which the new namespace
+ * gets its own copy of; Open MPI's components, UCX's transports) resolve
+ * their symbols inside a link namespace of their own, so neither the
+ * application's MPI_* calls nor the system MPI's own internal ones can
+ * bind to the other library.  ZMPI_NET_LOAD=deepbind opens it with
+ * dlopen(RTLD_LOCAL | RTLD_DEEPBIND) instead (docs/net.md: what each
+ * does and why the first is the default).
+ */
+#include "net/net.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+zm_net_job_t zm_net_job = { .nprocs = 1, .nranks = 1, .nlocal = 1, .q = 1, .nnodes = 1 };
+const uint8_t *zm_net_remote;
+
+/* An outstanding operation of the system MPI. */
+typedef struct pend {
+    zm_net_done_fn *done;       /* its completion callback */
+    void *arg;
+    int next_free;              /* free list link (slot index), -1 at the end */
+} pend_t;
+
+/* Deferred work (zm_net_defer). */
+typedef struct defer {
+    struct defer *next;
+    int (*fn)(void *);
+    void *arg;
+} defer_t;
+
+static struct {
+    zm_spinlock_t lock;         /* serialises every call into the backend */
+    const zm_net_backend_t *be; /* the loaded backend, NULL in a one-process job */
+    zm_net_info_t info;         /* what its init reported */
+    pend_t *pend;               /* slots */
+    int cap;                    /* slots allocated */
+    int hi;                     /* slots [0, hi) may be in use */
+    int free_head;              /* first free slot, -1 if none */
+    _Atomic int inuse;          /* slots in use */
+    int *idx;                   /* scratch for testsome */
+    int next_tag;               /* next data tag */
+    zm_net_arrive_fn *arrive;   /* envelope handler */
+    size_t headroom;            /* its bytes before each message */
+    zm_spinlock_t defer_lock;   /* guards defers */
+    defer_t *defers;            /* deferred work */
+    _Atomic int ndefer;         /* entries in defers */
+} net = { .free_head = -1 };
+
+/* ---- Failures ------------------------------------------------------------ */
+
+/* The system MPI failed under us: nothing sensible can go on. */
+static __attribute__((noreturn)) void net_fatal(const char *what)
+{
+    fprintf(stderr, "zmpi: process %d: network: %s failed in the %s backend; ending the job\n",
+            zm_net_job.proc, what, net.be ? net.be->name : "?");
+    fflush(NULL);
+    zm_net_abort(1);
+}
+
+void zm_net_abort(int code)
+{
+    fflush(NULL);
+    if (net.be)
+        net.be->abort(code);
+    _exit(code);
+}
+
+/* ---- Loading the backend ------------------------------------------------- */
+
+/* Directory of libzmpi itself: the modules are installed beside it. */
+static void lib_dir(char *buf, size_t len)
+{
+    Dl_info di;
+    buf[0] = '\0';
+    if (dladdr((void *)&zm_net_init, &di) && di.dli_fname) {
+        const char *slash = strrchr(di.dli_fname, '/');
+        if (slash)
+            snprintf(buf, len, "%.*s", (int)(slash - di.dli_fname), di.dli_fname);
+    }
+}
+
+/* Open module `path`: in a new link namespace (dlmopen) or with local,
+ * deep-bound lookup.  Returns the handle or NULL with dlerror's text. */
+static void *open_module(const char *path, char *err, size_t errlen)
+{
+    const char *how = getenv("ZMPI_NET_LOAD");
+    void *h;
+    if (how && strcmp(how, "deepbind") == 0)
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    else if (!how || !*how || strcmp(how, "dlmopen") == 0)
+        h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+    else {
+        snprintf(err, errlen, "ZMPI_NET_LOAD=%s is neither dlmopen nor deepbind", how);
+        return NULL;
+    }
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(err, errlen, "%s", e ? e : "cannot open it");
+    }
+    return h;
+}
+
+/* Load backend `name`; returns its table or NULL with a reason. */
+static const zm_net_backend_t *load_backend(const char *name, char *err, size_t errlen)
+{
+    char path[4096], dir[4000];
+    const char *given = getenv("ZMPI_NET_MODULE");
+    if (given && *given) {
+        snprintf(path, sizeof(path), "%s", given);
+    } else {
+        lib_dir(dir, sizeof(dir));
+        snprintf(path, sizeof(path), "%s%slibzmpi_net_%s.so", dir, dir[0] ? "/" : "", name);
+    }
+    void *h = open_module(path, err, errlen);
+    if (!h)
+        return NULL;
+    zm_net_entry_fn entry = (zm_net_entry_fn)dlsym(h, ZM_NET_ENTRY);
+    const zm_net_backend_t *be = entry ? entry() : NULL;
+    if (!be || be->abi != ZM_NET_ABI) {
+        snprintf(err, errlen, "%.400s is not a zmpi network backend of this version", path);
+        return NULL;
+    }
+    return be;
+}
+
+/* ---- The job's shape ----------------------------------------------------- */
+
+/* Who started this process, from the environment: the launcher's name,
+ * the backend it implies, and the number of processes it says it started
+ * (0 when no launcher's variables are there). */
+static int detect_launcher(const char **launcher, const char **backend)
+{
+    static const struct { const char *var, *launcher, *backend; } known[] = {
+        { "PMI_SIZE", "MPICH's mpiexec (hydra)", "mpich" },
+        { "OMPI_COMM_WORLD_SIZE", "Open MPI's mpiexec", "openmpi" },
+        { "PMIX_SIZE", "a PMIx launcher", "openmpi" },
+        { "SLURM_NTASKS", "Slurm's srun", "mpich" },
+    };
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        const char *v = getenv(known[i].var);
+        if (v && *v) {
+            *launcher = known[i].launcher;
+            *backend = known[i].backend;
+            return atoi(v);
+        }
+    }
+    *launcher = NULL;
+    *backend = NULL;
+    return 0;
+}
+
+static long env_pos(const char *name, long def)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return def;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1) {
+        fprintf(stderr, "zmpi: invalid %s=%s (need an integer >= 1)\n", name, s);
+        exit(2);
+    }
+    return v;
+}
+
+/* Number the world ranks over the processes and mark the remote ones. */
+static int layout(int np_env)
+{
+    zm_net_job_t *j = &zm_net_job;
+    long per = env_pos("ZMPI_RANKS_PER_PROC", 0);
+    long n = np_env > 0 ? np_env : (per ? per : 1) * (long)j->nprocs;
+    if (per && np_env > 0 && n != per * (long)j->nprocs) {
+        fprintf(stderr, "zmpi: ZMPI_NP=%d and ZMPI_RANKS_PER_PROC=%ld disagree for %d "
+                "processes (set one of them)\n", np_env, per, j->nprocs);
+        return -1;
+    }
+    if (n < j->nprocs) {
+        fprintf(stderr, "zmpi: %ld ranks cannot fill %d processes: give each process a rank "
+                "at least (ZMPI_NP or ZMPI_RANKS_PER_PROC)\n", n, j->nprocs);
+        return -1;
+    }
+    const char *ord = getenv("ZMPI_RANK_ORDER");
+    if (ord && *ord && strcmp(ord, "block") != 0 && strcmp(ord, "interleave") != 0) {
+        fprintf(stderr, "zmpi: ZMPI_RANK_ORDER=%s is neither block nor interleave\n", ord);
+        return -1;
+    }
+    j->order = ord && strcmp(ord, "interleave") == 0 ? ZM_NET_ORDER_INTERLEAVE
+                                                     : ZM_NET_ORDER_BLOCK;
+    j->nranks = (int)n;
+    j->q = (int)(n / j->nprocs);
+    j->rem = (int)(n % j->nprocs);
+    j->nlocal = zm_net_ranks_of(j->proc);
+    if (j->nprocs == 1)
+        return 0;
+    uint8_t *rm = malloc((size_t)n);
+    if (!rm)
+        return -1;
+    for (int w = 0; w < n; w++)
+        rm[w] = zm_net_proc_of(w) != j->proc;
+    zm_net_remote = rm;
+    return 0;
+}
+
+/* Which processes share a node: the same host name. */
+static int node_map(void)
+{
+    enum { HOST = 256 };
+    zm_net_job_t *j = &zm_net_job;
+    char mine[HOST];
+    char *all = malloc((size_t)HOST * (size_t)j->nprocs);
+    int *node = malloc(sizeof(int) * (size_t)j->nprocs);
+    if (!all || !node)
+        return -1;
+    memset(mine, 0, sizeof(mine));
+    zm_arch_hostname(mine, sizeof(mine) - 1);
+    if (net.be->allgather(mine, HOST, all) != 0)
+        net_fatal("the start-up exchange of host names");
+    j->nnodes = 0;
+    for (int p = 0; p < j->nprocs; p++) {
+        node[p] = -1;
+        for (int q = 0; q < p && node[p] < 0; q++)
+            if (strcmp(all + (size_t)q * HOST, all + (size_t)p * HOST) == 0)
+                node[p] = node[q];
+        if (node[p] < 0)
+            node[p] = j->nnodes++;
+    }
+    free(all);
+    j->node = node;
+    return 0;
+}
+
+/* A launcher started several processes but no backend could be loaded. */
+static void no_backend(const char *launcher, int nprocs, const char *name, const char *why)
+{
+    fprintf(stderr,
+            "zmpi: this program was started by %s as one of %d processes, but zmpi's "
+            "network backend for %s could not be loaded: %s\n"
+            "zmpi: without it the processes would run as %d separate one-rank jobs, so "
+            "zmpi stops here.  Fix: build zmpi where the system MPI's development files "
+            "are installed (Debian: libmpich-dev or libopenmpi-dev), so that "
+            "libzmpi_net_%s.so is built and installed beside libzmpi; or point "
+            "ZMPI_NET_MODULE at it; or choose the backend of the launcher you used with "
+            "ZMPI_NET=mpich|openmpi; or set ZMPI_NET=none to run %d independent jobs on "
+            "purpose.\n",
+            launcher, nprocs, name, why, nprocs, name, nprocs);
+}
+
+int zm_net_init(int np_env)
+{
+    const char *launcher, *implied;
+    int nprocs = detect_launcher(&launcher, &implied);
+    const char *choice = getenv("ZMPI_NET");
+    char err[512];
+    if (choice && *choice && strcmp(choice, "mpich") != 0 && strcmp(choice, "openmpi") != 0 &&
+        strcmp(choice, "none") != 0) {
+        fprintf(stderr, "zmpi: ZMPI_NET=%s is none of mpich, openmpi, none\n", choice);
+        return -1;
+    }
+    /* No launcher, one process, or independent processes on purpose:
+     * nothing to connect. */
+    if (nprocs <= 1 || (choice && strcmp(choice, "none") == 0))
+        return layout(np_env);
+    const char *name = choice && *choice ? choice : implied;
+    net.be = load_backend(name, err, sizeof(err));
+    if (!net.be) {
+        no_backend(launcher, nprocs, name, err);
+        return -1;
+    }
+    if (net.be->init(&net.info, err, sizeof(err)) != 0) {
+        fprintf(stderr, "zmpi: the %s network backend could not start (%s); started by %s\n",
+                name, err, launcher);
+        return -1;
+    }
+    zm_net_job.nprocs = net.info.nprocs;
+    zm_net_job.proc = net.info.proc;
+    zm_net_job.backend = net.be->name;
+    zm_net_job.launcher = launcher;
+    if (net.info.nprocs != nprocs)
+        fprintf(stderr, "zmpi: warning: %s announced %d processes, the system MPI has %d\n",
+                launcher, nprocs, net.info.nprocs);
+    net.next_tag = 1;
+    if (net.info.nprocs == 1)
+        return layout(np_env);
+    if (layout(np_env) != 0 || node_map() != 0)
+        return -1;
+    return 0;
+}
+
+void zm_net_finalize(void)
+{
+    if (!net.be)
+        return;
+    zm_spin_lock(&net.lock);
+    if (zm_net_job.nprocs > 1 && net.be->barrier() != 0)
+        net_fatal("the closing barrier");
+    net.be->finalize();
+    zm_spin_unlock(&net.lock);
+}
+
+/* ---- The progress engine ------------------------------------------------- */
+
+void zm_net_set_handler(zm_net_arrive_fn *fn, size_t headroom)
+{
+    net.arrive = fn;
+    net.headroom = headroom;
+}
+
+void zm_net_lock(void)
+{
+    zm_spin_lock(&net.lock);
+}
+
+void zm_net_unlock(void)
+{
+    zm_spin_unlock(&net.lock);
+}
+
+/* A free slot for a new operation; grows the table when full. */
+static int slot_take(zm_net_done_fn *done, void *arg)
+{
+    if (net.free_head < 0) {
+        int ncap = net.cap ? 2 * net.cap : 64;
+        pend_t *p = realloc(net.pend, sizeof(pend_t) * (size_t)ncap);
+        int *x = p ? realloc(net.idx, sizeof(int) * (size_t)ncap) : NULL;
+        if (p)
+            net.pend = p;
+        if (!p || !x || net.be->slots(ncap) != 0)
+            net_fatal("allocating request slots");
+        net.idx = x;
+        /* Lowest slots first, so the used ones stay packed below hi. */
+        for (int i = ncap - 1; i >= net.cap; i--) {
+            net.pend[i].next_free = net.free_head;
+            net.free_head = i;
+        }
+        net.cap = ncap;
+    }
+    int s = net.free_head;
+    net.free_head = net.pend[s].next_free;
+    net.pend[s].done = done;
+    net.pend[s].arg = arg;
+    if (s >= net.hi)
+        net.hi = s + 1;
+    atomic_fetch_add_explicit(&net.inuse, 1, memory_order_relaxed);
+    return s;
+}
+
+static void slot_put(int s)
+{
+    net.pend[s].next_free = net.free_head;
+    net.free_head = s;
+    atomic_fetch_sub_explicit(&net.inuse, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&net.inuse, memory_order_relaxed) == 0)
+        net.hi = 0;
+}
+
+void zm_net_send_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
+                        zm_net_done_fn *done, void *arg)
+{
+    int s = slot_take(done, arg);
+    if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
+        net_fatal("a send");
+}
+
+void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_fn *done,
+                        void *arg)
+{
+    int s = slot_take(done, arg);
+    if (net.be->irecv(buf, bytes, proc, tag, s) != 0)
+        net_fatal("a receive");
+}
+
+int zm_net_data_tag_locked(void)
+{
+    int t = net.next_tag++;
+    if (net.next_tag > net.info.tag_ub || net.next_tag <= 0)
+        net.next_tag = 1;
+    return t;
+}
+
+/* Receive the envelopes that arrived, then complete what finished.  At
+ * most a few envelopes per call, so a flood cannot hold the lock long. */
+static int progress_locked(void)
+{
+    int did = 0;
+    for (int k = 0; k < 16; k++) {
+        int src;
+        size_t bytes;
+        int r = net.be->probe(ZM_NET_TAG_ENV, &src, &bytes);
+        if (r < 0)
+            net_fatal("probing for messages");
+        if (r == 0)
+            break;
+        char *pkt = malloc(net.headroom + (bytes ? bytes : 1));
+        if (!pkt)
+            net_fatal("allocating an arriving message");
+        if (net.be->mrecv(pkt + net.headroom, bytes) != 0)
+            net_fatal("receiving a message");
+        net.arrive(pkt, bytes, src);
+        did = 1;
+    }
+    if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
+        int n = net.be->testsome(net.hi, net.idx, net.cap);
+        if (n < 0)
+            net_fatal("testing requests");
+        for (int i = 0; i < n; i++) {
+            int s = net.idx[i];
+            zm_net_done_fn *done = net.pend[s].done;
+            void *arg = net.pend[s].arg;
+            slot_put(s);
+            if (done)
+                done(arg);
+        }
+        did |= n > 0;
+    }
+    return did;
+}
+
+/* Run deferred work once; drop the entries that are done. */
+static int run_deferred(void)
+{
+    int did = 0;
+    zm_spin_lock(&net.defer_lock);
+    defer_t *list = net.defers;
+    net.defers = NULL;
+    zm_spin_unlock(&net.defer_lock);
+    defer_t *keep = NULL, **tail = &keep;
+    while (list) {
+        defer_t *d = list;
+        list = d->next;
+        if (d->fn(d->arg)) {
+            free(d);
+            atomic_fetch_sub_explicit(&net.ndefer, 1, memory_order_relaxed);
+            did = 1;
+        } else {
+            d->next = NULL;
+            *tail = d;
+            tail = &d->next;
+        }
+    }
+    if (keep) {
+        zm_spin_lock(&net.defer_lock);
+        *tail = net.defers;
+        net.defers = keep;
+        zm_spin_unlock(&net.defer_lock);
+    }
+    return did;
+}
+
+int zm_net_poll(void)
+{
+    int did = 0;
+    if (!net.be)
+        return 0;
+    if (zm_spin_trylock(&net.lock)) {
+        did = progress_locked();
+        zm_spin_unlock(&net.lock);
+    }
+    if (atomic_load_explicit(&net.ndefer, memory_order_relaxed) > 0)
+        did |= run_deferred();
+    return did;
+}
+
+void zm_net_defer(int (*fn)(void *), void *arg)
+{
+    defer_t *d = malloc(sizeof(*d));
+    if (!d)
+        net_fatal("queueing deferred work");
+    d->fn = fn;
+    d->arg = arg;
+    zm_spin_lock(&net.defer_lock);
+    d->next = net.defers;
+    net.defers = d;
+    zm_spin_unlock(&net.defer_lock);
+    atomic_fetch_add_explicit(&net.ndefer, 1, memory_order_relaxed);
+}
+
+int zm_net_busy(void)
+{
+    return atomic_load_explicit(&net.inuse, memory_order_relaxed) +
+           atomic_load_explicit(&net.ndefer, memory_order_relaxed);
+}

@@ -1,0 +1,146 @@
+/*
+ * net: the network layer.  A job may span several OS processes, started by
+ * the system MPI's launcher; the system MPI (MPICH or Open MPI) carries
+ * every byte that leaves a process, through a backend module loaded at
+ * start (net_backend.h, net.c).  This layer knows processes, bytes and
+ * tags; p2p and coll build zmpi's messages and collectives on it.
+ *
+ * World ranks are numbered across the job: in blocks of consecutive ranks
+ * per process (default), or round-robin over the processes (interleave).
+ * A rank's local index is its position among its process's ranks; the
+ * ULT and the p2p state of world rank w live at index w in arrays of the
+ * world's size that only hold entries for this process's ranks.
+ *
+ * Threads: the system MPI is called under one lock (zm_net_lock); any
+ * worker or rank may progress the network with zm_net_poll, which only
+ * tries the lock.  Completion callbacks and the arrival handler run under
+ * the lock, in whatever thread progressed.
+ */
+#ifndef ZM_NET_H
+#define ZM_NET_H
+
+#include "dt/dt.h"
+#include "net/net_backend.h"
+
+/* Rank orders. */
+enum { ZM_NET_ORDER_BLOCK, ZM_NET_ORDER_INTERLEAVE };
+
+/* The job's shape.  Written once at start (zm_net_init), read-only after. */
+typedef struct zm_net_job {
+    int nprocs;            /* processes (1: a one-process job, no backend) */
+    int proc;              /* this process's index */
+    int nranks;            /* world ranks in the job */
+    int nlocal;            /* ranks of this process */
+    int order;             /* ZM_NET_ORDER_* */
+    int q, rem;            /* block order: processes below rem hold q + 1 ranks, the rest q */
+    int nnodes;            /* distinct host names among the processes */
+    const int *node;       /* per process: its node's index (hosts in order of first process) */
+    const char *backend;   /* backend name, or NULL */
+    const char *launcher;  /* who started the processes (for messages) */
+} zm_net_job_t;
+
+extern zm_net_job_t zm_net_job;
+
+/* NULL in a one-process job; otherwise one byte per world rank, 1 for the
+ * ranks of other processes.  The one test on the fast paths: a NULL check
+ * that single-process jobs always pass. */
+extern const uint8_t *zm_net_remote;
+
+/* Whether world rank w lives in another process.  Any thread. */
+static inline int zm_net_is_remote(int w)
+{
+    return ZM_UNLIKELY(zm_net_remote != NULL) && zm_net_remote[w];
+}
+
+/* The process that holds world rank w. */
+static inline int zm_net_proc_of(int w)
+{
+    const zm_net_job_t *j = &zm_net_job;
+    if (j->order == ZM_NET_ORDER_INTERLEAVE)
+        return w % j->nprocs;
+    int big = j->rem * (j->q + 1);
+    return w < big ? w / (j->q + 1) : j->rem + (w - big) / j->q;
+}
+
+/* World rank of the l-th rank of process p. */
+static inline int zm_net_world_of(int p, int l)
+{
+    const zm_net_job_t *j = &zm_net_job;
+    if (j->order == ZM_NET_ORDER_INTERLEAVE)
+        return l * j->nprocs + p;
+    return p * j->q + (p < j->rem ? p : j->rem) + l;
+}
+
+/* Ranks held by process p. */
+static inline int zm_net_ranks_of(int p)
+{
+    const zm_net_job_t *j = &zm_net_job;
+    if (j->order == ZM_NET_ORDER_INTERLEAVE)
+        return j->nranks / j->nprocs + (p < j->nranks % j->nprocs);
+    return j->q + (p < j->rem);
+}
+
+/* Decide the job's shape from the environment and, when a launcher
+ * started several processes, load the network backend and start the
+ * system MPI.  `np_env` is the ZMPI_NP value (0 if unset).  On failure
+ * prints why (naming the launcher, what is missing and how to fix it) and
+ * returns -1.  Main thread, once, before the job starts. */
+int zm_net_init(int np_env);
+
+/* Shut the network down after the job (all processes meet in a barrier
+ * first, so no process exits while another may still send to it).  Main
+ * thread. */
+void zm_net_finalize(void);
+
+/* End every process of the job with exit status `code` (the system MPI's
+ * abort), or just this process in a one-process job.  Any thread; does
+ * not return. */
+__attribute__((noreturn)) void zm_net_abort(int code);
+
+/* ---- Messages ------------------------------------------------------------
+ * Tag ZM_NET_TAG_ENV carries zmpi envelopes (with eager data); every other
+ * tag is a data tag, drawn by the sender for one rendezvous payload. */
+#define ZM_NET_TAG_ENV 0
+
+/* Called under the lock when an operation completes. */
+typedef void zm_net_done_fn(void *arg);
+
+/* Called under the lock for each envelope message that arrives: `pkt` is
+ * a malloc'd block whose first `headroom` bytes are free for the handler
+ * and whose message (`bytes` bytes) follows; the handler owns the block. */
+typedef void zm_net_arrive_fn(void *pkt, size_t bytes, int src_proc);
+
+/* Install the envelope handler (p2p).  Main thread, at start. */
+void zm_net_set_handler(zm_net_arrive_fn *fn, size_t headroom);
+
+/* Take / release the network lock.  Lock order: the network lock first,
+ * then a rank's lock (the arrival handler takes receivers' locks). */
+void zm_net_lock(void);
+void zm_net_unlock(void);
+
+/* With the lock held: start a send (sync: completes only once matched) or
+ * a receive of exactly `bytes` bytes; `done(arg)` runs when it completes.
+ * Failures of the system MPI end the job with a message. */
+void zm_net_send_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
+                        zm_net_done_fn *done, void *arg);
+void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_fn *done,
+                        void *arg);
+
+/* With the lock held: a data tag for one rendezvous payload, unique among
+ * this process's outstanding ones. */
+int zm_net_data_tag_locked(void);
+
+/* Progress the network if nobody else is: receive what arrived, run the
+ * callbacks of completed operations, poll deferred work.  Returns nonzero
+ * if anything happened.  Any thread, but not with a rank's lock held. */
+int zm_net_poll(void);
+
+/* Deferred work: fn(arg) is called from zm_net_poll (outside the lock)
+ * until it returns nonzero.  Any thread. */
+void zm_net_defer(int (*fn)(void *), void *arg);
+
+/* Operations started and not yet completed, plus deferred work: nonzero
+ * while something is in flight.  Any thread (a snapshot). */
+int zm_net_busy(void);
+
+#endif /* ZM_NET_H */

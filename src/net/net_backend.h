@@ -1,0 +1,91 @@
+/*
+ * net_backend.h: the interface between libzmpi and a network backend
+ * module (libzmpi_net_<name>.so), the only code that sees the system MPI.
+ *
+ * A backend is built against one system MPI's headers and library and
+ * exports one symbol, zmpi_net_backend(), which returns its table.  The
+ * table speaks in bytes, process numbers and tags on a private duplicate
+ * of the system MPI's world communicator; it knows nothing of zmpi's
+ * ranks, communicators or datatypes.  This header includes nothing of
+ * zmpi, so the backend compiles against the system <mpi.h> alone.
+ *
+ * Threading: libzmpi calls every function but `abort` under its network
+ * lock, so the system MPI sees one thread at a time (MPI_THREAD_SERIALIZED
+ * is enough).  Outstanding operations live in slots of a request array the
+ * backend owns; libzmpi picks the slot numbers.
+ */
+#ifndef ZM_NET_BACKEND_H
+#define ZM_NET_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped whenever the table changes: a module built for another version
+ * is refused. */
+#define ZM_NET_ABI 1
+
+/* The export every backend module defines. */
+#define ZM_NET_ENTRY "zmpi_net_backend"
+
+/* What init reports about the job of processes. */
+typedef struct zm_net_info {
+    int nprocs;                 /* processes in the job */
+    int proc;                   /* this process's index */
+    int thread_level;           /* level the system MPI granted (its MPI_THREAD_*) */
+    int tag_ub;                 /* largest tag usable on the private communicator */
+    char version[128];          /* the system MPI's library version, first line */
+} zm_net_info_t;
+
+typedef struct zm_net_backend {
+    int abi;                    /* ZM_NET_ABI */
+    const char *name;           /* "mpich" or "openmpi" */
+
+    /* Initialise the system MPI (asking for MPI_THREAD_SERIALIZED at
+     * least) and duplicate its world communicator.  Returns 0, or -1 with
+     * a message in err. */
+    int (*init)(zm_net_info_t *info, char *err, size_t errlen);
+
+    /* Free the private communicator and finalise the system MPI. */
+    void (*finalize)(void);
+
+    /* End the whole job with exit status `code` (MPI_Abort).  May be
+     * called without the lock, from any thread; does not return. */
+    void (*abort)(int code);
+
+    /* Make room for `n` request slots (all empty).  Returns 0 or -1. */
+    int (*slots)(int n);
+
+    /* Start a send of `bytes` bytes to process `dest` with `tag` into slot
+     * `slot` (synchronous mode when `sync`: completes only once matched).
+     * Returns 0 or -1. */
+    int (*isend)(const void *buf, size_t bytes, int dest, int tag, int sync, int slot);
+
+    /* Start a receive of exactly `bytes` bytes from process `src` with
+     * `tag` into slot `slot`.  Returns 0 or -1. */
+    int (*irecv)(void *buf, size_t bytes, int src, int tag, int slot);
+
+    /* Completed slots: writes up to `max` indices to `idx` and empties
+     * those slots.  Returns their number, or -1 on an error. */
+    int (*testsome)(int nslots, int *idx, int max);
+
+    /* Look for a message with `tag` from any process.  Returns 1 and its
+     * source and size (the message is then taken: receive it with mrecv
+     * before the next probe), 0 if none, -1 on an error. */
+    int (*probe)(int tag, int *src, size_t *bytes);
+
+    /* Receive the message taken by the last successful probe into buf
+     * (`bytes` as the probe said).  Returns 0 or -1. */
+    int (*mrecv)(void *buf, size_t bytes);
+
+    /* Collective over all processes, blocking (start-up only): every
+     * process contributes `bytes` bytes, `out` receives them in process
+     * order.  Returns 0 or -1. */
+    int (*allgather)(const void *in, size_t bytes, void *out);
+
+    /* Blocking barrier over all processes (start-up and shut-down only). */
+    int (*barrier)(void);
+} zm_net_backend_t;
+
+typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);
+
+#endif /* ZM_NET_BACKEND_H */

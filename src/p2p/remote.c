@@ -1,0 +1,322 @@
+/*
+ * remote.c: point-to-point messages between processes.
+ *
+ * A send to a rank of another process becomes one or two messages of the
+ * system MPI (net/) on its private communicator:
+ *   - eager (up to the communicator's network threshold, not synchronous):
+ *     one envelope message, header and packed data together; the send
+ *     completes at once;
+ *   - rendezvous: an envelope (RTS) that names a data tag, plus the data
+ *     itself, sent straight from the user's buffer (packed first only when
+ *     the datatype is not contiguous) with that tag.  The receiver, once a
+ *     receive matches the envelope, posts a system MPI receive with the
+ *     data tag straight into the user's buffer: no intermediate copy for
+ *     contiguous data at either end.  A synchronous send's data goes by
+ *     MPI_Issend, which completes only once that receive exists, that is
+ *     once a receive matched: MPI_Ssend's semantics with no extra message.
+ * The progress engine hands every arriving envelope to arrive(), which
+ * matches it against the receiver's queues under the receiver's lock,
+ * exactly as a local sender would (its armed slot, its posted receives,
+ * else its unexpected queue).  Envelopes of one process to another travel
+ * on one tag in order, and arrive() runs under the network lock, so
+ * messages are matched in the order they were sent.
+ */
+#include "p2p/p2p_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Default network eager threshold: above it a message to another process
+ * goes by rendezvous.  ZMPI_NET_EAGER_MAX overrides it for the job, the
+ * info key zmpi_net_eager_max per communicator. */
+#define NET_EAGER_DEFAULT (16 * 1024)
+
+enum { HDR_EAGER = 1, HDR_RTS = 2 };
+
+/* Header of an envelope on the wire.  32 bytes, so data behind it stays
+ * 16-byte aligned. */
+typedef struct net_hdr {
+    uint32_t ctx;          /* communicator context */
+    int32_t src;           /* sender's rank in the communicator */
+    int32_t tag;           /* message tag */
+    int32_t dst;           /* receiver's world rank */
+    uint64_t bytes;        /* payload bytes */
+    int32_t kind;          /* HDR_* */
+    int32_t dtag;          /* HDR_RTS: tag of the data message */
+} net_hdr_t;
+
+/* Room the engine leaves in front of each arriving envelope: the message
+ * an unexpected arrival becomes. */
+#define HEADROOM ((sizeof(zm_msg_t) + 15) & ~(size_t)15)
+
+static size_t net_eager_default = NET_EAGER_DEFAULT;
+
+/* A rendezvous send in flight: its envelope and its data go out as two
+ * operations; the last to complete frees this. */
+typedef struct rsend {
+    net_hdr_t hdr;         /* the envelope (sent from here) */
+    zm_req_t *req;         /* the send to complete when the data is out, or NULL */
+    void *tmp;             /* packed copy of non-contiguous data, or NULL */
+    zm_msg_t *bmsg;        /* Bsend area segment to give back, or NULL */
+    int left;              /* operations not yet complete */
+} rsend_t;
+
+/* A rendezvous receive in flight. */
+typedef struct rrecv {
+    zm_req_t *rr;          /* the receive */
+    void *tmp;             /* data lands here first when rr cannot take it as is */
+    size_t n;              /* bytes that fit in rr */
+} rrecv_t;
+
+/* ---- Sending ------------------------------------------------------------- */
+
+static void free_cb(void *arg)
+{
+    free(arg);
+}
+
+static void rsend_done(void *arg)
+{
+    rsend_t *rs = arg;
+    if (--rs->left > 0)
+        return;
+    if (rs->req)
+        zm_p2p_req_complete(rs->req);
+    if (rs->bmsg)
+        zm_p2p_bsend_release(rs->bmsg);
+    free(rs->tmp);
+    free(rs);
+}
+
+static void hdr_fill(net_hdr_t *h, const zm_p2p_comm_t *c, int wdest, int tag, size_t bytes,
+                     int kind)
+{
+    h->ctx = c->ctx;
+    h->src = c->rank;
+    h->tag = tag;
+    h->dst = wdest;
+    h->bytes = bytes;
+    h->kind = kind;
+    h->dtag = 0;
+}
+
+/* Envelope and data in one message; the data is copied, so the send is
+ * complete when this returns. */
+static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                              const zm_dt_t *dt, size_t bytes, int wdest, int tag)
+{
+    net_hdr_t *h = malloc(sizeof(net_hdr_t) + bytes);
+    if (!h)
+        return ZM_ERR_NOMEM;
+    hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
+    zm_dt_pack(h + 1, buf, count, dt, bytes);
+    zm_net_lock();
+    zm_net_send_locked(h, sizeof(*h) + bytes, zm_net_proc_of(wdest), ZM_NET_TAG_ENV, 0,
+                       free_cb, h);
+    zm_net_unlock();
+    return ZM_OK;
+}
+
+/* Envelope first, then the contiguous data `data` with a fresh data tag.
+ * rs (filled but for the header's data tag) completes what it names. */
+static void send_rndv(rsend_t *rs, const void *data, int wdest, int sync)
+{
+    int proc = zm_net_proc_of(wdest);
+    rs->left = 2;
+    zm_net_lock();
+    rs->hdr.dtag = zm_net_data_tag_locked();
+    zm_net_send_locked(&rs->hdr, sizeof(rs->hdr), proc, ZM_NET_TAG_ENV, 0, rsend_done, rs);
+    zm_net_send_locked(data, rs->hdr.bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
+    zm_net_unlock();
+}
+
+/* A buffered send: the data goes to the attached buffer first (so a send
+ * that does not fit fails as it would locally), and the segment is given
+ * back once the system MPI is done with it. */
+static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                                 const zm_dt_t *dt, size_t bytes, int wdest, int tag)
+{
+    zm_msg_t *m;
+    zm_status_t rc = zm_p2p_bsend_reserve(zm_p2p_self(), bytes, &m);
+    if (rc != ZM_OK)
+        return rc;
+    m->kind = ZM_MSG_BUFFERED;
+    zm_dt_pack(m->data, buf, count, dt, bytes);
+    rsend_t *rs = calloc(1, sizeof(*rs));
+    if (!rs) {
+        zm_p2p_bsend_release(m);
+        return ZM_ERR_NOMEM;
+    }
+    hdr_fill(&rs->hdr, c, wdest, tag, bytes, HDR_RTS);
+    rs->bmsg = m;
+    send_rndv(rs, m->data, wdest, 0);
+    return ZM_OK;
+}
+
+zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                                const zm_dt_t *dt, int wdest, int tag, int mode, zm_req_t *req)
+{
+    size_t bytes = zm_dt_bytes(dt, count);
+    size_t eager = c->net_eager ? c->net_eager : net_eager_default;
+    zm_status_t rc;
+    if (mode == ZM_SEND_BUFFERED) {
+        if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
+            return rc;
+        zm_p2p_count_sent(ZM_PROTO_BUFFERED, bytes);
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        return ZM_OK;
+    }
+    if (bytes <= eager && mode != ZM_SEND_SYNC) {
+        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
+            return rc;
+        zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+        return ZM_OK;
+    }
+    rsend_t *rs = calloc(1, sizeof(*rs));
+    if (!rs)
+        return ZM_ERR_NOMEM;
+    hdr_fill(&rs->hdr, c, wdest, tag, bytes, HDR_RTS);
+    rs->req = req;
+    const void *data = buf;
+    if (!dt->contig && bytes > 0) {
+        /* Packed: measured against the system MPI's own derived types
+         * built from the layout (docs/net.md). */
+        if (!(rs->tmp = malloc(bytes))) {
+            free(rs);
+            return ZM_ERR_NOMEM;
+        }
+        zm_dt_pack(rs->tmp, buf, count, dt, bytes);
+        data = rs->tmp;
+    }
+    zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
+    send_rndv(rs, data, wdest, mode == ZM_SEND_SYNC);
+    return ZM_OK;
+}
+
+/* ---- Receiving ----------------------------------------------------------- */
+
+static void rrecv_done(void *arg)
+{
+    rrecv_t *rv = arg;
+    zm_req_t *rr = rv->rr;
+    if (rv->tmp) {
+        zm_dt_unpack(rr->buf, rr->count, rr->dt, rv->tmp, rv->n);
+        free(rv->tmp);
+    }
+    free(rv);
+    zm_p2p_req_complete(rr);
+}
+
+/* With the network lock held: receive the data of a rendezvous from
+ * process `proc` (tag dtag, `bytes` bytes) into rr, whose status says how
+ * many fit.  Straight into the buffer when it is contiguous and the whole
+ * message fits; else through a temporary block. */
+static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes)
+{
+    rrecv_t *rv = malloc(sizeof(*rv));
+    size_t n = rr->st_error == ZM_ERR_TRUNCATE ? zm_dt_bytes(rr->dt, rr->count) : bytes;
+    void *dst = rr->buf;
+    if (rv)
+        rv->tmp = NULL;
+    if (rv && (!rr->dt->contig || n != bytes))
+        dst = rv->tmp = malloc(bytes ? bytes : 1);
+    if (!rv || !dst) {
+        fprintf(stderr, "zmpi: out of memory receiving a %zu-byte message\n", bytes);
+        zm_net_abort(1);
+    }
+    rv->rr = rr;
+    rv->n = n;
+    zm_net_recv_locked(dst, bytes, proc, dtag, rrecv_done, rv);
+}
+
+void zm_p2p_remote_deliver(zm_msg_t *m, zm_req_t *rr)
+{
+    uint64_t where = m->scount;
+    zm_net_lock();
+    rndv_recv_locked(rr, (int)(where & 0xffffffffu), (int)(where >> 32), m->bytes);
+    zm_net_unlock();
+    free(m);
+}
+
+/* An eager message for r's armed slot: copy it there if it fits.  Returns
+ * 1 if taken; otherwise nudges a matching slot (the poller looks in the
+ * queue then) and returns 0.  With r's lock held. */
+static int slot_fill(zm_p2p_rank_t *r, const net_hdr_t *h, const void *data)
+{
+    if (ZM_LIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) != ZM_SLOT_ARMED))
+        return 0;
+    if (!match(r->slot_ctx, r->slot_src, r->slot_tag, h->ctx, h->src, h->tag))
+        return 0;
+    if (h->kind != HDR_EAGER || h->bytes > r->slot_bytes) {
+        atomic_store_explicit(&r->slot_state, ZM_SLOT_NUDGED, memory_order_relaxed);
+        return 0;
+    }
+    memcpy(r->slot_buf, data, h->bytes);
+    r->slot_src = h->src;
+    r->slot_tag = h->tag;
+    r->slot_bytes = (uint32_t)h->bytes;
+    atomic_store_explicit(&r->slot_state, ZM_SLOT_FILLED, memory_order_release);
+    return 1;
+}
+
+/* The engine's handler (network lock held): match an arrived envelope at
+ * its receiver, or queue it there as unexpected. */
+static void arrive(void *pkt, size_t bytes, int src_proc)
+{
+    zm_msg_t *m = pkt;
+    net_hdr_t *h = (net_hdr_t *)((char *)pkt + HEADROOM);
+    void *data = h + 1;
+    zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
+    zm_req_t *probes = NULL;
+    (void)bytes;
+    zm_spin_lock(&r->lock);
+    if (slot_fill(r, h, data)) {
+        zm_spin_unlock(&r->lock);
+        free(pkt);
+        return;
+    }
+    zm_req_t *rr = find_posted(r, h->ctx, h->src, h->tag, &probes);
+    if (rr) {
+        zm_dlist_unlink(&rr->link);
+        rr->in_posted = 0;
+        size_t n = recv_status(rr, h->src, h->tag, h->bytes);
+        zm_spin_unlock(&r->lock);
+        if (h->kind == HDR_EAGER) {
+            zm_dt_unpack(rr->buf, rr->count, rr->dt, data, n);
+            zm_p2p_req_complete(rr);
+        } else {
+            rndv_recv_locked(rr, src_proc, h->dtag, h->bytes);
+        }
+        wake_probes(probes);
+        free(pkt);
+        return;
+    }
+    m->kind = h->kind == HDR_EAGER ? ZM_MSG_NET_EAGER : ZM_MSG_NET_RNDV;
+    m->ctx = h->ctx;
+    m->src = h->src;
+    m->tag = h->tag;
+    m->bytes = h->bytes;
+    m->data = data;
+    m->sreq = NULL;
+    m->sbuf = NULL;
+    m->scount = (uint64_t)(uint32_t)src_proc | ((uint64_t)(uint32_t)h->dtag << 32);
+    atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
+    unexp_push(r, &r->unexp, m);
+    zm_spin_unlock(&r->lock);
+    wake_probes(probes);
+}
+
+void zm_p2p_remote_init(void)
+{
+    const char *e = getenv("ZMPI_NET_EAGER_MAX");
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (*end == '\0')
+            net_eager_default = (size_t)v;
+    }
+    zm_net_set_handler(arrive, HEADROOM);
+    zm_ult_set_poll(zm_net_poll);
+}
