@@ -4,7 +4,7 @@
 # Runs as root (apt-get) or with sudo when available.
 set -eu
 need=""
-for pkg in cmake gcc g++ make pkg-config python3 gdb "$@"; do
+for pkg in cmake gcc g++ gfortran make pkg-config python3 gdb "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

@@ -536,9 +536,29 @@ static long export_procs(const struct options *o)
     return p;
 }
 
-/* Entry point: parses the command line, exports the job shape, runs the
- * program (or the system launcher that runs it in each process) and exits
- * with its status. */
+/* After a job of several processes failed: which ranks each process held,
+ * since the launcher's report names processes (by index or PID) and a
+ * process killed by a signal could not say it.  Same numbering as
+ * src/net/net.h (blocks, or round-robin with --interleave). */
+static void report_layout(long procs, int code)
+{
+    const char *np = getenv("ZMPI_NP"), *ord = getenv("ZMPI_RANK_ORDER");
+    long n = 0;
+    if (np == NULL || parse_positive(np, &n) != 0 || n < procs)
+        return;
+    if (ord != NULL && strcmp(ord, "interleave") == 0) {
+        fprintf(stderr, "zmpirun: the job failed (status %d); process p of %ld held ranks p, "
+                "p + %ld, p + %ld, ...\n", code, procs, procs, 2 * procs);
+        return;
+    }
+    fprintf(stderr, "zmpirun: the job failed (status %d); ranks by process:", code);
+    for (long p = 0, first = 0; p < procs; p++) {
+        long cnt = n / procs + (p < n % procs);
+        fprintf(stderr, " %ld: %ld-%ld%s", p, first, first + cnt - 1, p + 1 < procs ? "," : "\n");
+        first += cnt;
+    }
+}
+
 /* Remove the copies of a privatized program that the job `pid` left
  * behind: the library deletes each as soon as it is loaded, except under a
  * debugger, which may end the job before the library can (src/arch/
@@ -565,6 +585,9 @@ static void remove_rank_copies(pid_t pid)
     closedir(d);
 }
 
+/* Entry point: parses the command line, exports the job shape, runs the
+ * program (or the system launcher that runs it in each process) and exits
+ * with its status. */
 int main(int argc, char **argv)
 {
     struct options o;
@@ -611,6 +634,8 @@ int main(int argc, char **argv)
         tcsetpgrp(STDIN_FILENO, job.pid);
     code = supervise(&job, timeout);
     remove_rank_copies(job.pid);
+    if (procs > 1 && code != 0)
+        report_layout(procs, code);
     if (job.owns_tty)
         tcsetpgrp(STDIN_FILENO, getpgrp());
     return code;

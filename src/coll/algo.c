@@ -72,11 +72,11 @@ static inline char *elem(const void *buf, const zm_dt_t *dt, size_t i)
 /* Count of rank q's block in a buffer of per-rank blocks, and its first
  * element in *at: `count` each in rank order, or counts[q] at displs[q]
  * for the v collectives (v nonzero). */
-static inline size_t block_of(int v, const int *counts, const int *displs, size_t count, int q,
-                              size_t *at)
+static inline size_t block_of(int v, const zm_coll_args_t *a, const void *counts,
+                              const void *displs, size_t count, int q, size_t *at)
 {
-    *at = v ? (size_t)displs[q] : count * (size_t)q;
-    return v ? (size_t)counts[q] : count;
+    *at = v ? (size_t)zm_coll_at(a, displs, (size_t)q) : count * (size_t)q;
+    return v ? (size_t)zm_coll_at(a, counts, (size_t)q) : count;
 }
 
 /* Copy `bytes` of data between two layouts, or nothing for zero bytes
@@ -120,10 +120,10 @@ static size_t recv_span(const zm_coll_args_t *a, int n)
         if (a->kind == ZM_COLL_ALLTOALL)
             end = (size_t)(q + 1) * a->rcount * (size_t)a->rdt->extent;
         else if (a->kind == ZM_COLL_ALLTOALLV)
-            end = ((size_t)a->rdispls[q] + (size_t)a->rcounts[q]) * (size_t)a->rdt->extent;
+            end = ((size_t)zm_coll_at(a, a->rdispls, (size_t)q) + (size_t)zm_coll_at(a, a->rcounts, (size_t)q)) * (size_t)a->rdt->extent;
         else
-            end = (size_t)a->rdispls[q] + (size_t)a->rcounts[q] * (size_t)a->rdts[q]->extent;
-        if (a->rcounts && a->rcounts[q] == 0)
+            end = (size_t)zm_coll_at(a, a->rdispls, (size_t)q) + (size_t)zm_coll_at(a, a->rcounts, (size_t)q) * (size_t)a->rdts[q]->extent;
+        if (a->rcounts && zm_coll_at(a, a->rcounts, (size_t)q) == 0)
             end = 0;
         if (end > span)
             span = end;
@@ -175,7 +175,7 @@ static size_t red_count(const zm_coll_args_t *a, int n)
     if (a->kind == ZM_COLL_REDUCE_SCATTER) {
         size_t t = 0;
         for (int q = 0; q < n; q++)
-            t += (size_t)a->rcounts[q];
+            t += (size_t)zm_coll_at(a, a->rcounts, (size_t)q);
         return t;
     }
     return a->rcount;
@@ -191,8 +191,8 @@ static size_t rs_block(const zm_coll_args_t *a, int q, size_t *len)
     }
     size_t d = 0;
     for (int i = 0; i < q; i++)
-        d += (size_t)a->rcounts[i];
-    *len = (size_t)a->rcounts[q];
+        d += (size_t)zm_coll_at(a, a->rcounts, (size_t)i);
+    *len = (size_t)zm_coll_at(a, a->rcounts, (size_t)q);
     return d;
 }
 
@@ -261,7 +261,7 @@ zm_status_t zm_coll_prepare(zm_coll_args_t *a, int me, int n, int nbc)
             set_src(a, a->sbuf, a->scount, a->sdt, nbc);
         } else {
             int v = a->kind == ZM_COLL_ALLGATHERV;
-            size_t at, cnt = block_of(v, a->rcounts, a->rdispls, a->rcount, me, &at);
+            size_t at, cnt = block_of(v, a, a->rcounts, a->rdispls, a->rcount, me, &at);
             set_src(a, elem(a->rbuf, a->rdt, at), cnt, a->rdt, nbc);
         }
         return ZM_OK;
@@ -306,7 +306,7 @@ static int check_counts(const zm_coll_view_t *v, int q, const zm_coll_args_t *re
             return 1;
         mine = sbytes(a), what = "sendcount";
         want = a->kind == ZM_COLL_GATHER ? rbytes(ref)
-                                         : zm_dt_bytes(ref->rdt, (size_t)ref->rcounts[q]);
+                                         : zm_dt_bytes(ref->rdt, (size_t)zm_coll_at(ref, ref->rcounts, (size_t)q));
         break;
     case ZM_COLL_SCATTER:
     case ZM_COLL_SCATTERV:
@@ -314,7 +314,7 @@ static int check_counts(const zm_coll_view_t *v, int q, const zm_coll_args_t *re
             return 1;
         mine = rbytes(a), what = "recvcount";
         want = a->kind == ZM_COLL_SCATTER ? sbytes(ref)
-                                          : zm_dt_bytes(ref->sdt, (size_t)ref->scounts[q]);
+                                          : zm_dt_bytes(ref->sdt, (size_t)zm_coll_at(ref, ref->scounts, (size_t)q));
         break;
     case ZM_COLL_ALLGATHER:
     case ZM_COLL_ALLTOALL:
@@ -326,7 +326,7 @@ static int check_counts(const zm_coll_view_t *v, int q, const zm_coll_args_t *re
         break;
     case ZM_COLL_ALLGATHERV:
         mine = zm_dt_bytes(a->src_dt, a->src_count), what = "sendcount";
-        want = zm_dt_bytes(ref->rdt, (size_t)ref->rcounts[q]);
+        want = zm_dt_bytes(ref->rdt, (size_t)zm_coll_at(ref, ref->rcounts, (size_t)q));
         break;
     default:
         if (!is_reduction(a->kind))
@@ -447,7 +447,7 @@ static zm_status_t part_gather(const zm_coll_view_t *v, int r, char *err, size_t
         int by_me = q == r ? r == root || !a->inl : r == root && a->inl;
         if (!by_me || !a->src)
             continue;
-        size_t at, cnt = block_of(gv, rt->rcounts, rt->rdispls, rt->rcount, q, &at);
+        size_t at, cnt = block_of(gv, rt, rt->rcounts, rt->rdispls, rt->rcount, q, &at);
         zm_status_t s = put(elem(rt->rbuf, rt->rdt, at), cnt, rt->rdt, a->src, a->src_count,
                             a->src_dt, q, root, err, errlen);
         if (st == ZM_OK)
@@ -462,7 +462,7 @@ static zm_status_t part_scatter(const zm_coll_view_t *v, int r, char *err, size_
     if (r == a->root && a->rbuf == ZM_IN_PLACE)
         return ZM_OK;
     int sv = rt->kind == ZM_COLL_SCATTERV;
-    size_t at, cnt = block_of(sv, rt->scounts, rt->sdispls, rt->scount, r, &at);
+    size_t at, cnt = block_of(sv, rt, rt->scounts, rt->sdispls, rt->scount, r, &at);
     return put(a->rbuf, a->rcount, a->rdt, elem(rt->src, rt->sdt, at), cnt, rt->sdt,
                a->root, r, err, errlen);
 }
@@ -478,7 +478,7 @@ static zm_status_t part_allgather(const zm_coll_view_t *v, int r, char *err, siz
         const zm_coll_args_t *s = A(q);
         if (q == r && a->sbuf == ZM_IN_PLACE)
             continue;
-        size_t at, cnt = block_of(agv, a->rcounts, a->rdispls, a->rcount, q, &at);
+        size_t at, cnt = block_of(agv, a, a->rcounts, a->rdispls, a->rcount, q, &at);
         zm_status_t x = put(elem(a->rbuf, a->rdt, at), cnt, a->rdt, s->src, s->src_count,
                             s->src_dt, q, r, err, errlen);
         if (st == ZM_OK)
@@ -509,14 +509,14 @@ static zm_status_t part_alltoall(const zm_coll_view_t *v, int r, char *err, size
             sp = elem(s->src, sdt, sc * (size_t)r);
             dp = elem(a->rbuf, ddt, dc * (size_t)q);
         } else if (a->kind == ZM_COLL_ALLTOALLV) {
-            sc = (size_t)s->scounts[r], dc = (size_t)a->rcounts[q];
-            sp = elem(s->src, sdt, (size_t)s->sdispls[r]);
-            dp = elem(a->rbuf, ddt, (size_t)a->rdispls[q]);
+            sc = (size_t)zm_coll_at(s, s->scounts, (size_t)r), dc = (size_t)zm_coll_at(a, a->rcounts, (size_t)q);
+            sp = elem(s->src, sdt, (size_t)zm_coll_at(s, s->sdispls, (size_t)r));
+            dp = elem(a->rbuf, ddt, (size_t)zm_coll_at(a, a->rdispls, (size_t)q));
         } else {
-            sc = (size_t)s->scounts[r], dc = (size_t)a->rcounts[q];
+            sc = (size_t)zm_coll_at(s, s->scounts, (size_t)r), dc = (size_t)zm_coll_at(a, a->rcounts, (size_t)q);
             sdt = s->sdts[r], ddt = a->rdts[q];
-            sp = (const char *)s->src + s->sdispls[r];
-            dp = (char *)a->rbuf + a->rdispls[q];
+            sp = (const char *)s->src + zm_coll_at(s, s->sdispls, (size_t)r);
+            dp = (char *)a->rbuf + zm_coll_at(a, a->rdispls, (size_t)q);
         }
         zm_status_t x = put(dp, dc, ddt, sp, sc, sdt, q, r, err, errlen);
         if (st == ZM_OK)
@@ -576,7 +576,7 @@ static void rs_write(const red_chunk_t *c, size_t lo, size_t len, int olo, int o
     size_t hi = lo + len, bfirst = 0;
     for (int b = 0; b < c->v->n && bfirst < hi; b++) {
         size_t blen = f * (a0->kind == ZM_COLL_REDUCE_SCATTER_BLOCK ? a0->rcount
-                                                                    : (size_t)a0->rcounts[b]);
+                                                                    : (size_t)zm_coll_at(a0, a0->rcounts, (size_t)b));
         size_t s = lo > bfirst ? lo : bfirst, e = hi < bfirst + blen ? hi : bfirst + blen;
         if (s < e && b >= olo && b <= ohi)
             out_to(c, b, s - bfirst, c->acc + (s - lo) * c->ext, e - s);

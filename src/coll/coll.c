@@ -67,6 +67,8 @@ static int may_defer(const zm_coll_args_t *a, int me)
 
 void zm_coll_settle(zm_coll_shm_t *s, int me)
 {
+    if (s->nx) /* across processes every collective completes in its call */
+        return;
     coll_slot_t *sl = &s->slots[me];
     if (!sl->deferred)
         return;
@@ -83,6 +85,10 @@ void zm_coll_settle(zm_coll_shm_t *s, int me)
 
 void zm_coll_quiesce(zm_coll_shm_t *s, int me)
 {
+    if (s->nx) { /* nothing of this rank's is read after its calls return */
+        zm_coll_net_hier_quiesce(s->nx);
+        return;
+    }
     zm_coll_settle(s, me);
     /* A rank that left a fast collective early (a Bcast root) may be the
      * only one attached so far; the others attach when they start it, so
@@ -118,6 +124,7 @@ static inline void copy_public(zm_coll_args_t *d, const zm_coll_args_t *a)
 {
     d->kind = a->kind;
     d->root = a->root;
+    d->wide = a->wide;
     d->sbuf = a->sbuf;
     d->scount = a->scount;
     d->sdt = a->sdt;
@@ -166,6 +173,8 @@ static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_f
 zm_status_t zm_coll_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                         size_t errlen)
 {
+    if (ZM_UNLIKELY(s->nx != NULL)) /* across processes: net.c */
+        return zm_coll_net_run(s, me, a, err, errlen);
     coll_slot_t *sl = &s->slots[me];
     unsigned k;
     /* A small Bcast, the commonest call, goes straight to its fast path:

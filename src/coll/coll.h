@@ -46,6 +46,12 @@
 /* A user reduction function: the MPI_User_function signature, with the
  * datatype handle spelled as what MPI_Datatype is. */
 typedef void zm_op_user_fn(void *in, void *inout, int *len, struct zmpi_datatype **dt);
+/* The large-count form (MPI_User_function_c): an MPI_Count length. */
+typedef void zm_op_user_large_fn(void *in, void *inout, int64_t *len,
+                                 struct zmpi_datatype **dt);
+/* Operations may have a large-count user function (MPI_Op_create_c): a
+ * mark for the API layer's generator (scripts/gen_large_count.py). */
+#define ZM_OP_USER_LARGE 1
 
 /* A reduction operation (also MPI_Op). */
 typedef struct zmpi_op {
@@ -53,7 +59,8 @@ typedef struct zmpi_op {
     int id;              /* ZM_OP_* */
     int commutative;     /* 1 for all predefined operations */
     const char *name;    /* MPI name */
-    zm_op_user_fn *fn;   /* ZM_OP_USER: the user's function */
+    zm_op_user_fn *fn;   /* ZM_OP_USER: the user's function (int length), or */
+    zm_op_user_large_fn *lfn; /* the user's MPI_User_function_c (one of the two is set) */
     int predefined;      /* never freed */
     _Atomic int refs;    /* user ops: handle plus operations in flight */
 } zm_op_t;
@@ -77,8 +84,9 @@ int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt);
 void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
                  const zm_dt_t *dt);
 
-/* Make a user operation (refs = 1), or NULL if out of memory. */
-zm_op_t *zm_op_create(zm_op_user_fn *fn, int commutative);
+/* Make a user operation (refs = 1) of function fn (MPI_Op_create) or lfn
+ * (MPI_Op_create_c; the other NULL), or NULL if out of memory. */
+zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutative);
 
 /* Take / drop a reference to a user operation (no-ops for predefined
  * ones); the last drop frees it.  Any ULT. */
@@ -119,12 +127,16 @@ enum {
 typedef struct zm_coll_args {
     int kind;                       /* ZM_COLL_* */
     int root;                       /* rooted collectives */
+    int wide;                       /* the arrays below hold int64_t (MPI_Count, MPI_Aint)
+                                     * values, else int: ZM_COLL_WIDE_COUNTS */
     const void *sbuf;               /* send buffer or ZM_IN_PLACE */
     size_t scount;                  /* send count */
     const zm_dt_t *sdt;             /* send type */
     void *rbuf;                     /* receive buffer */
     size_t rcount;                  /* receive count (per rank) */
     const zm_dt_t *rdt;             /* receive type */
+    /* The arrays are int arrays unless `wide` says they hold int64_t values:
+     * read them with zm_coll_at. */
     const int *scounts, *sdispls;   /* v/w variants: per-rank send counts */
     const int *rcounts, *rdispls;   /* v/w variants, Reduce_scatter counts */
     const zm_dt_t *const *sdts;     /* Alltoallw: per-rank send types */
@@ -153,7 +165,7 @@ typedef struct zm_coll_args {
  * for a block this small, which runs on every collective). */
 static inline void zm_coll_args_clear(zm_coll_args_t *a)
 {
-    a->kind = a->root = 0;
+    a->kind = a->root = a->wide = 0;
     a->sbuf = NULL;
     a->scount = a->rcount = 0;
     a->sdt = a->rdt = NULL;
@@ -161,6 +173,17 @@ static inline void zm_coll_args_clear(zm_coll_args_t *a)
     a->scounts = a->sdispls = a->rcounts = a->rdispls = NULL;
     a->sdts = a->rdts = NULL;
     a->op = NULL;
+}
+
+/* The count and displacement arrays of an argument block may be of either
+ * width (the large-count calls pass MPI_Count / MPI_Aint arrays): this
+ * mark says so to the API layer's generator (scripts/gen_large_count.py). */
+#define ZM_COLL_WIDE_COUNTS 1
+
+/* Element i of count or displacement array arr of block a. */
+static inline int64_t zm_coll_at(const zm_coll_args_t *a, const void *arr, size_t i)
+{
+    return a->wide ? ((const int64_t *)arr)[i] : (int64_t)((const int *)arr)[i];
 }
 
 /* A communicator's shared control block. */

@@ -424,38 +424,72 @@ void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *e
 
 /* ---- Communicators across processes (net.c, net_algo.c) ----------------
  * A communicator with ranks in several processes gets no shared block:
- * zm_coll_attach returns a stand-in whose `nx` describes the processes,
- * and every entry point of coll hands it to the functions below.
- * Barrier, Bcast, Reduce and Allreduce (blocking) are hierarchical: the
- * in-process phase on the shared block of this process's members, one
- * leader per process exchanging by point-to-point messages, the
- * in-process fan-out.  Everything else runs as point-to-point messages on
- * the communicator's collective context (net_algo.c). */
+ * zm_coll_attach returns, to each of its ranks, a stand-in of its own
+ * whose `nx` describes the communicator, and every entry point of coll
+ * hands it to the functions below.  Blocking Barrier, Bcast and exact
+ * Reduce and Allreduce run hierarchically (net_hier.c: the in-process phase on the
+ * shared block of this process's members, leaders over messages, the
+ * in-process fan-out); everything else runs as one round of point-to-point
+ * messages on the communicator's collective context (net_algo.c): each
+ * rank posts all its receives, then all its sends, and finishes
+ * (reductions in rank order, exactly as algo.c orders them) once they are
+ * complete.  ZMPI_COLL_NET=1 forces these paths for every communicator of
+ * more than one rank inside one process (pseudo processes: world rank mod
+ * 2), so the single-process test suite checks them without a system MPI. */
 
-/* What a communicator across processes needs besides its p2p descriptor. */
+/* What a rank of a communicator across processes needs.  Owned by the
+ * rank (its stand-in block). */
 typedef struct coll_net {
     zm_p2p_comm_t pc;               /* the communicator on its collective context */
     int n;                          /* ranks */
-    zm_coll_shm_t *local;           /* shared block of this process's members */
-    zm_p2p_comm_t lc;               /* their sub-communicator (rank: per caller) */
-    int nl;                         /* members in this process */
-    int *lworld;                    /* their world ranks, in comm rank order */
-    int *lrank;                     /* comm rank -> local index, -1 elsewhere */
+    int me;                         /* the owner's rank */
+    unsigned seq;                   /* collectives started (message tags) */
+    /* The hierarchy (net_hier.c). */
+    int hier;                       /* blocking Barrier/Bcast/(All)reduce go hierarchical */
     int np;                         /* processes the communicator spans */
-    int *leader;                    /* per process index: its first member's comm rank */
+    int me_p;                       /* this process's index among them */
     int *pof;                       /* comm rank -> process index (order of first rank) */
-    int me_p;                       /* this process's index */
-    uint32_t *seq;                  /* per member: collectives started (message tags) */
+    int *lead;                      /* process index -> its first member's comm rank */
+    int nl;                         /* members in this process */
+    int lme;                        /* the owner's index among them */
+    int *lworld;                    /* their world ranks, in comm rank order */
+    zm_p2p_comm_t lc;               /* their sub-communicator */
+    zm_coll_shm_t *local;           /* its shared block, attached on first use */
 } coll_net_t;
 
-/* Whether communicator c has ranks in other processes.  Any ULT. */
+/* zm_coll_attach without the check for processes: the shared block of
+ * communicator c, all of whose ranks live in this process (shm.c). */
+zm_coll_shm_t *zm_coll_attach_block(const zm_p2p_comm_t *c);
+
+/* Fill the hierarchy fields of nx for communicator c (caller's rank);
+ * 0, or -1 if out of memory.  Free them with zm_coll_net_hier_free. */
+int zm_coll_net_hier_setup(coll_net_t *nx, const zm_p2p_comm_t *c);
+void zm_coll_net_hier_free(coll_net_t *nx);
+
+/* Before the owner frees the communicator: settle and drop the local
+ * block.  ULT context, the owner. */
+void zm_coll_net_hier_quiesce(coll_net_t *nx);
+
+/* Run blocking call a hierarchically if it qualifies (see net_hier.c):
+ * returns 1 with the status in *st, or 0 (nothing done).  ULT context,
+ * rank me. */
+int zm_coll_net_hier_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, int tag,
+                         zm_status_t *st, char *err, size_t errlen);
+
+/* Whether ZMPI_COLL_NET=1 forces the message path (read once).  Any
+ * thread. */
+int zm_coll_net_forced(void);
+
+/* Whether communicator c has ranks in other processes (or the message
+ * path is forced).  Any ULT. */
 int zm_coll_net_spans(const zm_p2p_comm_t *c);
 
-/* zm_coll_attach / zm_coll_detach for such a communicator. */
+/* zm_coll_attach / zm_coll_detach for such a communicator: the stand-in
+ * belongs to the calling rank (refs: the rank plus pending requests). */
 zm_coll_shm_t *zm_coll_net_attach(const zm_p2p_comm_t *c);
 void zm_coll_net_detach(zm_coll_shm_t *s);
 
-/* The entry points of coll.h for such a communicator. */
+/* The entry points of coll.h for such a communicator (same contracts). */
 zm_status_t zm_coll_net_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
                             size_t errlen);
 zm_status_t zm_coll_net_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
@@ -464,20 +498,17 @@ zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
                               zm_req_t *req, zm_coll_pers_t **out);
 void zm_coll_net_pstart(zm_coll_pers_t *x, int me);
 void zm_coll_net_pfree(zm_coll_pers_t *x, int me);
-void zm_coll_net_quiesce(zm_coll_shm_t *s, int me);
-
-/* The message tag of rank me's next collective on s (all ranks start
- * them in the same order, so they agree).  ULT context, rank me. */
-int zm_coll_net_tag(zm_coll_shm_t *s, int me);
 
 /* A collective run as point-to-point messages (net_algo.c). */
 typedef struct coll_nsched coll_nsched_t;
 
 /* Build the messages of call `a` (prepared by zm_coll_prepare as for a
  * non-blocking call; copied) for rank me of s with message tag `tag`, and
- * post them.  NULL if out of memory.  ULT context, rank me. */
+ * post them.  With `hold` set the schedule holds a's operation and derived
+ * types until it is freed (non-blocking calls: the user may free them).
+ * NULL if out of memory.  ULT context, rank me. */
 coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                                    int tag);
+                                    int tag, int hold);
 
 /* Nonzero once every message is complete.  Any thread. */
 int zm_coll_nsched_done(const coll_nsched_t *x);
@@ -485,8 +516,8 @@ int zm_coll_nsched_done(const coll_nsched_t *x);
 /* Block until every message is complete.  ULT context, rank me. */
 void zm_coll_nsched_wait(coll_nsched_t *x);
 
-/* Finish (reductions, checks), free, and return the status; err receives
- * the message of a mismatch.  Any thread, once done. */
+/* Finish (reductions, local copies, checks), free, and return the status;
+ * err receives the message of a mismatch.  Any thread, once done. */
 zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen);
 
 #endif /* ZM_COLL_IMPL_H */

@@ -111,6 +111,8 @@ static void nbc_run(zm_coll_shm_t *s, coll_nbc_t *x)
 
 zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req)
 {
+    if (ZM_UNLIKELY(s->nx != NULL)) /* across processes: net.c */
+        return zm_coll_net_start(s, me, a, req);
     zm_coll_args_t mine;
     unsigned seq = s->slots[me].nbc_seq++;
     memcpy(&mine, a, offsetof(zm_coll_args_t, src));
@@ -172,6 +174,8 @@ zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_
 zm_status_t zm_coll_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_req_t *req,
                           zm_coll_pers_t **out)
 {
+    if (ZM_UNLIKELY(s->nx != NULL)) /* across processes: net.c */
+        return zm_coll_net_pinit(s, me, a, req, out);
     zm_coll_args_t mine = *a;
     unsigned seq = s->slots[me].nbc_seq++;
     mine.tmp = NULL;
@@ -213,6 +217,10 @@ zm_status_t zm_coll_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_
 
 void zm_coll_pstart(zm_coll_pers_t *x, int me)
 {
+    if (ZM_UNLIKELY(x->shm->nx != NULL)) { /* across processes: net.c */
+        zm_coll_net_pstart(x, me);
+        return;
+    }
     int n = x->shm->size;
     zm_coll_args_t *a = &x->args[me];
     zm_req_t *req = x->reqs[me];
@@ -244,6 +252,10 @@ void zm_coll_pstart(zm_coll_pers_t *x, int me)
 
 void zm_coll_pfree(zm_coll_pers_t *x, int me)
 {
+    if (ZM_UNLIKELY(x->shm->nx != NULL)) { /* across processes: net.c */
+        zm_coll_net_pfree(x, me);
+        return;
+    }
     zm_coll_shm_t *s = x->shm;
     if (x->args[me].op)
         zm_op_release(x->args[me].op);

@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OP(sym, id) ZM_EXPORT zm_op_t zmpi_op_##sym = { ZM_OP_MAGIC, id, 1, #sym, NULL, 1, 0 };
+#define OP(sym, code)                                                                   \
+    ZM_EXPORT zm_op_t zmpi_op_##sym = { .magic = ZM_OP_MAGIC, .id = code, .commutative = 1, \
+                                        .name = #sym, .predefined = 1 };
 OP(MPI_MAX, ZM_OP_MAX)
 OP(MPI_MIN, ZM_OP_MIN)
 OP(MPI_SUM, ZM_OP_SUM)
@@ -248,6 +250,14 @@ int zm_op_defined(const zm_op_t *op, const zm_dt_t *dt)
 void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
                  const zm_dt_t *dt)
 {
+    if (op->id == ZM_OP_USER && op->lfn) {
+        /* MPI_User_function_c takes the whole count at once. */
+        int64_t len = (int64_t)count;
+        struct zmpi_datatype *h = (zm_dt_t *)dt;
+        if (count)
+            op->lfn((void *)in, inout, &len, &h);
+        return;
+    }
     if (op->id == ZM_OP_USER) {
         /* The standard's len is an int: hand over large counts in pieces. */
         while (count) {
@@ -271,7 +281,7 @@ void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
         fn(op->id, in, inout, count);
 }
 
-zm_op_t *zm_op_create(zm_op_user_fn *fn, int commutative)
+zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutative)
 {
     zm_op_t *op = calloc(1, sizeof(*op));
     if (!op)
@@ -281,6 +291,7 @@ zm_op_t *zm_op_create(zm_op_user_fn *fn, int commutative)
     op->commutative = commutative;
     op->name = "a user operation";
     op->fn = fn;
+    op->lfn = lfn;
     atomic_store(&op->refs, 1);
     return op;
 }

@@ -151,6 +151,15 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
 
 zm_coll_shm_t *zm_coll_attach(const zm_p2p_comm_t *c)
 {
+    /* A communicator across processes runs its collectives as messages
+     * (net.c); each rank gets a stand-in of its own. */
+    if (c->size > 1 && zm_coll_net_spans(c))
+        return zm_coll_net_attach(c);
+    return zm_coll_attach_block(c);
+}
+
+zm_coll_shm_t *zm_coll_attach_block(const zm_p2p_comm_t *c)
+{
     int world0 = c->world ? c->world[0] : 0;
     if (c->size == 1)
         world0 = zm_ult_self()->id; /* every MPI_COMM_SELF shares one context */
@@ -196,6 +205,12 @@ void zm_coll_detach(zm_coll_shm_t *s)
     int last;
     zm_spin_lock(&shm_table.lock);
     last = --s->refs == 0;
+    if (s->nx) { /* a stand-in (net.c): in no table */
+        zm_spin_unlock(&shm_table.lock);
+        if (last)
+            zm_coll_net_detach(s);
+        return;
+    }
     if (last) {
         zm_coll_shm_t **pp = &shm_table.table[table_hash(s->ctx, s->world0)];
         while (*pp != s)

@@ -3,7 +3,7 @@
  * MPI_Barrier_init ... MPI_Exscan_init.
  *
  * Init checks every argument once, with the blocking call's checks
- * (zm_mpi_coll_build), and hands the argument block to the coll layer
+ * (zm_mpi_coll_cbuild, coll_build.c), and hands the argument block to the coll layer
  * (zm_coll_pinit), which keeps every rank's arguments in one shared
  * instance for the life of the request.  A start then only counts
  * arrivals (and copies the caller's data again only where the operation
@@ -25,7 +25,7 @@
  * finishing step releases the operation and type), so intercommunicator
  * reductions are refused with MPI_ERR_COMM.
  */
-#include "mpi_impl.h"
+#include "large.h"
 #include "inter_impl.h"
 
 #include <stdlib.h>
@@ -79,9 +79,10 @@ static void pc_release(zm_mpi_sched_t *s, void *arg)
 /* Point k's count, displacement and type arrays (n entries each) at copies
  * in one block, returned in *block (NULL when k has none).  Returns 0, or
  * -1 if out of memory. */
-static int pc_copy_arrays(zm_mpi_coll_call_t *k, int n, void **block)
+static int pc_copy_arrays(zm_mpi_ccall_t *k, int n, void **block)
 {
-    const int **ints[] = { &k->scounts, &k->sdispls, &k->rcounts, &k->rdispls };
+    const void **ints[] = { &k->scounts, &k->sdispls, &k->rcounts, &k->rdispls };
+    size_t w = k->wide ? sizeof(int64_t) : sizeof(int); /* the arrays' width */
     const MPI_Datatype **types[] = { &k->sdts, &k->rdts };
     size_t nint = 0, ntype = 0;
     for (int i = 0; i < 4; i++)
@@ -91,7 +92,7 @@ static int pc_copy_arrays(zm_mpi_coll_call_t *k, int n, void **block)
     *block = NULL;
     if (nint + ntype == 0)
         return 0;
-    MPI_Datatype *t = malloc((ntype * sizeof(MPI_Datatype) + nint * sizeof(int)) * (size_t)n);
+    MPI_Datatype *t = malloc((ntype * sizeof(MPI_Datatype) + nint * w) * (size_t)n);
     if (!t)
         return -1;
     *block = t;
@@ -102,13 +103,13 @@ static int pc_copy_arrays(zm_mpi_coll_call_t *k, int n, void **block)
         *types[i] = t;
         t += n;
     }
-    int *v = (int *)t;
+    char *v = (char *)t;
     for (int i = 0; i < 4; i++) {
         if (!*ints[i])
             continue;
-        memcpy(v, *ints[i], sizeof(int) * (size_t)n);
+        memcpy(v, *ints[i], w * (size_t)n);
         *ints[i] = v;
-        v += n;
+        v += w * (size_t)n;
     }
     return 0;
 }
@@ -117,59 +118,23 @@ static const zm_mpi_sched_hooks_t pc_hooks = { pc_start, NULL, NULL, pc_release 
 
 /* Build call k on intercommunicator c through its non-blocking form,
  * captured unstarted as a persistent request. */
-static int pinit_inter(struct zmpi_comm *c, const char *fn, MPI_Comm h,
-                       const zm_mpi_coll_call_t *k, MPI_Request *request)
+static int pinit_inter(struct zmpi_comm *c, const char *fn, MPI_Comm h, const zm_mpi_ccall_t *k,
+                       MPI_Request *request)
 {
-    int v = k->kind == ZM_COLL_GATHERV || k->kind == ZM_COLL_SCATTERV ||
-            k->kind == ZM_COLL_ALLGATHERV, rc;
+    if (k->kind >= ZM_COLL_REDUCE)
+        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): an intercommunicator; persistent "
+                            "reductions on intercommunicators are not supported by zmpi yet",
+                            c->name[0] ? c->name : "unnamed");
     zm_mpi_sched_capture(1);
-    switch (k->kind) {
-    case ZM_COLL_BARRIER:
-        rc = zm_mpi_inter_barrier(c, fn, h, request);
-        break;
-    case ZM_COLL_BCAST:
-        rc = zm_mpi_inter_bcast(c, fn, h, k->rbuf, k->rcount, k->rdt, k->root, request);
-        break;
-    case ZM_COLL_GATHER:
-    case ZM_COLL_GATHERV:
-        rc = zm_mpi_inter_gather(c, fn, h, v, k->sbuf, k->scount, k->sdt, k->rbuf, k->rcount,
-                                 k->rcounts, k->rdispls, k->rdt, k->root, request);
-        break;
-    case ZM_COLL_SCATTER:
-    case ZM_COLL_SCATTERV:
-        rc = zm_mpi_inter_scatter(c, fn, h, v, k->sbuf, k->scount, k->scounts, k->sdispls,
-                                  k->sdt, k->rbuf, k->rcount, k->rdt, k->root, request);
-        break;
-    case ZM_COLL_ALLGATHER:
-    case ZM_COLL_ALLGATHERV:
-        rc = zm_mpi_inter_allgather(c, fn, h, v, k->sbuf, k->scount, k->sdt, k->rbuf,
-                                    k->rcount, k->rcounts, k->rdispls, k->rdt, request);
-        break;
-    case ZM_COLL_ALLTOALL:
-        rc = zm_mpi_inter_alltoall(c, fn, h, k->sbuf, k->scount, k->sdt, k->rbuf, k->rcount,
-                                   k->rdt, request);
-        break;
-    case ZM_COLL_ALLTOALLV:
-        rc = zm_mpi_inter_alltoallv(c, fn, h, k->sbuf, k->scounts, k->sdispls, k->sdt, k->rbuf,
-                                    k->rcounts, k->rdispls, k->rdt, request);
-        break;
-    case ZM_COLL_ALLTOALLW:
-        rc = zm_mpi_inter_alltoallw(c, fn, h, k->sbuf, k->scounts, k->sdispls, k->sdts,
-                                    k->rbuf, k->rcounts, k->rdispls, k->rdts, request);
-        break;
-    default:
-        rc = zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): an intercommunicator; persistent "
-                          "reductions on intercommunicators are not supported by zmpi yet",
-                          c->name[0] ? c->name : "unnamed");
-    }
+    int rc = zm_mpi_coll_inter(c, fn, h, k, request);
     /* A call that failed before starting its schedule left the mode on. */
     zm_mpi_sched_capture(0);
     return rc;
 }
 
 /* Check the common arguments and the call's own, then make the request. */
-static int pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_coll_call_t *k,
-                 MPI_Request *request)
+int zm_mpi_coll_pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_ccall_t *k,
+                      MPI_Request *request)
 {
     ENTER_COMM(fn, comm, c);
     /* No hint changes anything yet; a given info object must be valid. */
@@ -180,11 +145,11 @@ static int pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_coll
     if (c->inter)
         return pinit_inter(c, fn, comm, k, request);
     zm_coll_args_t a;
-    zm_mpi_coll_call_t kc = *k;
+    zm_mpi_ccall_t kc = *k;
     void *arrays;
     if (pc_copy_arrays(&kc, c->p.size, &arrays) != 0)
         goto err_nomem;
-    if ((rc = zm_mpi_coll_build(c, fn, &kc, &a)) != MPI_SUCCESS) {
+    if ((rc = zm_mpi_coll_cbuild(c, fn, &kc, &a)) != MPI_SUCCESS) {
         free(arrays);
         return rc;
     }
@@ -220,17 +185,17 @@ err_nomem:
 
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_BARRIER };
-    return pinit("MPI_Barrier_init", comm, info, &k, request);
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_BARRIER };
+    return zm_mpi_coll_pinit("MPI_Barrier_init", comm, info, &k, request);
 }
 ZM_WEAK(Barrier_init)
 
 int PMPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_BCAST, .root = root, .rbuf = buf,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_BCAST, .root = root, .rbuf = buf,
                              .rcount = count, .rdt = dt };
-    return pinit("MPI_Bcast_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Bcast_init", comm, info, &k, request);
 }
 ZM_WEAK(Bcast_init)
 
@@ -238,10 +203,10 @@ int PMPI_Gather_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_GATHER, .root = root, .sbuf = sbuf,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_GATHER, .root = root, .sbuf = sbuf,
                              .scount = scount, .sdt = sdt, .rbuf = rbuf, .rcount = rcount,
                              .rdt = rdt };
-    return pinit("MPI_Gather_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Gather_init", comm, info, &k, request);
 }
 ZM_WEAK(Gather_init)
 
@@ -249,10 +214,10 @@ int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
                       const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_GATHERV, .root = root, .sbuf = sbuf,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_GATHERV, .root = root, .sbuf = sbuf,
                              .scount = scount, .sdt = sdt, .rbuf = rbuf, .rcounts = rcounts,
                              .rdispls = displs, .rdt = rdt };
-    return pinit("MPI_Gatherv_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Gatherv_init", comm, info, &k, request);
 }
 ZM_WEAK(Gatherv_init)
 
@@ -260,10 +225,10 @@ int PMPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
                       MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_SCATTER, .root = root, .sbuf = sbuf,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_SCATTER, .root = root, .sbuf = sbuf,
                              .scount = scount, .sdt = sdt, .rbuf = rbuf, .rcount = rcount,
                              .rdt = rdt };
-    return pinit("MPI_Scatter_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Scatter_init", comm, info, &k, request);
 }
 ZM_WEAK(Scatter_init)
 
@@ -271,10 +236,10 @@ int PMPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[]
                        MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_SCATTERV, .root = root, .sbuf = sbuf,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_SCATTERV, .root = root, .sbuf = sbuf,
                              .scounts = scounts, .sdispls = displs, .sdt = sdt, .rbuf = rbuf,
                              .rcount = rcount, .rdt = rdt };
-    return pinit("MPI_Scatterv_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Scatterv_init", comm, info, &k, request);
 }
 ZM_WEAK(Scatterv_init)
 
@@ -282,9 +247,9 @@ int PMPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
                         int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_ALLGATHER, .sbuf = sbuf, .scount = scount,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_ALLGATHER, .sbuf = sbuf, .scount = scount,
                              .sdt = sdt, .rbuf = rbuf, .rcount = rcount, .rdt = rdt };
-    return pinit("MPI_Allgather_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Allgather_init", comm, info, &k, request);
 }
 ZM_WEAK(Allgather_init)
 
@@ -292,19 +257,19 @@ int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype sdt, void *r
                          const int rcounts[], const int displs[], MPI_Datatype rdt,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount,
                              .sdt = sdt, .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs,
                              .rdt = rdt };
-    return pinit("MPI_Allgatherv_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Allgatherv_init", comm, info, &k, request);
 }
 ZM_WEAK(Allgatherv_init)
 
 int PMPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                        MPI_Datatype rdt, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_ALLTOALL, .sbuf = sbuf, .scount = scount,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_ALLTOALL, .sbuf = sbuf, .scount = scount,
                              .sdt = sdt, .rbuf = rbuf, .rcount = rcount, .rdt = rdt };
-    return pinit("MPI_Alltoall_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Alltoall_init", comm, info, &k, request);
 }
 ZM_WEAK(Alltoall_init)
 
@@ -312,10 +277,10 @@ int PMPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls
                         MPI_Datatype sdt, void *rbuf, const int rcounts[], const int rdispls[],
                         MPI_Datatype rdt, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
                              .sdispls = sdispls, .sdt = sdt, .rbuf = rbuf, .rcounts = rcounts,
                              .rdispls = rdispls, .rdt = rdt };
-    return pinit("MPI_Alltoallv_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Alltoallv_init", comm, info, &k, request);
 }
 ZM_WEAK(Alltoallv_init)
 
@@ -324,21 +289,21 @@ int PMPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls
                         const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                         MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = ZM_COLL_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
+    zm_mpi_ccall_t k = { .kind = ZM_COLL_ALLTOALLW, .sbuf = sbuf, .scounts = scounts,
                              .sdispls = sdispls, .sdts = sdts, .rbuf = rbuf,
                              .rcounts = rcounts, .rdispls = rdispls, .rdts = rdts };
-    return pinit("MPI_Alltoallw_init", comm, info, &k, request);
+    return zm_mpi_coll_pinit("MPI_Alltoallw_init", comm, info, &k, request);
 }
 ZM_WEAK(Alltoallw_init)
 
 /* The reductions share one shape: (sbuf, rbuf, count or counts, dt, op). */
-static int red_init(const char *fn, int kind, const void *sbuf, void *rbuf, int count,
+static int red_init(const char *fn, int kind, const void *sbuf, void *rbuf, MPI_Count count,
                     const int *rcounts, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
-    zm_mpi_coll_call_t k = { .kind = kind, .root = root, .sbuf = sbuf, .rbuf = rbuf,
+    zm_mpi_ccall_t k = { .kind = kind, .root = root, .sbuf = sbuf, .rbuf = rbuf,
                              .rcount = count, .rcounts = rcounts, .rdt = dt, .op = op };
-    return pinit(fn, comm, info, &k, request);
+    return zm_mpi_coll_pinit(fn, comm, info, &k, request);
 }
 
 int PMPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,

@@ -24,9 +24,24 @@ static _Atomic uint32_t next_ctx = 4;
 static zm_spinlock_t free_lock;
 static struct zmpi_comm *free_list;
 
+/* Context ids are drawn by one rank and then shared with the others over
+ * the parent communicator (or a rendezvous), so a job across processes
+ * keeps them unique by giving each process its own range: process p
+ * draws from [4 + p * R, 4 + (p + 1) * R) with R = (2^31 - 4) / nprocs
+ * (about 2 million per process at 1000 processes), below 2^31 because
+ * the ids travel as ints.  No agreement step is needed. */
 uint32_t zm_mpi_ctx_draw(uint32_t n)
 {
-    return atomic_fetch_add(&next_ctx, n);
+    uint32_t v = atomic_fetch_add(&next_ctx, n);
+    if (ZM_LIKELY(zm_net_job.nprocs == 1))
+        return v;
+    uint32_t range = ((0x7fffffffu - 4u) / (uint32_t)zm_net_job.nprocs) & ~1u;
+    if (v - 4u + n > range) {
+        fprintf(stderr, "zmpi: process %d has used up its %u communicator context ids; "
+                "ending the job\n", zm_net_job.proc, range);
+        zm_net_abort(1);
+    }
+    return v + range * (uint32_t)zm_net_job.proc;
 }
 
 static struct zmpi_comm *comm_alloc(void)
@@ -414,6 +429,13 @@ static int worker_of(int w)
     return zm_ult_get(w)->worker_id;
 }
 
+/* A colour for the worker of local world rank w that no worker of another
+ * process shares. */
+static int worker_color(int w)
+{
+    return zm_net_proc_of(w) * 4096 + worker_of(w);
+}
+
 /* Hardware levels of a zmpi process, largest first: the whole process
  * (one address space: shared memory), and one worker thread, which runs
  * on one core at a time (a core-like level).  Returns the colour of world
@@ -423,11 +445,11 @@ static int hw_color(const char *name, int w, const char **level)
 {
     if (strcmp(name, "mpi_shared_memory") == 0) {
         *level = "mpi_shared_memory";
-        return 0;
+        return zm_net_proc_of(w);
     }
     if (strcmp(name, "zmpi_worker") == 0) {
         *level = "zmpi_worker";
-        return worker_of(w);
+        return worker_color(w);
     }
     return MPI_UNDEFINED;
 }
@@ -440,20 +462,30 @@ static int split_type_color(zm_mpi_rank_t *me, struct zmpi_comm *c, int type, MP
     char val[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     *level = NULL;
+    /* Shared memory is one process's address space: zmpi shares no memory
+     * between processes (docs/net.md), even on one node. */
     if (type == MPI_COMM_TYPE_SHARED) {
         *level = "mpi_shared_memory";
-        return 0;
+        return zm_net_proc_of(me->world_rank);
     }
     if (type == MPI_COMM_TYPE_HW_UNGUIDED) {
-        /* The largest level that makes a strict subset: the worker, when
-         * the (local) group spans several; else there is none. */
+        /* The largest level that makes a strict subset: the process, when
+         * the (local) group spans several; else the worker, when it spans
+         * several; else there is none. */
         struct zmpi_group *g = comm_group(me, c);
         int spans = 0;
+        for (int i = 1; g && i < g->size && !spans; i++)
+            spans = zm_net_proc_of(g->world[i]) != zm_net_proc_of(g->world[0]);
+        if (spans) {
+            zm_mpi_group_unref(g);
+            *level = "mpi_shared_memory";
+            return zm_net_proc_of(me->world_rank);
+        }
         for (int i = 1; g && i < g->size && !spans; i++)
             spans = worker_of(g->world[i]) != worker_of(g->world[0]);
         zm_mpi_group_unref(g);
         *level = spans ? "zmpi_worker" : NULL;
-        return spans ? worker_of(me->world_rank) : MPI_UNDEFINED;
+        return spans ? worker_color(me->world_rank) : MPI_UNDEFINED;
     }
     if (info != MPI_INFO_NULL &&
         PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, val, &flag) ==

@@ -267,6 +267,13 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (c->inter)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): an intercommunicator; files are "
                             "opened by intracommunicators");
+    /* The open file is one object in one address space (src/io/): not
+     * across processes yet.  Every rank finds the same and refuses. */
+    if (zm_net_any_remote(c->p.world, c->p.size))
+        return zm_mpi_file_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(comm=%s): the "
+                                 "communicator's ranks live in several processes; zmpi opens "
+                                 "files only among the ranks of one process (docs/net.md)",
+                                 c->name);
     /* A rank with bad arguments still takes part in the allreduce, so the
      * others fail too instead of waiting for it. */
     rc = open_args_check(fn, filename, amode, info, fh);

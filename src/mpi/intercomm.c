@@ -79,9 +79,58 @@ static struct rdv *rdv_make(const char *tag, const int *wa, int na, const int *w
     return e;
 }
 
+/* The i-th participant of lists wa (na) and wb. */
+static inline int rdv_who(const int *wa, int na, const int *wb, int i)
+{
+    return i < na ? wa[i] : wb[i - na];
+}
+
+/* A rendezvous whose participants live in several processes: the
+ * participant with the lowest world rank draws the contexts and sends
+ * the base to every other one, on MPI_COMM_WORLD's collective context
+ * with a tag made from the key (the k-th calls pair up because messages
+ * between two ranks are never overtaken).  ULT context, blocks. */
+static int rdv_net(const char *tag, const int *wa, int na, const int *wb, int nb,
+                   uint32_t nctx, int me, uint32_t *base)
+{
+    int lead = INT32_MAX;
+    uint32_t h = 2166136261u, b = 0;
+    for (int i = 0; i < na + nb; i++)
+        if (rdv_who(wa, na, wb, i) < lead)
+            lead = rdv_who(wa, na, wb, i);
+    for (const char *k = tag; *k; k++)
+        h = (h ^ (unsigned char)*k) * 16777619u;
+    int t = 0x20000000 | (int)(h & 0x0fffffffu);
+    zm_p2p_comm_t wc = { 1, me, zm_net_job.nranks, NULL, "MPI_COMM_WORLD", 0 };
+    zm_req_t *req = zm_p2p_req_alloc();
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    if (me == lead) {
+        b = zm_mpi_ctx_draw(nctx);
+        for (int i = 0; i < na + nb; i++) {
+            int w = rdv_who(wa, na, wb, i), seen = w == me;
+            for (int j = 0; j < i && !seen; j++)
+                seen = rdv_who(wa, na, wb, j) == w;
+            if (seen)
+                continue;
+            zm_p2p_isend(&wc, &b, sizeof(b), MPI_BYTE, w, t, ZM_SEND_STD, req);
+            zm_p2p_wait(&req, 1, 1);
+        }
+    } else {
+        zm_p2p_recv(&wc, &b, sizeof(b), MPI_BYTE, lead, t, req);
+    }
+    zm_p2p_req_release(req);
+    *base = b;
+    return MPI_SUCCESS;
+}
+
 int zm_mpi_rdv_take(const char *tag, const int *wa, int na, const int *wb, int nb,
                     uint32_t nctx, int me, uint32_t *base)
 {
+    if (ZM_UNLIKELY(zm_net_remote != NULL))
+        for (int i = 0; i < na + nb; i++)
+            if (zm_net_remote[rdv_who(wa, na, wb, i)])
+                return rdv_net(tag, wa, na, wb, nb, nctx, me, base);
     struct rdv **pp, *e;
     int i = -1;
     zm_spin_lock(&rdv_lock);

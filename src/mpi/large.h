@@ -89,7 +89,7 @@ int zm_mpi_too_large(struct zmpi_comm *c, const char *fn, const char *what, int6
 int zm_mpi_count_to_type(struct zmpi_comm *c, const char *fn, MPI_Count *count,
                          MPI_Datatype *dt, MPI_Datatype *tmp);
 
-/* ---- Point-to-point (pt2pt.c, pt2pt_more.c, large_p2p.c) --------------- */
+/* ---- Point-to-point (pt2pt.c, pt2pt_more.c, large.c) ------------------- */
 
 int zm_mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                 int tag, MPI_Comm comm, int mode);
@@ -167,7 +167,14 @@ void zm_mpi_bsend_select(struct zmpi_comm *c);
  * session has no buffer (session.c).  ULT context, the rank owning c. */
 uint32_t zm_mpi_session_bsend_key(const struct zmpi_comm *c);
 
-/* ---- Datatypes (type.c, type_query.c) ----------------------------------- */
+/* ---- Datatypes (type.c, type_query.c, type_pack.c) ---------------------- */
+
+/* Each does what its MPI call does (MPI 4.1 chapter 5), raising errors on
+ * MPI_COMM_SELF's handler (the pack calls: comm's) as `fn`.  The
+ * constructors take arrays of width `wide` (ZM_W32 from the int calls,
+ * ZM_W64 from the _c calls, which also record their arguments as large
+ * counts in the envelope); a new type belongs to the caller.  Any rank,
+ * ULT context. */
 
 int zm_mpi_type_contiguous(const char *fn, MPI_Count count, MPI_Datatype old,
                            MPI_Datatype *newtype, int wide);
@@ -254,6 +261,9 @@ typedef struct zm_mpi_ccall {
  * context, the calling rank (coll_api.c). */
 int zm_mpi_coll(const char *fn, MPI_Comm comm, const zm_mpi_ccall_t *k, int form,
                 MPI_Info info, MPI_Request *request);
+/* The int forms of the collectives call the builders of coll_build.h
+ * directly (one switch less on their fast paths); the _c forms go through
+ * zm_mpi_coll, which reaches the same builders. */
 
 /* MPI_Bcast's direct path in full width (coll_api.c). */
 int zm_mpi_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, int root,
@@ -261,18 +271,36 @@ int zm_mpi_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, in
 
 /* Check call k (as the blocking call of its kind does) and fill `a`.
  * Intracommunicators only.  Returns an MPI error code.  ULT context, the
- * rank owning c (coll_api.c). */
+ * rank owning c (coll_build.c). */
 int zm_mpi_coll_cbuild(struct zmpi_comm *c, const char *fn, const zm_mpi_ccall_t *k,
                        zm_coll_args_t *a);
+
+/* Run call k on intercommunicator c (inter_coll.c's schedules, which take
+ * int counts: large_coll.c narrows them).  request: ZM_INTER_BLOCKING for
+ * the blocking form.  Returns an MPI error code.  ULT context, the rank
+ * owning c. */
+int zm_mpi_coll_inter(struct zmpi_comm *c, const char *fn, MPI_Comm h, const zm_mpi_ccall_t *k,
+                      MPI_Request *request);
 
 /* Make the persistent request of call k (coll_persist.c). */
 int zm_mpi_coll_pinit(const char *fn, MPI_Comm comm, MPI_Info info, const zm_mpi_ccall_t *k,
                       MPI_Request *request);
 
+/* MPI_Op_create_c (user_fn_c, whose length is an MPI_Count) and
+ * MPI_Op_create (user_fn): a user operation of the one given, the other
+ * NULL (coll_api.c). */
+int zm_mpi_op_create(const char *fn, MPI_User_function_c *user_fn_c, int commute, MPI_Op *op,
+                     MPI_User_function *user_fn);
+
+/* MPI_Reduce_local in full width (coll_api.c).  ULT context. */
 int zm_mpi_reduce_local(const char *fn, const void *inbuf, void *inoutbuf, MPI_Count count,
                         MPI_Datatype dt, MPI_Op op);
 
 /* ---- Neighbourhood collectives (neighbor.c) ----------------------------- */
+
+/* The five neighbourhood collectives in form ZM_FORM_* (info and request
+ * for the forms that take them), counts in full width and arrays of width
+ * `wide`.  Returns an MPI error code.  ULT context, the calling rank. */
 
 int zm_mpi_nb_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
                         void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm,
@@ -295,8 +323,16 @@ int zm_mpi_nb_alltoallw(const char *fn, const void *sbuf, const void *scounts,
                         MPI_Comm comm, int form, MPI_Info info, MPI_Request *request,
                         int wide);
 
-/* ---- One-sided communication (rma_api.c, win.c) -------------------------- */
+/* ---- One-sided communication (rma_api.c) ------------------------------- */
 
+/* The request argument of the blocking forms (Put, Get, Accumulate,
+ * Get_accumulate); the request forms pass the user's request pointer. */
+extern const char zm_mpi_rma_blocking_mark;
+#define ZM_RMA_BLOCKING ((MPI_Request *)(uintptr_t)&zm_mpi_rma_blocking_mark)
+
+/* Put (get = 0) or Get (1), and the accumulate family (rbuf NULL and rdt
+ * MPI_DATATYPE_NULL: no result), in full width; done when they return.
+ * Errors are raised on the window's handler as `fn`.  ULT context. */
 int zm_mpi_put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Datatype odt,
                    int t, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win,
                    MPI_Request *request);
@@ -304,6 +340,10 @@ int zm_mpi_accumulate(const char *fn, const void *obuf, MPI_Count ocount, MPI_Da
                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int t, MPI_Aint disp,
                       MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win,
                       MPI_Request *request);
+/* The _c forms of the window constructors and MPI_Win_shared_query, whose
+ * displacement unit is an MPI_Aint.  Windows keep it in an int (win.c),
+ * so these check that it fits and call the int twin, whose checks then
+ * name the int call. */
 int zm_mpi_win_create(const char *fn, void *base, MPI_Aint size, MPI_Aint disp_unit,
                       MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int zm_mpi_win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,

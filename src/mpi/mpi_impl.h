@@ -281,29 +281,9 @@ static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
     return c->coll;
 }
 
-/* A collective call's arguments as the user passed them (the fields its
- * kind does not take are ignored; reductions use rcount and rdt). */
-typedef struct zm_mpi_coll_call {
-    int kind, root;                    /* ZM_COLL_*; rooted collectives */
-    const void *sbuf;                  /* send side */
-    int scount;
-    const int *scounts, *sdispls;
-    MPI_Datatype sdt;
-    const MPI_Datatype *sdts;
-    void *rbuf;                        /* receive side */
-    int rcount;
-    const int *rcounts, *rdispls;
-    MPI_Datatype rdt;
-    const MPI_Datatype *rdts;
-    MPI_Op op;                         /* reductions */
-} zm_mpi_coll_call_t;
-
-/* Check the arguments of call `k` on intracommunicator c as the blocking
- * call of its kind does (raising the error as `fn`) and fill `a`, which
- * points into k's buffers and arrays.  Returns an MPI error code.  ULT
- * context, the rank owning c (coll_api.c). */
-int zm_mpi_coll_build(struct zmpi_comm *c, const char *fn, const zm_mpi_coll_call_t *k,
-                      zm_coll_args_t *a);
+/* A collective call's arguments as the user passed them, in full width,
+ * and the builders that check them: zm_mpi_ccall_t and zm_mpi_coll_cbuild
+ * (large.h, coll_build.c). */
 
 /* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
 void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req);

@@ -20,6 +20,7 @@
  * point-to-point order guarantees.
  */
 #include "topo_impl.h"
+#include "large.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -368,18 +369,21 @@ struct nb_side {
     int mode;                 /* NB_* */
     int send;                 /* 1 for the send side (for messages) */
     char *buf;                /* the user's buffer */
-    int count;                /* NB_SAME, NB_BLOCK */
-    const int *counts;        /* NB_V, NB_W */
-    const int *displs;        /* NB_V, in extents of dt */
+    MPI_Count count;          /* NB_SAME, NB_BLOCK */
+    const void *counts;       /* NB_V, NB_W: of width `wide` (large.h) */
+    const void *displs;       /* NB_V, in extents of dt, of width `wide` */
+    int wide;                 /* ZM_W64: the _c forms' MPI_Count / MPI_Aint arrays */
     const MPI_Aint *bdispls;  /* NB_W, in bytes */
     MPI_Datatype dt;          /* NB_SAME, NB_BLOCK, NB_V */
     const MPI_Datatype *dts;  /* NB_W */
 };
 
-enum { NB_BLOCKING, NB_NONBLOCKING, NB_PERSISTENT };
+enum { NB_BLOCKING = ZM_FORM_BLOCKING, NB_NONBLOCKING = ZM_FORM_NONBLOCKING,
+       NB_PERSISTENT = ZM_FORM_PERSISTENT };
 
 /* Slot k of a side: its buffer, count and type. */
-static void nb_slot(const struct nb_side *s, int k, char **buf, int *count, MPI_Datatype *dt)
+static void nb_slot(const struct nb_side *s, int k, char **buf, MPI_Count *count,
+                    MPI_Datatype *dt)
 {
     switch (s->mode) {
     case NB_SAME:
@@ -389,13 +393,13 @@ static void nb_slot(const struct nb_side *s, int k, char **buf, int *count, MPI_
         *buf = s->buf + (ptrdiff_t)k * s->count * s->dt->extent, *count = s->count, *dt = s->dt;
         break;
     case NB_V:
-        *buf = s->buf + (ptrdiff_t)s->displs[k] * s->dt->extent;
-        *count = s->counts[k], *dt = s->dt;
+        *buf = s->buf + zm_mpi_at(s->displs, s->wide, (size_t)k) * s->dt->extent;
+        *count = zm_mpi_at(s->counts, s->wide, (size_t)k), *dt = s->dt;
         break;
     default:
         /* Byte displacements may be absolute addresses (buf MPI_BOTTOM). */
         *buf = (char *)((uintptr_t)s->buf + (uintptr_t)s->bdispls[k]);
-        *count = s->counts[k], *dt = s->dts[k];
+        *count = zm_mpi_at(s->counts, s->wide, (size_t)k), *dt = s->dts[k];
         break;
     }
 }
@@ -409,7 +413,7 @@ static const void *slot_addr(const struct nb_side *s, int k, MPI_Datatype dt)
     if (s->mode == NB_W)
         off = (intptr_t)s->bdispls[k];
     else if (zm_dt_usable(dt))
-        off = (intptr_t)s->displs[k] * (intptr_t)dt->extent;
+        off = (intptr_t)zm_mpi_at(s->displs, s->wide, (size_t)k) * (intptr_t)dt->extent;
     return (const void *)((uintptr_t)s->buf + (uintptr_t)off);
 }
 
@@ -422,9 +426,9 @@ static int nb_check_side(struct zmpi_comm *c, const char *fn, const struct nb_si
                             "neighbourhood collectives", dir);
     if (s->mode == NB_SAME || s->mode == NB_BLOCK) {
         if (s->count < 0)
-            return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%scount=%d): must be >= 0", dir,
-                                s->count);
-        return zm_mpi_check_buf(c, fn, s->buf, n > 0 ? s->count : 0, s->dt);
+            return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%scount=%lld): must be >= 0", dir,
+                                (long long)s->count);
+        return zm_mpi_check_cbuf(c, fn, s->buf, n > 0 ? s->count : 0, s->dt);
     }
     if (n > 0 && (!s->counts || (s->mode == NB_V ? !s->displs : !s->bdispls) ||
                   (s->mode == NB_W && !s->dts)))
@@ -432,13 +436,14 @@ static int nb_check_side(struct zmpi_comm *c, const char *fn, const struct nb_si
                             "neighbours", dir, s->send ? "s" : "r",
                             s->mode == NB_W ? " or types" : "", n);
     if (s->mode == NB_V && !zm_dt_usable(s->dt))
-        return zm_mpi_check_buf(c, fn, s->buf, 0, s->dt);
+        return zm_mpi_check_cbuf(c, fn, s->buf, 0, s->dt);
     for (int k = 0; k < n; k++) {
-        if (s->counts[k] < 0)
-            return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%scounts[%d]=%d): must be >= 0", dir, k,
-                                s->counts[k]);
+        MPI_Count cnt = zm_mpi_at(s->counts, s->wide, (size_t)k);
+        if (cnt < 0)
+            return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(%scounts[%d]=%lld): must be >= 0", dir,
+                                k, (long long)cnt);
         MPI_Datatype dt = s->mode == NB_W ? s->dts[k] : s->dt;
-        int rc = zm_mpi_check_buf(c, fn, slot_addr(s, k, dt), s->counts[k], dt);
+        int rc = zm_mpi_check_cbuf(c, fn, slot_addr(s, k, dt), cnt, dt);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -453,7 +458,7 @@ static zm_mpi_sched_t *nb_build(struct zmpi_comm *c, MPI_Comm comm, const struct
     zm_mpi_sched_t *s = zm_mpi_sched_new(c, comm, t->nin + t->nout, 0);
     int cart = t->kind == MPI_CART, rc = s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     char *buf;
-    int count;
+    MPI_Count count;
     MPI_Datatype dt;
     for (int k = 0; rc == MPI_SUCCESS && k < t->nin; k++) {
         nb_slot(rcv, k, &buf, &count, &dt);
@@ -483,8 +488,8 @@ static int nb_run_cached(struct zmpi_comm *c, MPI_Comm comm, struct zm_mpi_topo 
     k.ctx = c->p.ctx;
     k.smode = snd->mode;
     k.rmode = rcv->mode;
-    k.scount = snd->count;
-    k.rcount = rcv->count;
+    k.scount = (int)snd->count;
+    k.rcount = (int)rcv->count;
     k.sbuf = snd->buf;
     k.rbuf = rcv->buf;
     k.sdt = snd->dt;
@@ -521,7 +526,9 @@ static int nb_call(const char *fn, MPI_Comm comm, const struct nb_side *snd,
         (rc = nb_check_side(c, fn, rcv, t->nin)) != MPI_SUCCESS)
         return rc;
     zm_p2p_self()->wait_call = fn;
-    if (form == NB_BLOCKING && snd->mode <= NB_BLOCK && rcv->mode <= NB_BLOCK)
+    /* The cache's key holds int counts: larger ones are never cached. */
+    if (form == NB_BLOCKING && snd->mode <= NB_BLOCK && rcv->mode <= NB_BLOCK &&
+        zm_mpi_fits_int(snd->count) && zm_mpi_fits_int(rcv->count))
         return nb_run_cached(c, comm, t, snd, rcv, fn);
     zm_mpi_sched_t *s = nb_build(c, comm, t, snd, rcv);
     if (!s)
@@ -543,47 +550,50 @@ static int nb_call(const char *fn, MPI_Comm comm, const struct nb_side *snd,
 }
 
 /* Side constructors for the fifteen calls below. */
-static struct nb_side side_block(int mode, int send, const void *buf, int count, MPI_Datatype dt)
+static struct nb_side side_block(int mode, int send, const void *buf, MPI_Count count,
+                                 MPI_Datatype dt)
 {
     return (struct nb_side){ .mode = mode, .send = send, .buf = (char *)buf, .count = count,
                              .dt = dt };
 }
 
-static struct nb_side side_v(int send, const void *buf, const int *counts, const int *displs,
-                             MPI_Datatype dt)
+static struct nb_side side_v(int send, const void *buf, const void *counts, const void *displs,
+                             MPI_Datatype dt, int wide)
 {
     return (struct nb_side){ .mode = NB_V, .send = send, .buf = (char *)buf, .counts = counts,
-                             .displs = displs, .dt = dt };
+                             .displs = displs, .dt = dt, .wide = wide };
 }
 
-static struct nb_side side_w(int send, const void *buf, const int *counts,
-                             const MPI_Aint *bdispls, const MPI_Datatype *dts)
+static struct nb_side side_w(int send, const void *buf, const void *counts,
+                             const MPI_Aint *bdispls, const MPI_Datatype *dts, int wide)
 {
     return (struct nb_side){ .mode = NB_W, .send = send, .buf = (char *)buf, .counts = counts,
-                             .bdispls = bdispls, .dts = dts };
+                             .bdispls = bdispls, .dts = dts, .wide = wide };
 }
 
-/* The five operations, each in the three forms. */
-static int nb_allgather(const char *fn, const void *sbuf, int scount, MPI_Datatype sdt,
-                        void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, int form,
-                        MPI_Info info, MPI_Request *request)
+/* The five operations, each in the three forms (form ZM_FORM_*), in full
+ * width: the int calls below and the _c calls (large_gen.c) share them. */
+int zm_mpi_nb_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                        void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm,
+                        int form, MPI_Info info, MPI_Request *request)
 {
     struct nb_side s = side_block(NB_SAME, 1, sbuf, scount, sdt);
     struct nb_side r = side_block(NB_BLOCK, 0, rbuf, rcount, rdt);
     return nb_call(fn, comm, &s, &r, form, info, request);
 }
 
-static int nb_allgatherv(const char *fn, const void *sbuf, int scount, MPI_Datatype sdt,
-                         void *rbuf, const int *rcounts, const int *displs, MPI_Datatype rdt,
-                         MPI_Comm comm, int form, MPI_Info info, MPI_Request *request)
+int zm_mpi_nb_allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                         void *rbuf, const void *rcounts, const void *displs, MPI_Datatype rdt,
+                         MPI_Comm comm, int form, MPI_Info info, MPI_Request *request,
+                         int wide)
 {
     struct nb_side s = side_block(NB_SAME, 1, sbuf, scount, sdt);
-    struct nb_side r = side_v(0, rbuf, rcounts, displs, rdt);
+    struct nb_side r = side_v(0, rbuf, rcounts, displs, rdt, wide);
     return nb_call(fn, comm, &s, &r, form, info, request);
 }
 
-static int nb_alltoall(const char *fn, const void *sbuf, int scount, MPI_Datatype sdt,
-                       void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, int form,
+int zm_mpi_nb_alltoall(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt,
+                       void *rbuf, MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int form,
                        MPI_Info info, MPI_Request *request)
 {
     struct nb_side s = side_block(NB_BLOCK, 1, sbuf, scount, sdt);
@@ -591,30 +601,31 @@ static int nb_alltoall(const char *fn, const void *sbuf, int scount, MPI_Datatyp
     return nb_call(fn, comm, &s, &r, form, info, request);
 }
 
-static int nb_alltoallv(const char *fn, const void *sbuf, const int *scounts, const int *sdispls,
-                        MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
-                        MPI_Datatype rdt, MPI_Comm comm, int form, MPI_Info info,
-                        MPI_Request *request)
+int zm_mpi_nb_alltoallv(const char *fn, const void *sbuf, const void *scounts,
+                        const void *sdispls, MPI_Datatype sdt, void *rbuf, const void *rcounts,
+                        const void *rdispls, MPI_Datatype rdt, MPI_Comm comm, int form,
+                        MPI_Info info, MPI_Request *request, int wide)
 {
-    struct nb_side s = side_v(1, sbuf, scounts, sdispls, sdt);
-    struct nb_side r = side_v(0, rbuf, rcounts, rdispls, rdt);
+    struct nb_side s = side_v(1, sbuf, scounts, sdispls, sdt, wide);
+    struct nb_side r = side_v(0, rbuf, rcounts, rdispls, rdt, wide);
     return nb_call(fn, comm, &s, &r, form, info, request);
 }
 
-static int nb_alltoallw(const char *fn, const void *sbuf, const int *scounts,
+int zm_mpi_nb_alltoallw(const char *fn, const void *sbuf, const void *scounts,
                         const MPI_Aint *sdispls, const MPI_Datatype *sdts, void *rbuf,
-                        const int *rcounts, const MPI_Aint *rdispls, const MPI_Datatype *rdts,
-                        MPI_Comm comm, int form, MPI_Info info, MPI_Request *request)
+                        const void *rcounts, const MPI_Aint *rdispls, const MPI_Datatype *rdts,
+                        MPI_Comm comm, int form, MPI_Info info, MPI_Request *request,
+                        int wide)
 {
-    struct nb_side s = side_w(1, sbuf, scounts, sdispls, sdts);
-    struct nb_side r = side_w(0, rbuf, rcounts, rdispls, rdts);
+    struct nb_side s = side_w(1, sbuf, scounts, sdispls, sdts, wide);
+    struct nb_side r = side_w(0, rbuf, rcounts, rdispls, rdts, wide);
     return nb_call(fn, comm, &s, &r, form, info, request);
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return nb_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
                         recvcount, recvtype, comm, NB_BLOCKING, MPI_INFO_NULL, NULL);
 }
 ZM_WEAK(Neighbor_allgather)
@@ -623,7 +634,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    return nb_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
                         recvcount, recvtype, comm, NB_NONBLOCKING, MPI_INFO_NULL, request);
 }
 ZM_WEAK(Ineighbor_allgather)
@@ -632,7 +643,7 @@ int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return nb_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf,
                         recvcount, recvtype, comm, NB_PERSISTENT, info, request);
 }
 ZM_WEAK(Neighbor_allgather_init)
@@ -641,8 +652,8 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return nb_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcounts, displs, recvtype, comm, NB_BLOCKING, MPI_INFO_NULL, NULL);
+    return zm_mpi_nb_allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcounts, displs, recvtype, comm, NB_BLOCKING, MPI_INFO_NULL, NULL, ZM_W32);
 }
 ZM_WEAK(Neighbor_allgatherv)
 
@@ -650,9 +661,9 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return nb_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
                          recvcounts, displs, recvtype, comm, NB_NONBLOCKING, MPI_INFO_NULL,
-                         request);
+                         request, ZM_W32);
 }
 ZM_WEAK(Ineighbor_allgatherv)
 
@@ -661,15 +672,15 @@ int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Dataty
                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                   MPI_Request *request)
 {
-    return nb_allgatherv("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
-                         recvcounts, displs, recvtype, comm, NB_PERSISTENT, info, request);
+    return zm_mpi_nb_allgatherv("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                         recvcounts, displs, recvtype, comm, NB_PERSISTENT, info, request, ZM_W32);
 }
 ZM_WEAK(Neighbor_allgatherv_init)
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return nb_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf,
                        recvcount, recvtype, comm, NB_BLOCKING, MPI_INFO_NULL, NULL);
 }
 ZM_WEAK(Neighbor_alltoall)
@@ -678,7 +689,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    return nb_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf,
                        recvcount, recvtype, comm, NB_NONBLOCKING, MPI_INFO_NULL, request);
 }
 ZM_WEAK(Ineighbor_alltoall)
@@ -687,7 +698,7 @@ int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype
                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                 MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return nb_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf,
+    return zm_mpi_nb_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf,
                        recvcount, recvtype, comm, NB_PERSISTENT, info, request);
 }
 ZM_WEAK(Neighbor_alltoall_init)
@@ -696,9 +707,9 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return nb_alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype,
+    return zm_mpi_nb_alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype,
                         recvbuf, recvcounts, rdispls, recvtype, comm, NB_BLOCKING,
-                        MPI_INFO_NULL, NULL);
+                        MPI_INFO_NULL, NULL, ZM_W32);
 }
 ZM_WEAK(Neighbor_alltoallv)
 
@@ -707,9 +718,9 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    return nb_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype,
+    return zm_mpi_nb_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype,
                         recvbuf, recvcounts, rdispls, recvtype, comm, NB_NONBLOCKING,
-                        MPI_INFO_NULL, request);
+                        MPI_INFO_NULL, request, ZM_W32);
 }
 ZM_WEAK(Ineighbor_alltoallv)
 
@@ -719,9 +730,9 @@ int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    return nb_alltoallv("MPI_Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype,
+    return zm_mpi_nb_alltoallv("MPI_Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype,
                         recvbuf, recvcounts, rdispls, recvtype, comm, NB_PERSISTENT, info,
-                        request);
+                        request, ZM_W32);
 }
 ZM_WEAK(Neighbor_alltoallv_init)
 
@@ -730,9 +741,9 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return nb_alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes,
+    return zm_mpi_nb_alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes,
                         recvbuf, recvcounts, rdispls, recvtypes, comm, NB_BLOCKING,
-                        MPI_INFO_NULL, NULL);
+                        MPI_INFO_NULL, NULL, ZM_W32);
 }
 ZM_WEAK(Neighbor_alltoallw)
 
@@ -742,9 +753,9 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request)
 {
-    return nb_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes,
+    return zm_mpi_nb_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes,
                         recvbuf, recvcounts, rdispls, recvtypes, comm, NB_NONBLOCKING,
-                        MPI_INFO_NULL, request);
+                        MPI_INFO_NULL, request, ZM_W32);
 }
 ZM_WEAK(Ineighbor_alltoallw)
 
@@ -754,8 +765,8 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    return nb_alltoallw("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes,
+    return zm_mpi_nb_alltoallw("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes,
                         recvbuf, recvcounts, rdispls, recvtypes, comm, NB_PERSISTENT, info,
-                        request);
+                        request, ZM_W32);
 }
 ZM_WEAK(Neighbor_alltoallw_init)

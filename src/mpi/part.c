@@ -336,6 +336,12 @@ static int pinit_check(struct zmpi_comm *c, const struct pinit_args *a, int send
                             "receives need a specific source");
     if ((rc = zm_mpi_check_rank(c, fn, who, a->peer, 0)) != MPI_SUCCESS)
         return rc;
+    /* The channel lives in this process's memory (see the top): a peer in
+     * another process cannot reach it (docs/net.md). */
+    if (a->peer >= 0 && zm_net_is_remote(c->p.world ? c->p.world[a->peer] : a->peer))
+        return zm_mpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(%s=%d): that rank lives "
+                            "in another process; zmpi's partitioned communication works only "
+                            "between the ranks of one process (docs/net.md)", who, a->peer);
     if (a->tag == MPI_ANY_TAG)
         return zm_mpi_error(c, MPI_ERR_TAG, fn, "(tag=MPI_ANY_TAG): partitioned receives need "
                             "a specific tag");

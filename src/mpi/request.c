@@ -2,7 +2,7 @@
  * request.c: waiting, testing, persistent requests, cancel and status
  * queries.
  */
-#include "mpi_impl.h"
+#include "large.h"
 
 #include <stdlib.h>
 
@@ -422,87 +422,45 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 }
 ZM_WEAK(Test_cancelled)
 
-static int count_common(const char *fn, const MPI_Status *status, MPI_Datatype dt, int *count,
-                        int elements)
+/* The int form of a count of MPI_Get_count or MPI_Get_elements (the
+ * internal's status rc, full-width count n): MPI_UNDEFINED where an int
+ * cannot hold it (MPI 4.1 section 3.2.5). */
+static int count_narrow(int rc, MPI_Count n, int *count)
 {
-    if (!status || status == MPI_STATUS_IGNORE)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "status is not a status");
-    if (!zm_dt_valid(dt))
-        return zm_mpi_error(NULL, MPI_ERR_TYPE, fn, "invalid datatype");
-    MPI_Count bytes = status->zmpi_bytes;
-    if (dt->size == 0) {
-        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    if (elements) {
-        int64_t n = zm_dt_elements(dt, (size_t)bytes);
-        *count = n < 0 || n > INT32_MAX ? MPI_UNDEFINED : (int)n;
-        return MPI_SUCCESS;
-    }
-    MPI_Count whole = bytes / (MPI_Count)dt->size, rest = bytes % (MPI_Count)dt->size;
-    *count = rest || whole > INT32_MAX ? MPI_UNDEFINED : (int)whole;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        *count = zm_mpi_fits_int(n) ? (int)n : MPI_UNDEFINED;
+    return rc;
 }
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype dt, int *count)
 {
-    return count_common("MPI_Get_count", status, dt, count, 0);
+    MPI_Count n;
+    int rc = zm_mpi_status_count("MPI_Get_count", status, dt, count ? &n : NULL, 0);
+    return count_narrow(rc, n, count);
 }
 ZM_WEAK(Get_count)
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype dt, int *count)
 {
-    return count_common("MPI_Get_elements", status, dt, count, 1);
+    MPI_Count n;
+    int rc = zm_mpi_status_count("MPI_Get_elements", status, dt, count ? &n : NULL, 1);
+    return count_narrow(rc, n, count);
 }
 ZM_WEAK(Get_elements)
-
-static int init_common(const char *fn, void *buf, int count, MPI_Datatype dt, int peer,
-                       int tag, MPI_Comm comm, int kind, int mode, MPI_Request *request)
-{
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
-    int rc = zm_mpi_check_comm(me, comm, fn, &c);
-    if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(c, fn, buf, count, dt);
-    if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_rank(c, fn, kind == ZM_REQ_SEND ? "dest" : "source", peer,
-                               kind == ZM_REQ_RECV);
-    if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_tag(c, fn, tag, kind == ZM_REQ_RECV);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_req_t *r = zm_p2p_req_alloc();
-    if (!r)
-        return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
-    r->kind = (uint8_t)kind;
-    r->mode = (uint8_t)mode;
-    r->persistent = 1;
-    r->active = 0;
-    r->buf = buf;
-    r->count = (size_t)count;
-    r->dt = dt;
-    zm_mpi_req_hold(r, dt);
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = comm;
-    atomic_store(&r->cstate, ZM_REQ_DONE);
-    *request = r;
-    return MPI_SUCCESS;
-}
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    return init_common("MPI_Send_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
-                       ZM_SEND_STD, request);
+    return zm_mpi_p2p_init("MPI_Send_init", buf, count, dt, dest, tag, comm, request,
+                           ZM_REQ_SEND, ZM_SEND_STD);
 }
 ZM_WEAK(Send_init)
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return init_common("MPI_Ssend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
-                       ZM_SEND_SYNC, request);
+    return zm_mpi_p2p_init("MPI_Ssend_init", buf, count, dt, dest, tag, comm, request,
+                           ZM_REQ_SEND, ZM_SEND_SYNC);
 }
 ZM_WEAK(Ssend_init)
 
@@ -511,24 +469,24 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int t
 {
     /* Each start copies the message into the attached buffer, as MPI_Ibsend
      * does; a start that does not fit fails with MPI_ERR_BUFFER. */
-    return init_common("MPI_Bsend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
-                       ZM_SEND_BUFFERED, request);
+    return zm_mpi_p2p_init("MPI_Bsend_init", buf, count, dt, dest, tag, comm, request,
+                           ZM_REQ_SEND, ZM_SEND_BUFFERED);
 }
 ZM_WEAK(Bsend_init)
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
-    return init_common("MPI_Rsend_init", (void *)buf, count, dt, dest, tag, comm, ZM_REQ_SEND,
-                       ZM_SEND_READY, request);
+    return zm_mpi_p2p_init("MPI_Rsend_init", buf, count, dt, dest, tag, comm, request,
+                           ZM_REQ_SEND, ZM_SEND_READY);
 }
 ZM_WEAK(Rsend_init)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return init_common("MPI_Recv_init", buf, count, dt, source, tag, comm, ZM_REQ_RECV,
-                       ZM_SEND_STD, request);
+    return zm_mpi_p2p_init("MPI_Recv_init", buf, count, dt, source, tag, comm, request,
+                           ZM_REQ_RECV, ZM_SEND_STD);
 }
 ZM_WEAK(Recv_init)
 

@@ -11,7 +11,7 @@
  * flush (the mpi4py.util.sync pattern) lets the rank that will set the
  * flag run.
  */
-#include "mpi_impl.h"
+#include "large.h"
 
 #include "rma/rma.h"
 
@@ -42,12 +42,12 @@ static int win_enter(const char *fn, MPI_Win win)
 }
 
 /* A (count, datatype) argument that describes data. */
-static int data_check(struct zmpi_win *w, const char *fn, const char *what, int count,
+static int data_check(struct zmpi_win *w, const char *fn, const char *what, MPI_Count count,
                       MPI_Datatype dt)
 {
     if (count < 0)
-        return zm_mpi_win_error(w, MPI_ERR_COUNT, fn, "(%s_count=%d): must be >= 0", what,
-                                count);
+        return zm_mpi_win_error(w, MPI_ERR_COUNT, fn, "(%s_count=%lld): must be >= 0", what,
+                                (long long)count);
     if (!zm_dt_valid(dt))
         return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_datatype=%s): invalid datatype", what,
                                 dt == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a type");
@@ -71,8 +71,8 @@ static int has_passive(const struct zmpi_win *w, int t)
 
 /* Where (count, dt) at displacement disp of target t lies, checked to be
  * inside the target's window.  Sets *addr, or raises MPI_ERR_RMA_RANGE. */
-static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp, int count,
-                        MPI_Datatype dt, char **addr)
+static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp,
+                        MPI_Count count, MPI_Datatype dt, char **addr)
 {
     ptrdiff_t lo = 0, hi = 0;
     if (count > 0 && dt->size > 0) {
@@ -86,14 +86,14 @@ static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp
         return MPI_SUCCESS;
     if (dyn)
         return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
-                                "target_count=%d, target_datatype=%s): not inside memory "
+                                "target_count=%lld, target_datatype=%s): not inside memory "
                                 "attached by the target to window %s", t, (long long)disp,
-                                count, dt->name, wname(w));
+                                (long long)count, dt->name, wname(w));
     zm_rma_target_t *tg = &w->rma->t[t];
     return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
-                            "target_count=%d, target_datatype=%s): bytes [%lld, %lld) are "
+                            "target_count=%lld, target_datatype=%s): bytes [%lld, %lld) are "
                             "outside the target's window %s of %zu bytes (disp_unit %d)", t,
-                            (long long)disp, count, dt->name,
+                            (long long)disp, (long long)count, dt->name,
                             (long long)(disp * tg->disp_unit + lo),
                             (long long)(disp * tg->disp_unit + hi), wname(w), tg->size,
                             tg->disp_unit);
@@ -101,8 +101,8 @@ static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp
 
 /* The target side of every operation: rank, epoch, datatype and range.
  * *addr is NULL for MPI_PROC_NULL (nothing to do). */
-static int target_check(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp, int count,
-                        MPI_Datatype dt, int passive, char **addr)
+static int target_check(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp,
+                        MPI_Count count, MPI_Datatype dt, int passive, char **addr)
 {
     *addr = NULL;
     int rc = data_check(w, fn, "target", count, dt);
@@ -122,23 +122,25 @@ static int target_check(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp
 }
 
 /* Origin and target must hold the same amount of data. */
-static int match_check(struct zmpi_win *w, const char *fn, const char *what, int count,
-                       MPI_Datatype dt, int tcount, MPI_Datatype tdt)
+static int match_check(struct zmpi_win *w, const char *fn, const char *what, MPI_Count count,
+                       MPI_Datatype dt, MPI_Count tcount, MPI_Datatype tdt)
 {
     size_t a = zm_dt_bytes(dt, (size_t)count), b = zm_dt_bytes(tdt, (size_t)tcount);
     if (a == b)
         return MPI_SUCCESS;
-    return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_count=%d, %s_datatype=%s: %zu bytes; "
-                            "target_count=%d, target_datatype=%s: %zu bytes): datatype "
-                            "mismatch on window %s", what, count, what, dt->name, a, tcount,
-                            tdt->name, b, wname(w));
+    return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_count=%lld, %s_datatype=%s: %zu bytes; "
+                            "target_count=%lld, target_datatype=%s: %zu bytes): datatype "
+                            "mismatch on window %s", what, (long long)count, what, dt->name, a,
+                            (long long)tcount, tdt->name, b, wname(w));
 }
 
 /* ---- Put and Get ----------------------------------------------------------- */
 
-/* Put (get = 0) or Get (get = 1), checked and done. */
-static int put_get(const char *fn, int get, void *obuf, int ocount, MPI_Datatype odt, int t,
-                   MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win, int passive)
+/* Put (get = 0) or Get (get = 1), checked and done; passive: the
+ * request forms' epoch rule. */
+static int put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                   int t, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win,
+                   int passive)
 {
     int rc = win_enter(fn, win);
     if (rc != MPI_SUCCESS)
@@ -158,12 +160,30 @@ static int put_get(const char *fn, int get, void *obuf, int ocount, MPI_Datatype
     return MPI_SUCCESS;
 }
 
+static int done_request(struct zmpi_win *w, const char *fn, int rc, MPI_Request *request);
+static int req_arg(const char *fn, MPI_Win win, MPI_Request *request);
+
+/* What ZM_RMA_BLOCKING points at. */
+const char zm_mpi_rma_blocking_mark;
+
+int zm_mpi_put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                   int t, MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win,
+                   MPI_Request *request)
+{
+    if (request == ZM_RMA_BLOCKING)
+        return put_get(fn, get, obuf, ocount, odt, t, disp, tcount, tdt, win, 0);
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = put_get(fn, get, obuf, ocount, odt, t, disp, tcount, tdt, win, 1);
+    return done_request(win, fn, rc, request);
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
-    return put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
-                   target_rank, target_disp, target_count, target_datatype, win, 0);
+    return zm_mpi_put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
 }
 ZM_WEAK(Put)
 
@@ -171,8 +191,8 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
-    return put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
-                   target_disp, target_count, target_datatype, win, 0);
+    return zm_mpi_put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
+                          target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
 }
 ZM_WEAK(Get)
 
@@ -181,14 +201,14 @@ ZM_WEAK(Get)
 /* The arguments of an accumulate-family call. */
 struct acc {
     const void *obuf;
-    int ocount;
+    MPI_Count ocount;
     MPI_Datatype odt;
     void *rbuf;                    /* result (Get_accumulate), or NULL */
-    int rcount;
+    MPI_Count rcount;
     MPI_Datatype rdt;
     int t;
     MPI_Aint disp;
-    int tcount;
+    MPI_Count tcount;
     MPI_Datatype tdt;
     MPI_Op op;
 };
@@ -256,13 +276,27 @@ static int accumulate(const char *fn, const struct acc *a, MPI_Win win, int pass
     return MPI_SUCCESS;
 }
 
+int zm_mpi_accumulate(const char *fn, const void *obuf, MPI_Count ocount, MPI_Datatype odt,
+                      void *rbuf, MPI_Count rcount, MPI_Datatype rdt, int t, MPI_Aint disp,
+                      MPI_Count tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win,
+                      MPI_Request *request)
+{
+    struct acc a = { obuf, ocount, odt, rbuf, rcount, rdt, t, disp, tcount, tdt, op };
+    if (request == ZM_RMA_BLOCKING)
+        return accumulate(fn, &a, win, 0);
+    int rc = req_arg(fn, win, request);
+    if (rc == MPI_SUCCESS)
+        rc = accumulate(fn, &a, win, 1);
+    return done_request(win, fn, rc, request);
+}
+
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    struct acc a = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
-                     target_disp, target_count, target_datatype, op };
-    return accumulate("MPI_Accumulate", &a, win, 0);
+    return zm_mpi_accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL,
+                             0, MPI_DATATYPE_NULL, target_rank, target_disp, target_count,
+                             target_datatype, op, win, ZM_RMA_BLOCKING);
 }
 ZM_WEAK(Accumulate)
 
@@ -271,10 +305,9 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    struct acc a = { origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                     result_datatype, target_rank, target_disp, target_count,
-                     target_datatype, op };
-    return accumulate("MPI_Get_accumulate", &a, win, 0);
+    return zm_mpi_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype,
+                             result_addr, result_count, result_datatype, target_rank,
+                             target_disp, target_count, target_datatype, op, win, ZM_RMA_BLOCKING);
 }
 ZM_WEAK(Get_accumulate)
 
@@ -364,12 +397,9 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    const char *fn = "MPI_Rput";
-    int rc = req_arg(fn, win, request);
-    if (rc == MPI_SUCCESS)
-        rc = put_get(fn, 0, (void *)origin_addr, origin_count, origin_datatype, target_rank,
-                     target_disp, target_count, target_datatype, win, 1);
-    return done_request(win, fn, rc, request);
+    return zm_mpi_put_get("MPI_Rput", 0, (void *)origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, win,
+                          request);
 }
 ZM_WEAK(Rput)
 
@@ -377,12 +407,9 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    const char *fn = "MPI_Rget";
-    int rc = req_arg(fn, win, request);
-    if (rc == MPI_SUCCESS)
-        rc = put_get(fn, 1, origin_addr, origin_count, origin_datatype, target_rank,
-                     target_disp, target_count, target_datatype, win, 1);
-    return done_request(win, fn, rc, request);
+    return zm_mpi_put_get("MPI_Rget", 1, origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, win,
+                          request);
 }
 ZM_WEAK(Rget)
 
@@ -391,13 +418,10 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request *request)
 {
-    const char *fn = "MPI_Raccumulate";
-    struct acc a = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
-                     target_disp, target_count, target_datatype, op };
-    int rc = req_arg(fn, win, request);
-    if (rc == MPI_SUCCESS)
-        rc = accumulate(fn, &a, win, 1);
-    return done_request(win, fn, rc, request);
+    return zm_mpi_accumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype,
+                             NULL, 0, MPI_DATATYPE_NULL, target_rank, target_disp,
+                             target_count, target_datatype, op, win,
+                             request);
 }
 ZM_WEAK(Raccumulate)
 
@@ -407,14 +431,10 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPI_Win win, MPI_Request *request)
 {
-    const char *fn = "MPI_Rget_accumulate";
-    struct acc a = { origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                     result_datatype, target_rank, target_disp, target_count,
-                     target_datatype, op };
-    int rc = req_arg(fn, win, request);
-    if (rc == MPI_SUCCESS)
-        rc = accumulate(fn, &a, win, 1);
-    return done_request(win, fn, rc, request);
+    return zm_mpi_accumulate("MPI_Rget_accumulate", origin_addr, origin_count,
+                             origin_datatype, result_addr, result_count, result_datatype,
+                             target_rank, target_disp, target_count, target_datatype, op, win,
+                             request);
 }
 ZM_WEAK(Rget_accumulate)
 
@@ -780,3 +800,53 @@ int PMPI_Win_sync(MPI_Win win)
     return flush("MPI_Win_sync", win, 0, 1, 0);
 }
 ZM_WEAK(Win_sync)
+
+/* ---- Window constructors with an MPI_Aint displacement unit ---------------- */
+
+/* Windows keep their displacement unit in an int (win.c, src/rma/): a
+ * larger one is refused, naming the _c call. */
+static int unit_check(const char *fn, MPI_Comm comm, MPI_Aint disp_unit)
+{
+    if (disp_unit > 0 && disp_unit <= INT32_MAX)
+        return MPI_SUCCESS;
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c = NULL;
+    if (zm_mpi_check_comm(me, comm, fn, &c) != MPI_SUCCESS)
+        c = NULL;
+    return zm_mpi_error(c, MPI_ERR_DISP, fn, "(disp_unit=%lld): must be > 0 and at most "
+                        "2^31 - 1", (long long)disp_unit);
+}
+
+int zm_mpi_win_create(const char *fn, void *base, MPI_Aint size, MPI_Aint disp_unit,
+                      MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rc = unit_check(fn, comm, disp_unit);
+    return rc != MPI_SUCCESS ? rc : PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
+}
+
+int zm_mpi_win_allocate(const char *fn, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                        MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = unit_check(fn, comm, disp_unit);
+    return rc != MPI_SUCCESS ? rc
+                             : PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
+}
+
+int zm_mpi_win_allocate_shared(const char *fn, MPI_Aint size, MPI_Aint disp_unit,
+                               MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = unit_check(fn, comm, disp_unit);
+    return rc != MPI_SUCCESS ? rc : PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm,
+                                                             baseptr, win);
+}
+
+int zm_mpi_win_shared_query(const char *fn, MPI_Win win, int rank, MPI_Aint *size,
+                            MPI_Aint *disp_unit, void *baseptr)
+{
+    (void)fn;
+    int unit;
+    int rc = PMPI_Win_shared_query(win, rank, size, disp_unit ? &unit : NULL, baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = unit;
+    return rc;
+}

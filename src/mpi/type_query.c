@@ -3,7 +3,7 @@
  * element counts, addresses), MPI_Pack/MPI_Unpack, their external32 forms,
  * and the deprecated MPI-1 datatype calls as thin wrappers.
  */
-#include "mpi_impl.h"
+#include "large.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,104 +18,135 @@ static int check_ptr(const char *fn, const char *what, const void *p)
     return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer", what);
 }
 
-int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
+int zm_mpi_type_size(const char *fn, MPI_Datatype dt, MPI_Count *size)
 {
-    int rc = zm_mpi_check_type("MPI_Type_size_x", "datatype", dt);
+    int rc = zm_mpi_check_type(fn, "datatype", dt);
     if (rc == MPI_SUCCESS)
-        rc = check_ptr("MPI_Type_size_x", "size", size);
+        rc = check_ptr(fn, "size", size);
     if (rc == MPI_SUCCESS)
         *size = (MPI_Count)dt->size;
     return rc;
+}
+
+int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
+{
+    return zm_mpi_type_size("MPI_Type_size_x", dt, size);
 }
 ZM_WEAK(Type_size_x)
 
 int PMPI_Type_size(MPI_Datatype dt, int *size)
 {
-    int rc = zm_mpi_check_type("MPI_Type_size", "datatype", dt);
+    MPI_Count n;
+    int rc = zm_mpi_type_size("MPI_Type_size", dt, size ? &n : NULL);
+    /* MPI 4.1 section 5.1.5: a size an int cannot hold is MPI_UNDEFINED. */
     if (rc == MPI_SUCCESS)
-        rc = check_ptr("MPI_Type_size", "size", size);
-    if (rc == MPI_SUCCESS)
-        *size = dt->size > INT32_MAX ? MPI_UNDEFINED : (int)dt->size;
+        *size = zm_mpi_fits_int(n) ? (int)n : MPI_UNDEFINED;
     return rc;
 }
 ZM_WEAK(Type_size)
 
+/* Bounds of dt: its lower bound and extent, or its true ones. */
+static int extent_of(const char *fn, MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent, int true_)
+{
+    int rc = zm_mpi_check_type(fn, "datatype", dt);
+    if (rc == MPI_SUCCESS && (!lb || !extent))
+        rc = check_ptr(fn, true_ ? "true_lb or true_extent" : "lb or extent", NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *lb = true_ ? dt->true_lb : dt->lb;
+    *extent = true_ ? dt->true_ub - dt->true_lb : dt->extent;
+    return MPI_SUCCESS;
+}
+
+int zm_mpi_type_get_extent(const char *fn, MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_of(fn, dt, lb, extent, 0);
+}
+
+int zm_mpi_type_get_true_extent(const char *fn, MPI_Datatype dt, MPI_Count *lb,
+                                MPI_Count *extent)
+{
+    return extent_of(fn, dt, lb, extent, 1);
+}
+
+/* MPI_Aint and MPI_Count are both 64 bits here, so the int forms and the
+ * _x forms write straight through. */
 int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
-    int rc = zm_mpi_check_type("MPI_Type_get_extent", "datatype", dt);
-    if (rc == MPI_SUCCESS && (!lb || !extent))
-        rc = check_ptr("MPI_Type_get_extent", "lb or extent", NULL);
-    if (rc == MPI_SUCCESS) {
-        *lb = dt->lb;
-        *extent = dt->extent;
-    }
-    return rc;
+    return zm_mpi_type_get_extent("MPI_Type_get_extent", dt, lb, extent);
 }
 ZM_WEAK(Type_get_extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 {
-    MPI_Aint l, e;
-    int rc = PMPI_Type_get_extent(dt, &l, &e);
-    if (rc == MPI_SUCCESS && lb && extent) {
-        *lb = l;
-        *extent = e;
-    }
-    return rc;
+    return zm_mpi_type_get_extent("MPI_Type_get_extent_x", dt, lb, extent);
 }
 ZM_WEAK(Type_get_extent_x)
 
 int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
-    int rc = zm_mpi_check_type("MPI_Type_get_true_extent", "datatype", dt);
-    if (rc == MPI_SUCCESS && (!lb || !extent))
-        rc = check_ptr("MPI_Type_get_true_extent", "true_lb or true_extent", NULL);
-    if (rc == MPI_SUCCESS) {
-        *lb = dt->true_lb;
-        *extent = dt->true_ub - dt->true_lb;
-    }
-    return rc;
+    return zm_mpi_type_get_true_extent("MPI_Type_get_true_extent", dt, lb, extent);
 }
 ZM_WEAK(Type_get_true_extent)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 {
-    MPI_Aint l, e;
-    int rc = PMPI_Type_get_true_extent(dt, &l, &e);
-    if (rc == MPI_SUCCESS && lb && extent) {
-        *lb = l;
-        *extent = e;
-    }
-    return rc;
+    return zm_mpi_type_get_true_extent("MPI_Type_get_true_extent_x", dt, lb, extent);
 }
 ZM_WEAK(Type_get_true_extent_x)
 
-int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *combiner)
+int zm_mpi_type_get_envelope(const char *fn, MPI_Datatype dt, MPI_Count *ni, MPI_Count *na,
+                             MPI_Count *nc, MPI_Count *nd, int *combiner)
 {
-    const char *fn = "MPI_Type_get_envelope";
     int rc = zm_mpi_check_type(fn, "datatype", dt);
-    if (rc == MPI_SUCCESS && (!ni || !na || !nd || !combiner))
+    if (rc == MPI_SUCCESS && (!ni || !na || !nc || !nd || !combiner))
         rc = check_ptr(fn, "an output argument", NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!dt->d) {
-        *ni = *na = *nd = 0;
+        *ni = *na = *nc = *nd = 0;
         *combiner = MPI_COMBINER_NAMED;
         return MPI_SUCCESS;
     }
     *ni = dt->d->ni;
     *na = dt->d->na;
+    *nc = (MPI_Count)dt->d->nc;
     *nd = dt->d->nd;
     *combiner = dt->d->combiner;
     return MPI_SUCCESS;
 }
+
+/* A type made by a _c constructor has large counts in its envelope, which
+ * the int forms cannot return (MPI 4.1 section 5.1.13). */
+static int envelope_large(const char *fn, MPI_Datatype dt)
+{
+    return zm_mpi_error(NULL, MPI_ERR_VALUE_TOO_LARGE, fn, "(datatype=%s): made by a large-count "
+                        "constructor, its envelope holds %zu large counts; call %s_c", dt->name,
+                        dt->d->nc, fn);
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *combiner)
+{
+    const char *fn = "MPI_Type_get_envelope";
+    MPI_Count i, a, c, d;
+    int rc = zm_mpi_type_get_envelope(fn, dt, ni ? &i : NULL, na ? &a : NULL, &c,
+                                      nd ? &d : NULL, combiner);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c)
+        return envelope_large(fn, dt);
+    *ni = (int)i;
+    *na = (int)a;
+    *nd = (int)d;
+    return MPI_SUCCESS;
+}
 ZM_WEAK(Type_get_envelope)
 
-int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
-                           int max_datatypes, int ints[], MPI_Aint aints[],
-                           MPI_Datatype types[])
+int zm_mpi_type_get_contents(const char *fn, MPI_Datatype dt, MPI_Count max_integers,
+                             MPI_Count max_addresses, MPI_Count max_large_counts,
+                             MPI_Count max_datatypes, int ints[], MPI_Aint aints[],
+                             MPI_Count counts[], MPI_Datatype types[])
 {
-    const char *fn = "MPI_Type_get_contents";
     int rc = zm_mpi_check_type(fn, "datatype", dt);
     if (rc == MPI_SUCCESS && !dt->d)
         rc = zm_mpi_error(NULL, MPI_ERR_TYPE, fn, "(datatype=%s): predefined datatypes have "
@@ -123,13 +154,19 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
     if (rc != MPI_SUCCESS)
         return rc;
     const struct zm_dt_derived *d = dt->d;
-    if (max_integers < d->ni || max_addresses < d->na || max_datatypes < d->nd)
+    if (max_integers < d->ni || max_addresses < d->na || max_datatypes < d->nd ||
+        max_large_counts < (MPI_Count)d->nc)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "arrays too small: need %d integers, %d "
-                            "addresses, %d datatypes", d->ni, d->na, d->nd);
-    if ((d->ni && !ints) || (d->na && !aints) || (d->nd && !types))
+                            "addresses, %zu large counts, %d datatypes", d->ni, d->na, d->nc,
+                            d->nd);
+    if ((d->ni && !ints) || (d->na && !aints) || (d->nd && !types) || (d->nc && !counts))
         return check_ptr(fn, "an output array", NULL);
-    memcpy(ints, d->ints, (size_t)d->ni * sizeof(int));
-    memcpy(aints, d->aints, (size_t)d->na * sizeof(MPI_Aint));
+    if (d->ni)
+        memcpy(ints, d->ints, (size_t)d->ni * sizeof(int));
+    if (d->na)
+        memcpy(aints, d->aints, (size_t)d->na * sizeof(MPI_Aint));
+    if (d->nc)
+        memcpy(counts, d->counts, d->nc * sizeof(MPI_Count));
     /* Derived types come back as new handles the caller frees. */
     for (int i = 0; i < d->nd; i++) {
         const zm_dt_t *t = d->types[i];
@@ -151,6 +188,17 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
         types[i] = c;
     }
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
+                           int max_datatypes, int ints[], MPI_Aint aints[],
+                           MPI_Datatype types[])
+{
+    const char *fn = "MPI_Type_get_contents";
+    if (zm_dt_valid(dt) && !dt->freed && dt->d && dt->d->nc)
+        return envelope_large(fn, dt);
+    return zm_mpi_type_get_contents(fn, dt, max_integers, max_addresses, 0, max_datatypes,
+                                    ints, aints, NULL, types);
 }
 ZM_WEAK(Type_get_contents)
 
@@ -246,19 +294,7 @@ ZM_WEAK(Type_get_name)
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype dt, MPI_Count *count)
 {
-    const char *fn = "MPI_Get_elements_x";
-    if (!status || status == MPI_STATUS_IGNORE)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "status is not a status");
-    int rc = zm_mpi_check_type(fn, "datatype", dt);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "count", count);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    int64_t n = zm_dt_elements(dt, (size_t)status->zmpi_bytes);
-    if (dt->size == 0 && status->zmpi_bytes != 0)
-        n = -1;
-    *count = n < 0 ? MPI_UNDEFINED : n;
-    return MPI_SUCCESS;
+    return zm_mpi_status_count("MPI_Get_elements_x", status, dt, count, 1);
 }
 ZM_WEAK(Get_elements_x)
 
@@ -282,183 +318,6 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 ZM_WEAK(Aint_diff)
-
-/* ---- Pack and unpack --------------------------------------------------- */
-
-/* Checks shared by the pack calls: a communicator (if any), a buffer of
- * count elements of a committed type.  comm MPI_COMM_NULL-free variants
- * (external32) pass check_comm = 0. */
-static int pack_check(const char *fn, MPI_Comm comm, int check_comm, const void *buf,
-                      int count, MPI_Datatype dt, struct zmpi_comm **c)
-{
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    *c = NULL;
-    int rc = check_comm ? zm_mpi_check_comm(me, comm, fn, c) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_buf(*c, fn, buf, count, dt);
-    return rc;
-}
-
-int PMPI_Pack_size(int incount, MPI_Datatype dt, MPI_Comm comm, int *size)
-{
-    const char *fn = "MPI_Pack_size";
-    struct zmpi_comm *c;
-    int rc = pack_check(fn, comm, 1, NULL, 0, dt, &c);
-    if (rc == MPI_SUCCESS && incount < 0)
-        rc = zm_mpi_error(c, MPI_ERR_COUNT, fn, "(incount=%d): must be >= 0", incount);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "size", size);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    size_t n = zm_dt_bytes(dt, (size_t)incount);
-    if (n > INT32_MAX)
-        return zm_mpi_error(c, MPI_ERR_COUNT, fn, "packed size %zu does not fit in an int", n);
-    *size = (int)n;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Pack_size)
-
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype dt, void *outbuf, int outsize,
-              int *position, MPI_Comm comm)
-{
-    const char *fn = "MPI_Pack";
-    struct zmpi_comm *c;
-    int rc = pack_check(fn, comm, 1, inbuf, incount, dt, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "position", position);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    size_t n = zm_dt_bytes(dt, (size_t)incount);
-    if (*position < 0 || outsize < *position || (size_t)(outsize - *position) < n)
-        return zm_mpi_error(c, MPI_ERR_TRUNCATE, fn, "(outsize=%d, position=%d): no room for "
-                            "%zu packed bytes", outsize, *position, n);
-    if (n && !outbuf)
-        return check_ptr(fn, "outbuf", NULL);
-    zm_dt_pack((char *)outbuf + *position, inbuf, (size_t)incount, dt, n);
-    *position += (int)n;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Pack)
-
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                MPI_Datatype dt, MPI_Comm comm)
-{
-    const char *fn = "MPI_Unpack";
-    struct zmpi_comm *c;
-    int rc = pack_check(fn, comm, 1, outbuf, outcount, dt, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "position", position);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    size_t n = zm_dt_bytes(dt, (size_t)outcount);
-    if (*position < 0 || insize < *position || (size_t)(insize - *position) < n)
-        return zm_mpi_error(c, MPI_ERR_TRUNCATE, fn, "(insize=%d, position=%d): fewer than the "
-                            "%zu bytes to unpack", insize, *position, n);
-    if (n && !inbuf)
-        return check_ptr(fn, "inbuf", NULL);
-    zm_dt_unpack(outbuf, (size_t)outcount, dt, (const char *)inbuf + *position, n);
-    *position += (int)n;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Unpack)
-
-static int check_datarep(const char *fn, const char *datarep)
-{
-    if (datarep && strcmp(datarep, "external32") == 0)
-        return MPI_SUCCESS;
-    return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(datarep=\"%s\"): only \"external32\" is "
-                        "supported", datarep ? datarep : "(null)");
-}
-
-/* external32 size of count elements, or raise an error. */
-static int ext32_size(const char *fn, MPI_Datatype dt, int count, size_t *n)
-{
-    int ok;
-    *n = zm_dt_ext32_size(dt, (size_t)count, &ok);
-    if (ok)
-        return MPI_SUCCESS;
-    return zm_mpi_error(NULL, MPI_ERR_TYPE, fn, "(datatype=%s): holds a type that has no "
-                        "external32 form on this machine", dt->name);
-}
-
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype dt,
-                            MPI_Aint *size)
-{
-    const char *fn = "MPI_Pack_external_size";
-    struct zmpi_comm *c;
-    size_t n;
-    int rc = check_datarep(fn, datarep);
-    if (rc == MPI_SUCCESS)
-        rc = pack_check(fn, MPI_COMM_NULL, 0, NULL, 0, dt, &c);
-    if (rc == MPI_SUCCESS && incount < 0)
-        rc = zm_mpi_error(NULL, MPI_ERR_COUNT, fn, "(incount=%d): must be >= 0", incount);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "size", size);
-    if (rc == MPI_SUCCESS)
-        rc = ext32_size(fn, dt, incount, &n);
-    if (rc == MPI_SUCCESS)
-        *size = (MPI_Aint)n;
-    return rc;
-}
-ZM_WEAK(Pack_external_size)
-
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype dt,
-                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
-{
-    const char *fn = "MPI_Pack_external";
-    struct zmpi_comm *c;
-    size_t n;
-    int rc = check_datarep(fn, datarep);
-    if (rc == MPI_SUCCESS)
-        rc = pack_check(fn, MPI_COMM_NULL, 0, inbuf, incount, dt, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "position", position);
-    if (rc == MPI_SUCCESS)
-        rc = ext32_size(fn, dt, incount, &n);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (*position < 0 || outsize < *position || (size_t)(outsize - *position) < n)
-        return zm_mpi_error(NULL, MPI_ERR_TRUNCATE, fn, "no room for %zu packed bytes", n);
-    size_t nat = zm_dt_bytes(dt, (size_t)incount);
-    void *tmp = malloc(nat ? nat : 1);
-    if (!tmp)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for %zu bytes", nat);
-    zm_dt_pack(tmp, inbuf, (size_t)incount, dt, nat);
-    zm_dt_ext32_encode((char *)outbuf + *position, tmp, (size_t)incount, dt);
-    free(tmp);
-    *position += (MPI_Aint)n;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Pack_external)
-
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype dt)
-{
-    const char *fn = "MPI_Unpack_external";
-    struct zmpi_comm *c;
-    size_t n;
-    int rc = check_datarep(fn, datarep);
-    if (rc == MPI_SUCCESS)
-        rc = pack_check(fn, MPI_COMM_NULL, 0, outbuf, outcount, dt, &c);
-    if (rc == MPI_SUCCESS)
-        rc = check_ptr(fn, "position", position);
-    if (rc == MPI_SUCCESS)
-        rc = ext32_size(fn, dt, outcount, &n);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (*position < 0 || insize < *position || (size_t)(insize - *position) < n)
-        return zm_mpi_error(NULL, MPI_ERR_TRUNCATE, fn, "fewer than the %zu bytes to unpack", n);
-    size_t nat = zm_dt_bytes(dt, (size_t)outcount);
-    void *tmp = malloc(nat ? nat : 1);
-    if (!tmp)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory for %zu bytes", nat);
-    zm_dt_ext32_decode(tmp, (const char *)inbuf + *position, (size_t)outcount, dt);
-    zm_dt_unpack(outbuf, (size_t)outcount, dt, tmp, nat);
-    free(tmp);
-    *position += (MPI_Aint)n;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Unpack_external)
 
 /* ---- Deprecated MPI-1 calls (removed in MPI-3; kept for old codes such
  * as HPL/HPCC).  Each is its modern replacement under the old name. ---- */

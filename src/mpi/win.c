@@ -82,6 +82,14 @@ static int create_check(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Aint s
     if ((*c)->inter)
         return zm_mpi_error(*c, MPI_ERR_COMM, fn, "(comm=%s): must be an intracommunicator",
                             (*c)->name);
+    /* Windows reach every member's memory directly (src/rma/): a member in
+     * another process is out of reach.  Every rank of the communicator
+     * finds the same, so all refuse and none waits for the others. */
+    if (zm_net_any_remote((*c)->p.world, (*c)->p.size))
+        return zm_mpi_error(*c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(comm=%s): the "
+                            "communicator's ranks live in several processes; zmpi's windows "
+                            "work only among the ranks of one process (docs/net.md)",
+                            (*c)->name);
     if (size < 0)
         return zm_mpi_error(*c, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0", (long long)size);
     if (disp_unit <= 0)

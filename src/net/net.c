@@ -2,7 +2,8 @@
  * net.c: loading the network backend, the job's shape, and the progress
  * engine over the system MPI.
  *
- * The backend module is opened with dlmopen(LM_ID_NEWLM) by default: the
+ * The backend module is opened with dlmopen(LM_ID_NEWLM) by default (Open
+ * MPI's with deep binding: see open_module): the
  * system MPI and everything it loads (libc aside, which the new namespace
  * gets its own copy of; Open MPI's components, UCX's transports) resolve
  * their symbols inside a link namespace of their own, so neither the
@@ -66,10 +67,19 @@ static __attribute__((noreturn)) void net_fatal(const char *what)
     zm_net_abort(1);
 }
 
+/* A process of a job across processes ends with _exit(code), not with the
+ * system MPI's abort: both launchers (hydra, Open MPI's) end every other
+ * process of a job in which one exits with a non-zero status before
+ * MPI_Finalize, and they forward all of its output first, whereas after
+ * MPI_Abort they kill the processes at once and the report just written
+ * to stderr was often lost on the way (1 run in 10 with MPICH).  The
+ * system MPI's abort stays for the launchers that do not (ZMPI_NET_ABORT=
+ * mpi). */
 void zm_net_abort(int code)
 {
     fflush(NULL);
-    if (net.be)
+    const char *how = getenv("ZMPI_NET_ABORT");
+    if (net.be && how && strcmp(how, "mpi") == 0)
         net.be->abort(code);
     _exit(code);
 }
@@ -88,11 +98,17 @@ static void lib_dir(char *buf, size_t len)
     }
 }
 
-/* Open module `path`: in a new link namespace (dlmopen) or with local,
- * deep-bound lookup.  Returns the handle or NULL with dlerror's text. */
-static void *open_module(const char *path, char *err, size_t errlen)
+/* Open module `path` of backend `name`: in a new link namespace (dlmopen)
+ * or with local, deep-bound lookup.  Open MPI's backend defaults to the
+ * latter: libopen-pal dlopens its components with RTLD_GLOBAL, which a
+ * namespace made by dlmopen does not support (glibc 2.36 crashes in the
+ * loader, inside MPI_Init).  Returns the handle or NULL with dlerror's
+ * text. */
+static void *open_module(const char *name, const char *path, char *err, size_t errlen)
 {
     const char *how = getenv("ZMPI_NET_LOAD");
+    if ((!how || !*how) && strcmp(name, "openmpi") == 0)
+        how = "deepbind";
     void *h;
     if (how && strcmp(how, "deepbind") == 0)
         h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
@@ -120,7 +136,7 @@ static const zm_net_backend_t *load_backend(const char *name, char *err, size_t 
         lib_dir(dir, sizeof(dir));
         snprintf(path, sizeof(path), "%s%slibzmpi_net_%s.so", dir, dir[0] ? "/" : "", name);
     }
-    void *h = open_module(path, err, errlen);
+    void *h = open_module(name, path, err, errlen);
     if (!h)
         return NULL;
     zm_net_entry_fn entry = (zm_net_entry_fn)dlsym(h, ZM_NET_ENTRY);
@@ -459,9 +475,9 @@ static int run_deferred(void)
 int zm_net_poll(void)
 {
     int did = 0;
-    if (!net.be)
-        return 0;
-    if (zm_spin_trylock(&net.lock)) {
+    /* Without a backend only deferred work can be pending (collectives
+     * forced onto their message path in one process: coll's net.c). */
+    if (net.be && zm_spin_trylock(&net.lock)) {
         did = progress_locked();
         zm_spin_unlock(&net.lock);
     }

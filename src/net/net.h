@@ -52,6 +52,19 @@ static inline int zm_net_is_remote(int w)
     return ZM_UNLIKELY(zm_net_remote != NULL) && zm_net_remote[w];
 }
 
+/* Whether a communicator of n ranks with world ranks world[] (NULL: the
+ * identity) has ranks in another process than the caller's.  A
+ * communicator of one rank never has.  Any thread. */
+static inline int zm_net_any_remote(const int *world, int n)
+{
+    if (ZM_LIKELY(zm_net_remote == NULL) || n < 2)
+        return 0;
+    for (int q = 0; q < n; q++)
+        if (zm_net_remote[world ? world[q] : q])
+            return 1;
+    return 0;
+}
+
 /* The process that holds world rank w. */
 static inline int zm_net_proc_of(int w)
 {

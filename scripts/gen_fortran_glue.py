@@ -1,0 +1,442 @@
+"""gen_fortran_glue.py: the C glue of the Fortran bindings (zf_glue.c and
+the prototypes of the hand-written glue, zf_glue_hand.h), for gen_fortran.py.
+"""
+import re
+
+from gen_fortran_model import Fail, HANDLES, HANDLE_NULL, write
+
+# ---- C glue -------------------------------------------------------------
+
+def cparam(a):
+    """The parameter of the mpif.h/mpi glue (gfortran passes by reference)."""
+    k = a.kind
+    if k == 'callback':
+        return 'void (*%s)(void)' % a.name
+    if k in ('extra', 'attr_out'):
+        return '%s *%s' % ('MPI_Aint' if a.fkind else 'MPI_Fint', a.name)
+    if k in ('choice', 'address', 'baseptr'):
+        return '%svoid *%s' % ('const ' if a.const else '', a.name)
+    if k in ('str_in',):
+        return 'const char *%s' % a.name
+    if k == 'str_out':
+        return 'char *%s' % a.name
+    if k == 'attr_in':
+        return 'const %s *%s' % ('MPI_Aint' if a.fkind else 'MPI_Fint', a.name)
+    if k == 'f08status':
+        return '%sMPI_F08_status *%s' % ('const ' if a.const else '', a.name)
+    if a.fkind:
+        return '%s *%s' % (a.ctype, a.name)
+    return 'MPI_Fint *%s' % a.name
+
+
+def hidden_lens(fn):
+    return ['size_t %s_len' % a.name for a in fn.args if a.kind in ('str_in', 'str_out')]
+
+
+def f77_proto(fn, name):
+    params = [cparam(a) for a in fn.args if a.kind != 'argv']
+    if fn.ret == 'int':
+        params.append('MPI_Fint *ierror')
+    params += hidden_lens(fn)
+    ret = {'int': 'void', 'double': 'double', 'MPI_Aint': 'MPI_Aint'}[fn.ret]
+    return '%s %s(%s)' % (ret, name, ', '.join(params) if params else 'void')
+
+
+class Body:
+    def __init__(self):
+        self.decl, self.pre, self.post, self.free = [], [], [], []
+        self.callargs = []
+
+
+def conv_arg(fn, a, b, f08=False):
+    """Adds the conversion of argument a to body b; f08: choice buffers and
+    strings come as CFI descriptors."""
+    for kinds, conv in CONVERTERS:
+        if a.kind in kinds:
+            conv(fn, a, b, f08)
+            return
+    raise Fail('MPI_%s: no glue for argument kind %s' % (fn.name, a.kind))
+
+
+def conv_scalar(fn, a, b, f08):
+    """Integers, LOGICALs, indices, weights, addresses: passed through or
+    converted in place."""
+    k, n = a.kind, a.name
+    c = 'c_' + n
+    if k == 'int_in':
+        b.callargs.append('(int)*%s' % n if not a.fkind else '*%s' % n)
+    elif k == 'logical_in':
+        b.callargs.append('*%s != 0' % n)
+    elif k in ('int_out', 'int_arr', 'logical_arr', 'index_arr'):
+        b.callargs.append('(int (*)[3])%s' % n if a.dims == '[][3]' else n)
+        if k == 'index_arr':
+            b.post.append('if (rc == MPI_SUCCESS) zf_shift_indices(%s, outcount);' % n)
+    elif k == 'index_out':
+        b.callargs.append(n)
+        b.post.append('if (rc == MPI_SUCCESS && *%s != MPI_UNDEFINED && *%s >= 0) *%s += 1;'
+                      % (n, n, n))
+    elif k == 'logical_out':
+        b.decl.append('int %s = 0;' % c)
+        b.callargs.append('&' + c)
+        b.post.append('*%s = %s ? ZF_TRUE : ZF_FALSE;' % (n, c))
+    elif k == 'weights':
+        b.callargs.append('zf_weights(%s)' % n)
+    elif k in ('choice', 'address'):
+        b.callargs.append('zb_%s' % n if f08 else 'zf_buf((void *)%s)' % n)
+    elif k == 'attr_in':
+        b.callargs.append('(void *)(intptr_t)*%s' % n)
+    else:  # fstatus, f08status, baseptr: the C function takes them as they are
+        b.callargs.append(n)
+
+
+def conv_handle(fn, a, b, f08):
+    """A handle read (by value) or written (through a pointer)."""
+    n, c = a.name, 'c_' + a.name
+    h = HANDLES[a.ctype]
+    if a.kind == 'handle_in':
+        b.callargs.append('zf_%s_f2c(*%s)' % (h, n))
+    elif a.intent == 'inout':
+        # A request that completed (or was freed) releases what the glue
+        # kept for it, under its Fortran index, before the index changes.
+        rel = 'if (zf_nkept()) zf_release(*%s); ' % n if a.ctype == 'MPI_Request' else ''
+        b.decl.append('%s %s = zf_%s_f2c(*%s), %s0 = %s;' % (a.ctype, c, h, n, c, c))
+        b.callargs.append('&' + c)
+        b.post.append('if (%s != %s0) { %s*%s = PMPI_%s_c2f(%s); }' % (c, c, rel, n, h, c))
+    else:
+        b.decl.append('%s %s = %s;' % (a.ctype, c, HANDLE_NULL[a.ctype]))
+        b.callargs.append('&' + c)
+        b.post.append('*%s = PMPI_%s_c2f(%s);' % (n, h, c))
+
+
+def conv_handle_arr(fn, a, b, f08):
+    """An array of handles, converted element by element into a temporary
+    that a nonblocking call keeps until its request completes."""
+    n, c = a.name, 'c_' + a.name
+    h = HANDLES[a.ctype]
+    ln = 'n_' + n
+    length = re.sub(r'\b(count|incount|max_datatypes)\b', r'(int)*\1', a.length)
+    b.decl.append('%s zs_%s[ZF_SMALL], *%s = zs_%s;' % (a.ctype, n, c, n))
+    skip = ''
+    if a.skip_if:
+        skip = '%s == MPI_IN_PLACE ? 0 : ' % ('zb_' + a.skip_if if f08 else
+                                              'zf_buf((void *)%s)' % a.skip_if)
+    b.pre.append('int %s = %s%s;' % (ln, skip, length))
+    # A nonblocking call's C side reads the array until completion: never
+    # on this function's stack, then.
+    small = '0' if fn.is_async() else 'sizeof zs_%s' % n
+    b.pre.append('%s = zf_tmp(zs_%s, %s, %s, sizeof *%s);' % (c, n, small, ln, c))
+    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    if a.intent in ('in', 'inout'):
+        b.pre.append('for (int i = 0; i < %s; i++) %s[i] = zf_%s_f2c(%s[i]);'
+                     % (ln, c, h, n))
+    else:
+        b.pre.append('for (int i = 0; i < %s; i++) %s[i] = %s;'
+                     % (ln, c, HANDLE_NULL[a.ctype]))
+    b.callargs.append(c)
+    if a.intent == 'inout':
+        # Compared as Fortran indices: the C handle of a freed request
+        # need not be found from its old index any more.
+        rel = ''
+        if a.ctype == 'MPI_Request':
+            rel = ' if (zf_nkept()) zf_release(%s[i]);' % n
+        b.post.append('for (int i = 0; i < %s; i++) { MPI_Fint f = PMPI_%s_c2f(%s[i]); '
+                      'if (f != %s[i]) {%s %s[i] = f; } }' % (ln, h, c, n, rel, n))
+    elif a.intent == 'out':
+        b.post.append('for (int i = 0; i < %s; i++) %s[i] = PMPI_%s_c2f(%s[i]);'
+                      % (ln, n, h, c))
+    if fn.is_async():
+        b.free.append('if (rc == MPI_SUCCESS && %s != zs_%s) zf_keep(*request, %s); '
+                      'else zf_tmp_free(%s, zs_%s);' % (c, n, c, c, n))
+    else:
+        b.free.append('zf_tmp_free(%s, zs_%s);' % (c, n))
+
+
+def conv_status(fn, a, b, f08):
+    """One status: MPI_STATUS_IGNORE of any binding, or converted."""
+    k, n, c = a.kind, a.name, 'c_' + a.name
+    b.decl.append('MPI_Status %s = {0};' % c)
+    if k != 'status_out':
+        b.pre.append('if (!zf_status_ignored(%s)) PMPI_Status_f2c(%s, &%s);' % (n, n, c))
+    b.callargs.append('zf_status_ignored(%s) ? MPI_STATUS_IGNORE : &%s' % (n, c))
+    if k != 'status_in':
+        b.post.append('if (!zf_status_ignored(%s)) PMPI_Status_c2f(&%s, %s);' % (n, c, n))
+
+
+def conv_status_arr(fn, a, b, f08):
+    """An array of statuses (or MPI_STATUSES_IGNORE), converted after the call."""
+    n, c = a.name, 'c_' + a.name
+    ln = 'n_' + n
+    length = re.sub(r'\b(count|incount)\b', r'(int)*\1', a.length)
+    b.decl.append('MPI_Status zs_%s[ZF_SMALL], *%s = zs_%s;' % (n, c, n))
+    b.pre.append('int %s = zf_statuses_ignored(%s) ? 0 : %s;' % (ln, n, length))
+    b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, %s, sizeof *%s);' % (c, n, n, ln, c))
+    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    b.callargs.append('zf_statuses_ignored(%s) ? MPI_STATUSES_IGNORE : %s' % (n, c))
+    b.post.append('for (int i = 0; i < %s; i++) PMPI_Status_c2f(&%s[i], %s + '
+                  '(size_t)i * MPI_STATUS_SIZE);' % (ln, c, n))
+    b.free.append('zf_tmp_free(%s, zs_%s);' % (c, n))
+
+
+def conv_str(fn, a, b, f08):
+    """A string: trimmed and terminated going in; copied and blank-padded
+    coming out (Fortran's hidden length, or the CFI descriptor's)."""
+    n, c = a.name, 'c_' + a.name
+    b.decl.append('char zs_%s[ZF_STR], *%s = zs_%s;' % (n, c, n))
+    if a.kind == 'str_in' and f08:
+        b.pre.append('%s = zf_str_in((const char *)%s->base_addr, %s->elem_len, '
+                     'zs_%s, sizeof zs_%s);' % (c, n, n, n, n))
+    elif a.kind == 'str_in':
+        b.pre.append('%s = zf_str_in(%s, %s_len, zs_%s, sizeof zs_%s);' % (c, n, n, n, n))
+    else:
+        b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, (long)(%s), 1);'
+                     % (c, n, n, a.length))
+    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    if a.kind == 'str_out':
+        b.pre.append('%s[0] = 0;' % c)
+        # With a flag (MPI_Info_get ...), a value not found leaves the
+        # Fortran string as it was.
+        found = ' && c_flag' if any(x.name == 'flag' and x.kind == 'logical_out'
+                                    for x in fn.args) else ''
+        b.post.append('if (rc == MPI_SUCCESS%s) zf_str_out(%s, %s_len, %s);'
+                      % (found, n, n, c))
+    b.callargs.append(c)
+    b.free.append('zf_tmp_free(%s, zs_%s);' % (c, n))
+
+
+CONVERTERS = [
+    (('int_in', 'logical_in', 'int_out', 'int_arr', 'logical_arr', 'index_arr', 'index_out',
+      'logical_out', 'weights', 'choice', 'address', 'attr_in', 'fstatus', 'f08status',
+      'baseptr'), conv_scalar),
+    (('handle_in', 'handle_out'), conv_handle),
+    (('handle_arr',), conv_handle_arr),
+    (('status_in', 'status_out', 'status_inout'), conv_status),
+    (('status_arr',), conv_status_arr),
+    (('str_in', 'str_out'), conv_str),
+]
+
+
+def emit_body(fn, b, cname, out):
+    for d in b.decl:
+        out.append('    ' + d)
+    if fn.ret != 'int':
+        out.append('    return PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+        return
+    out.append('    int rc = MPI_SUCCESS;')
+    for p in b.pre:
+        out.append('    ' + p)
+    out.append('    rc = PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+    for p in b.post:
+        out.append('    ' + p)
+    if any('goto out;' in p for p in b.pre):
+        out.append('out:')
+    for p in b.free:
+        out.append('    ' + p)
+    out.append('    if (ierror)')
+    out.append('        *ierror = rc;')
+
+
+def needs_request_var(fn):
+    return any(a.kind == 'handle_arr' and fn.is_async() for a in fn.args)
+
+
+def gen_f77(fn, out):
+    name = 'pmpi_%s_' % fn.lname
+    b = Body()
+    for a in fn.args:
+        conv_arg(fn, a, b)
+    out.append('/* MPI_%s */' % fn.name)
+    out.append(f77_proto(fn, name))
+    out.append('{')
+    if needs_request_var(fn):
+        b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
+    fix_request_arg(fn, b)
+    fix_comm_var(fn, b)
+    emit_body(fn, b, name, out)
+    out.append('}')
+    out.append('ZF_WEAK(%s, mpi_%s_)' % (name, fn.lname))
+    out.append('')
+
+
+def fix_request_arg(fn, b):
+    """Nonblocking calls whose converted arrays must outlive the call keep
+    them with the request (zf_keep)."""
+    if not needs_request_var(fn):
+        return
+    for i, a in enumerate(fn.args):
+        if a.name == 'request' and a.kind == 'handle_out':
+            b.decl = [d for d in b.decl if not d.startswith('MPI_Request c_request =')]
+            b.decl.insert(0, 'MPI_Request c_request_v = MPI_REQUEST_NULL, *c_request = '
+                             '&c_request_v;')
+            b.callargs[i] = 'c_request'
+            b.post = [p for p in b.post
+                      if not p.startswith('*request = PMPI_Request_c2f(c_request)')]
+
+
+def fix_comm_var(fn, b):
+    """The w-collectives need the C communicator before the call."""
+    if any(a.skip_if is not None or (a.length and 'c_comm' in a.length) for a in fn.args):
+        b.decl.insert(0, 'MPI_Comm c_comm = zf_Comm_f2c(*comm);')
+
+
+def f08ts_proto(fn, name):
+    params = []
+    for a in fn.args:
+        if a.kind in ('choice', 'address'):
+            params.append('CFI_cdesc_t *%s' % a.name)
+        elif a.kind == 'str_in':
+            params.append('CFI_cdesc_t *%s' % a.name)
+        else:
+            params.append(cparam(a))
+    params.append('MPI_Fint *ierror')
+    return 'void %s(%s)' % (name, ', '.join(params))
+
+
+# The object whose error handler hears about a bad choice buffer, by the
+# C type of the call's first handle argument (MPI 4.1 section 9.3).
+ERROR_TARGETS = {'MPI_Comm': 'ZF_ON_COMM', 'MPI_Win': 'ZF_ON_WIN', 'MPI_File': 'ZF_ON_FILE'}
+
+
+def error_target(fn):
+    """zf_cbuf_in's error target arguments for fn: the kind of object and
+    its Fortran handle, or MPI_COMM_WORLD when fn has none."""
+    for a in fn.args:
+        if a.kind == 'handle_in' and a.ctype in ERROR_TARGETS:
+            return '%s, *%s' % (ERROR_TARGETS[a.ctype], a.name)
+    return 'ZF_ON_WORLD, 0'
+
+
+def gen_f08ts(fn, out):
+    """The mpi_f08 form of a function with choice buffers: buffers (and
+    strings) come as CFI descriptors."""
+    name = 'PMPI_%s_f08ts' % fn.name
+    b = Body()
+    bufs = [a for a in fn.args if a.kind in ('choice', 'address')]
+    for a in fn.args:
+        conv_arg(fn, a, b, f08=True)
+    target = error_target(fn)
+    async_ = 1 if fn.is_async() else 0
+    pre = []
+    for a in bufs:
+        n = a.name
+        b.decl.append('zf_cbuf_t zc_%s;' % n)
+        mode = 'ZF_ADDR' if a.kind == 'address' else ('ZF_IN' if a.const else 'ZF_INOUT')
+        if a.pair:
+            cnt, dt = a.pair
+            pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, (long long)*%s, '
+                       'zf_Type_f2c(*%s), %s, "MPI_%s", "%s");'
+                       % (n, n, mode, async_, cnt, dt, target, fn.name, n))
+        else:
+            pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, -1, MPI_DATATYPE_NULL, %s, '
+                       '"MPI_%s", "%s");' % (n, n, mode, async_, target, fn.name, n))
+        pre.append('if (rc != MPI_SUCCESS) goto out_%s;' % n)
+        pre.append('void *zb_%s = zc_%s.ptr;' % (n, n))
+    # Pairs replaced by a section datatype.
+    for i, a in enumerate(fn.args):
+        for bb in bufs:
+            if bb.pair and a.name == bb.pair[0]:
+                b.callargs[i] = 'zc_%s.sec ? 1 : %s' % (bb.name, b.callargs[i])
+            if bb.pair and a.name == bb.pair[1]:
+                b.callargs[i] = 'zc_%s.sec ? zc_%s.sec : %s' % (bb.name, bb.name, b.callargs[i])
+    b.pre = pre + b.pre
+    frees = []
+    for a in reversed(bufs):
+        frees.append('zf_cbuf_done(&zc_%s, rc);' % a.name)
+        frees.append('out_%s:;' % a.name)
+    out.append('/* MPI_%s, mpi_f08 */' % fn.name)
+    out.append(f08ts_proto(fn, name))
+    out.append('{')
+    if needs_request_var(fn):
+        b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
+    fix_request_arg(fn, b)
+    fix_comm_var(fn, b)
+    for d in b.decl:
+        out.append('    ' + d)
+    out.append('    int rc = MPI_SUCCESS;')
+    for p in b.pre:
+        out.append('    ' + p)
+    out.append('    rc = PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+    for p in b.post:
+        out.append('    ' + p)
+    if any('goto out;' in p for p in b.pre):
+        out.append('out:')
+    for p in b.free:
+        out.append('    ' + p)
+    # Labels out_<buf> after their buffers' cleanup, in reverse order.
+    for p in frees:
+        out.append('    ' + p if not p.startswith('out_') else p)
+    out.append('    if (ierror)')
+    out.append('        *ierror = rc;')
+    out.append('}')
+    out.append('ZF_WEAK(%s, MPI_%s_f08ts)' % (name, fn.name))
+    out.append('')
+
+
+def predef_f2c(consts):
+    """Inline f2c conversions that answer the predefined handles (fixed
+    Fortran indices, fconst.txt) from a table of their C values, without a
+    call into the library: they are on almost every call's path."""
+    by_kind = {}
+    for c in consts:
+        if c[0] == 'HANDLE' and int(c[3]) > 0:
+            by_kind.setdefault(c[1], {}).setdefault(int(c[3]), c[2])
+    out = ['/* Predefined handles by Fortran index: converted without a call into',
+           ' * the library (they are on almost every call\'s path); other indices',
+           ' * go to MPI_X_f2c. */']
+    for ctype, h in sorted(HANDLES.items()):
+        table = by_kind.get(ctype)
+        if not table:
+            out.append('#define zf_%s_f2c PMPI_%s_f2c' % (h, h))
+            continue
+        out.append('static const %s zf_predef_%s[] = {' % (ctype, h))
+        out += ['    [%d] = %s,' % (i, table[i]) for i in sorted(table)]
+        out += ['};',
+                'static inline %s zf_%s_f2c(MPI_Fint f)' % (ctype, h),
+                '{',
+                '    if (f > 0 && (size_t)f < sizeof zf_predef_%s / sizeof *zf_predef_%s &&'
+                % (h, h),
+                '        zf_predef_%s[f])' % h,
+                '        return zf_predef_%s[f];' % h,
+                '    return PMPI_%s_f2c(f);' % h,
+                '}']
+    out.append('')
+    return out
+
+
+def gen_glue(fns, consts, path):
+    out = ['/* DO NOT EDIT: generated by scripts/gen_fortran.py from include/mpi.h.',
+           ' * The C glue of the Fortran bindings (docs/fortran.md).',
+           ' *',
+           ' * Contract of every function here: pmpi_x_ (weak alias mpi_x_) is MPI_X',
+           ' * as gfortran calls an external procedure (every argument by reference,',
+           ' * string lengths appended); PMPI_X_f08ts (weak alias MPI_X_f08ts) is the',
+           ' * mpi_f08 form with CFI descriptors for choice buffers.  Each runs on the',
+           ' * calling rank\'s thread; the caller owns the arguments; temporaries are',
+           ' * freed before returning, except arrays a nonblocking call still reads,',
+           ' * kept with its request (zf_keep) until it completes. */',
+           '#include "zf.h"', '',
+           '/* GCC sees MPI_STATUSES_IGNORE, a small constant address, passed for an',
+           ' * array parameter of mpi.h and warns of an overflow that cannot happen:',
+           ' * the library never writes through it. */',
+           '#pragma GCC diagnostic ignored "-Wstringop-overflow"', '']
+    out += predef_f2c(consts)
+    for fn in fns:
+        if fn.reason or fn.hand:
+            continue
+        if not fn.name.endswith('_c') or True:
+            gen_f77(fn, out)
+        if fn.has_choice():
+            gen_f08ts(fn, out)
+    # Prototypes of the hand-written glue, checked against the kinds.
+    hdr = ['/* DO NOT EDIT: generated by scripts/gen_fortran.py. Prototypes of the',
+           ' * hand-written glue (src/bindings/fortran/), as the interfaces call it. */',
+           '#include "zf.h"']
+    for fn in fns:
+        if fn.hand and not fn.reason:
+            # The hand-written glue of a function mpi.h may not declare yet
+            # is compiled only when it does.
+            hdr.append('#define ZF_HAVE_%s 1' % fn.name)
+            hdr.append(f77_proto(fn, 'pmpi_%s_' % fn.lname) + ';')
+            if fn.has_choice():
+                hdr.append(f08ts_proto(fn, 'PMPI_%s_f08ts' % fn.name) + ';')
+    write(path, '\n'.join(out) + '\n')
+    write(path.replace('.c', '_hand.h'), '\n'.join(hdr) + '\n')

@@ -1,0 +1,180 @@
+/* zf.h: helpers of zmpi's Fortran glue (docs/fortran.md).
+ *
+ * The glue (generated zf_glue.c and the hand-written files here) turns
+ * gfortran's calling convention into calls of the C interface: every
+ * argument by reference, handles as MPI_Fint indices, LOGICAL as 0/1,
+ * strings with hidden lengths, mpi_f08 choice buffers as CFI descriptors.
+ * It uses only the public interface (mpi.h).  The glue is linked statically
+ * into each Fortran program (libzmpi_fortran.a), so under privatization
+ * every rank's copy of the program has its own copy of the glue, and the
+ * sentinels it compares addresses with (MPI_BOTTOM, MPI_IN_PLACE, ...) are
+ * that rank's own. */
+#ifndef ZMPI_ZF_H
+#define ZMPI_ZF_H
+
+#include <mpi.h>
+#include <ISO_Fortran_binding.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* gfortran's LOGICAL values. */
+#define ZF_TRUE 1
+#define ZF_FALSE 0
+/* Elements converted on the stack before the glue allocates. */
+#define ZF_SMALL 16
+/* Bytes of a string argument copied on the stack before allocating. */
+#define ZF_STR 256
+
+/* MPI_X_ (and, for mpi_f08, MPI_X_f08ts) are weak aliases of the PMPI
+ * forms, so a profiling library may replace the MPI names only. */
+#define ZF_WEAK(target, name) \
+    __typeof(target) name __attribute__((weak, alias(#target)));
+
+/* The sentinels of mpif.h: the COMMON block /ZMPI_FSENT/ (gfortran names
+ * it zmpi_fsent_).  The same layout is written out by gen_fortran.py. */
+struct zf_fsent {
+    MPI_Fint bottom, in_place, buffer_automatic;
+    MPI_Fint status_ignore[MPI_STATUS_SIZE];
+    MPI_Fint statuses_ignore[MPI_STATUS_SIZE];
+    MPI_Fint errcodes_ignore[1], unweighted[1], weights_empty[1];
+};
+
+/* The sentinels of mpif.h (zf_util.c), module mpi and module mpi_f08
+ * (defined by the modules, BIND(C) names). */
+extern struct zf_fsent zmpi_fsent_;
+extern MPI_Fint zmpi_mpi_bottom, zmpi_mpi_in_place, zmpi_mpi_buffer_automatic;
+extern MPI_Fint zmpi_mpi_status_ignore[MPI_STATUS_SIZE];
+extern MPI_Fint zmpi_mpi_statuses_ignore[MPI_STATUS_SIZE];
+extern MPI_Fint zmpi_mpi_unweighted[1], zmpi_mpi_weights_empty[1];
+extern MPI_Fint zmpi_f08s_bottom, zmpi_f08s_in_place, zmpi_f08s_buffer_automatic;
+extern MPI_F08_status zmpi_f08s_status_ignore;
+extern MPI_F08_status zmpi_f08s_statuses_ignore[1];
+extern MPI_Fint zmpi_f08s_unweighted[1], zmpi_f08s_weights_empty[1];
+
+/* The C pointer a Fortran choice or address argument stands for: the
+ * sentinels of the three bindings become MPI_BOTTOM, MPI_IN_PLACE and
+ * MPI_BUFFER_AUTOMATIC, anything else is itself.  Inline: every call with
+ * a buffer asks.  Any thread; no ownership. */
+static inline void *zf_buf(void *p)
+{
+    if (p == &zmpi_fsent_.bottom || p == &zmpi_mpi_bottom || p == &zmpi_f08s_bottom)
+        return MPI_BOTTOM;
+    if (p == &zmpi_fsent_.in_place || p == &zmpi_mpi_in_place || p == &zmpi_f08s_in_place)
+        return MPI_IN_PLACE;
+    if (p == &zmpi_fsent_.buffer_automatic || p == &zmpi_mpi_buffer_automatic ||
+        p == &zmpi_f08s_buffer_automatic)
+        return MPI_BUFFER_AUTOMATIC;
+    return p;
+}
+
+/* Whether a Fortran status (array) argument is MPI_STATUS_IGNORE
+ * (MPI_STATUSES_IGNORE) of one of the bindings, or the C library's
+ * MPI_F_STATUS(ES)_IGNORE / MPI_F08_STATUS(ES)_IGNORE. */
+static inline int zf_status_ignored(const void *p)
+{
+    return p == zmpi_fsent_.status_ignore || p == zmpi_mpi_status_ignore ||
+           p == &zmpi_f08s_status_ignore || p == MPI_F_STATUS_IGNORE ||
+           p == MPI_F08_STATUS_IGNORE;
+}
+
+static inline int zf_statuses_ignored(const void *p)
+{
+    return p == zmpi_fsent_.statuses_ignore || p == zmpi_mpi_statuses_ignore ||
+           p == zmpi_f08s_statuses_ignore || p == MPI_F_STATUSES_IGNORE ||
+           p == MPI_F08_STATUSES_IGNORE;
+}
+
+/* Weights of the distributed-graph calls: MPI_UNWEIGHTED and
+ * MPI_WEIGHTS_EMPTY sentinels become the C constants. */
+int *zf_weights(MPI_Fint *w);
+
+/* Temporary array of n elements of size el: small (of small_size bytes)
+ * when it fits, else malloc'ed (NULL when that fails).  zf_tmp_free frees
+ * what zf_tmp allocated.  The caller owns the result. */
+void *zf_tmp(void *small, size_t small_size, long n, size_t el);
+void zf_tmp_free(void *p, void *small);
+/* Reports MPI_ERR_NO_MEM for the named function (returns the code). */
+int zf_oom(const char *fn);
+
+/* Converted arrays a nonblocking call's C side may still read (the
+ * datatypes of MPI_Ialltoallw, ...) are kept (and owned) under the
+ * request's Fortran index and freed once the glue sees that request
+ * complete or freed.  Any rank; the list is locked. */
+void zf_keep(MPI_Fint req, void *p);
+void zf_release(MPI_Fint req);
+int zf_nkept(void);
+
+/* A Fortran string (fstr, flen bytes, blank padded) as a C string without
+ * the trailing blanks: in small (size bytes) or malloc'ed; NULL if out of
+ * memory.  Free with zf_tmp_free(result, small). */
+char *zf_str_in(const char *fstr, size_t flen, char *small, size_t size);
+/* Copies C string c into the Fortran string fstr of flen bytes, blank
+ * padded, truncated to flen. */
+void zf_str_out(char *fstr, size_t flen, const char *c);
+
+/* 0-based C indices to 1-based Fortran ones (MPI_Waitsome, ...). */
+void zf_shift_indices(MPI_Fint *idx, const MPI_Fint *outcount);
+/* Number of ranks of comm's group (remote group of an intercommunicator). */
+int zf_coll_size(MPI_Comm comm);
+/* Number of in (out nonzero: out) neighbours of a topology communicator. */
+int zf_nbr_degree(MPI_Comm comm, int out);
+
+/* Whose error handler an error of the glue goes to (with its Fortran
+ * handle): the call's communicator, window or file, else MPI_COMM_WORLD. */
+enum { ZF_ON_WORLD, ZF_ON_COMM, ZF_ON_WIN, ZF_ON_FILE };
+
+/* mpi_f08 choice buffers.  zf_cbuf_in looks at the descriptor d: a
+ * sentinel gives its C constant, a contiguous array its address.  A
+ * non-contiguous section gets a derived datatype (sec) that describes its
+ * elements, used with count 1 in place of (count, datatype), when count
+ * elements of datatype exactly fill the section and datatype is
+ * contiguous: no copy, nonblocking calls included.  Otherwise a blocking
+ * (not async) call gets a contiguous copy (tmp), which zf_cbuf_done writes
+ * back (ZF_INOUT) and frees; a nonblocking or persistent call fails with
+ * MPI_ERR_BUFFER, reported to the error handler of (on, h).  zf_cbuf_done
+ * frees sec (MPI allows freeing a datatype an operation still uses).  The
+ * calling rank's thread; cb is the caller's. */
+enum { ZF_IN, ZF_INOUT, ZF_ADDR };
+typedef struct {
+    void *ptr;
+    MPI_Datatype sec;
+    void *tmp;
+    CFI_cdesc_t *d;
+    int mode;
+} zf_cbuf_t;
+/* zf_cbuf_in's path for arrays (zf_cbuf.c); zf_cbuf_free is zf_cbuf_done's
+ * when there is something to free or write back. */
+int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int async, long long count,
+                    MPI_Datatype datatype, int on, MPI_Fint h, const char *fn, const char *arg);
+
+static inline int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
+                             long long count, MPI_Datatype datatype, int on, MPI_Fint h,
+                             const char *fn, const char *arg)
+{
+    cb->sec = MPI_DATATYPE_NULL;
+    cb->tmp = NULL;
+    cb->d = d;
+    cb->mode = mode;
+    cb->ptr = zf_buf(d->base_addr);
+    /* Sentinels, addresses and scalars as they are; arrays are looked at
+     * by zf_cbuf_section (contiguous ones as they are, too). */
+    if (cb->ptr != d->base_addr || mode == ZF_ADDR || d->rank == 0)
+        return MPI_SUCCESS;
+    return zf_cbuf_section(cb, d, async, count, datatype, on, h, fn, arg);
+}
+void zf_cbuf_free(zf_cbuf_t *cb, int rc);
+
+static inline void zf_cbuf_done(zf_cbuf_t *cb, int rc)
+{
+    if (cb->sec != MPI_DATATYPE_NULL || cb->tmp)
+        zf_cbuf_free(cb, rc);
+}
+
+/* Reports error code rc with text for the named function through the
+ * error handler of (on, h) (zf_error: MPI_COMM_WORLD's) and returns the
+ * code the handler leaves.  The text goes to stderr unless that handler is
+ * MPI_ERRORS_RETURN. */
+int zf_error_on(int on, MPI_Fint h, int rc, const char *fn, const char *what);
+int zf_error(int rc, const char *fn, const char *what);
+
+#endif

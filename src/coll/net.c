@@ -1,0 +1,256 @@
+/*
+ * net.c: the entry points of coll for communicators whose ranks live in
+ * several processes (or all communicators, with ZMPI_COLL_NET=1).
+ *
+ * Such a communicator has no shared control block: its ranks cannot all
+ * read each other's buffers.  Each rank gets a stand-in block of its own
+ * (zm_coll_shm_t with `nx` set; the rest of it is unused) and runs its
+ * collectives as point-to-point messages on the communicator's collective
+ * context, tagged with the number of the collective (every rank starts the
+ * collectives of a communicator in the same order, blocking, non-blocking
+ * and persistent alike): hierarchically for blocking Barrier, Bcast and
+ * exact Reduce and Allreduce (net_hier.c), else as one round of messages
+ * (net_algo.c).
+ *
+ * A blocking collective posts its messages, waits for them like any
+ * receive (parking, so the worker runs other ranks and the network's
+ * progress) and finishes in its rank.  A non-blocking one posts its
+ * messages and leaves a check in the network's deferred work (zm_net_defer):
+ * idle workers and waiting ranks poll it, and the poll that finds every
+ * message complete finishes the collective (a reduction, the local
+ * copies) and completes the request.  So it completes without its rank
+ * calling in, as the single-process non-blocking collectives do; a user
+ * reduction then runs on whichever thread made that poll.
+ */
+#include "coll/coll_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern zm_dt_t zmpi_dt_MPI_BYTE;
+
+/* First tag of the collectives' messages: far above the tags the API's
+ * own schedules put on the collective context (sched.c), so that neither
+ * can take the other's messages. */
+#define NET_TAG_BASE 0x40000000
+#define NET_TAG_MASK 0x3fffffff
+
+int zm_coll_net_forced(void)
+{
+    static _Atomic int forced = -1;
+    int f = atomic_load_explicit(&forced, memory_order_relaxed);
+    if (f < 0) {
+        const char *e = getenv("ZMPI_COLL_NET");
+        f = e && *e == '1';
+        atomic_store_explicit(&forced, f, memory_order_relaxed);
+    }
+    return f;
+}
+
+int zm_coll_net_spans(const zm_p2p_comm_t *c)
+{
+    if (c->size < 2)
+        return 0;
+    if (zm_net_remote)
+        for (int q = 0; q < c->size; q++)
+            if (zm_net_remote[c->world ? c->world[q] : q])
+                return 1;
+    return zm_coll_net_forced();
+}
+
+zm_coll_shm_t *zm_coll_net_attach(const zm_p2p_comm_t *c)
+{
+    zm_coll_shm_t *s = calloc(1, sizeof(*s));
+    coll_net_t *nx = calloc(1, sizeof(*nx));
+    if (!s || !nx) {
+        free(s);
+        free(nx);
+        return NULL;
+    }
+    nx->pc = *c;
+    nx->pc.ctx = c->ctx + 1;
+    nx->n = c->size;
+    nx->me = c->rank;
+    if (zm_coll_net_hier_setup(nx, c) != 0) {
+        zm_coll_net_hier_free(nx);
+        free(nx);
+        free(s);
+        return NULL;
+    }
+    s->nx = nx;
+    s->ctx = c->ctx;
+    s->size = c->size;
+    s->world0 = c->world ? c->world[0] : 0;
+    s->refs = 1;
+    return s;
+}
+
+void zm_coll_net_detach(zm_coll_shm_t *s)
+{
+    /* The local block went in zm_coll_net_quiesce, which the owner calls
+     * before it drops its reference (a request may drop the last one,
+     * outside the owner's ULT). */
+    zm_coll_net_hier_free(s->nx);
+    free(s->nx);
+    free(s);
+}
+
+/* The tag of rank me's next collective on s. */
+static int next_tag(zm_coll_shm_t *s)
+{
+    return NET_TAG_BASE | (int)(s->nx->seq++ & NET_TAG_MASK);
+}
+
+/* The public part of a, ready for zm_coll_prepare as a non-blocking call
+ * (no inline data: every rank's buffers stay valid until its messages are
+ * complete). */
+static zm_coll_args_t prepared(const zm_coll_args_t *a, int me, int n)
+{
+    zm_coll_args_t p;
+    memset(&p, 0, sizeof(p));
+    memcpy(&p, a, offsetof(zm_coll_args_t, src));
+    p.failed = zm_coll_prepare(&p, me, n, 1);
+    return p;
+}
+
+zm_status_t zm_coll_net_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, char *err,
+                            size_t errlen)
+{
+    int tag = next_tag(s);
+    zm_status_t st;
+    if (zm_coll_net_hier_run(s, me, a, tag, &st, err, errlen))
+        return st;
+    zm_coll_args_t p = prepared(a, me, s->size);
+    coll_nsched_t *x = zm_coll_nsched_start(s, me, &p, tag, 0);
+    if (!x) {
+        free(p.tmp);
+        return ZM_ERR_NOMEM;
+    }
+    zm_coll_nsched_wait(x);
+    return zm_coll_nsched_finish(x, err, errlen);
+}
+
+/* A non-blocking (or persistent) round in flight: its messages and the
+ * request that completes when they are done and finished. */
+typedef struct net_nbc {
+    coll_nsched_t *x;
+    zm_req_t *req;
+    zm_coll_shm_t *s;               /* held until completion */
+} net_nbc_t;
+
+static void nbc_complete(net_nbc_t *t)
+{
+    t->req->st_error = zm_coll_nsched_finish(t->x, NULL, 0);
+    zm_coll_shm_t *s = t->s;
+    zm_req_t *req = t->req;
+    free(t);
+    zm_coll_detach(s);
+    zm_p2p_req_complete(req);
+}
+
+/* Deferred work (net.c of the net layer): finish once every message is
+ * complete.  Any thread. */
+static int nbc_poll(void *arg)
+{
+    net_nbc_t *t = arg;
+    if (!zm_coll_nsched_done(t->x))
+        return 0;
+    nbc_complete(t);
+    return 1;
+}
+
+static void req_init(zm_req_t *req)
+{
+    zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
+    req->st_source = -1;
+    req->st_tag = -1;
+    req->st_bytes = 0;
+    req->dt = &zmpi_dt_MPI_BYTE;
+    req->count = 0;
+}
+
+/* Post the prepared call p with request req; hold: see nsched_start. */
+static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_t *req,
+                            int hold)
+{
+    net_nbc_t *t = malloc(sizeof(*t));
+    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_tag(s), hold) : NULL;
+    if (!x) {
+        free(t);
+        free(p->tmp);
+        return ZM_ERR_NOMEM;
+    }
+    req_init(req);
+    zm_coll_shm_retain(s);
+    t->x = x;
+    t->req = req;
+    t->s = s;
+    if (zm_coll_nsched_done(x))
+        nbc_complete(t);
+    else
+        zm_net_defer(nbc_poll, t);
+    return ZM_OK;
+}
+
+zm_status_t zm_coll_net_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                              zm_req_t *req)
+{
+    zm_coll_args_t p = prepared(a, me, s->size);
+    return nbc_post(s, me, &p, req, 1);
+}
+
+/* ---- Persistent collectives --------------------------------------------
+ * The instance keeps the rank's arguments (args[0]) and request (reqs[0]);
+ * each start posts one round.  The API layer holds the types; the
+ * instance holds the operation. */
+
+zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                              zm_req_t *req, zm_coll_pers_t **out)
+{
+    coll_nbc_t *x = calloc(1, sizeof(*x));
+    (void)me;
+    if (x) {
+        x->args = malloc(sizeof(*x->args));
+        x->reqs = malloc(sizeof(*x->reqs));
+    }
+    if (!x || !x->args || !x->reqs) {
+        if (x) {
+            free(x->args);
+            free(x->reqs);
+        }
+        free(x);
+        return ZM_ERR_NOMEM;
+    }
+    x->persistent = 1;
+    x->shm = s;
+    x->args[0] = *a;
+    x->reqs[0] = req;
+    if (a->op)
+        zm_op_retain(a->op);
+    zm_coll_shm_retain(s);
+    *out = x;
+    return ZM_OK;
+}
+
+void zm_coll_net_pstart(zm_coll_pers_t *x, int me)
+{
+    zm_coll_args_t p = prepared(&x->args[0], me, x->shm->size);
+    if (nbc_post(x->shm, me, &p, x->reqs[0], 0) != ZM_OK) {
+        /* No memory for the round: it fails, and says so. */
+        req_init(x->reqs[0]);
+        x->reqs[0]->st_error = ZM_ERR_NOMEM;
+        zm_p2p_req_complete(x->reqs[0]);
+    }
+}
+
+void zm_coll_net_pfree(zm_coll_pers_t *x, int me)
+{
+    zm_coll_shm_t *s = x->shm;
+    (void)me;
+    if (x->args[0].op)
+        zm_op_release(x->args[0].op);
+    free(x->args);
+    free(x->reqs);
+    free(x);
+    zm_coll_detach(s);
+}

@@ -1,0 +1,97 @@
+# Fortran bindings (issue 19; docs/fortran.md): programs built with the
+# build-tree zmpifort exactly as a user builds them, run under zmpirun on
+# several layouts (ranks x workers), verifying their own results.  Only
+# when zmpi was configured with a Fortran compiler (ZMPI_FORTRAN).
+if(NOT ZMPI_FORTRAN)
+  return()
+endif()
+
+set(ZT_FORT ${CMAKE_BINARY_DIR}/tools/zmpifort)
+set(ZT_FSRC ${CMAKE_CURRENT_SOURCE_DIR}/fortran)
+set(ZT_FBIN ${CMAKE_CURRENT_BINARY_DIR}/fortran)
+
+# zt_fortran_program(<name> <source> [FLAGS ...]): tests/fortran/<source>
+# compiled and linked by zmpifort into <build>/tests/fortran/<name>/<name>
+# (a directory per program, for the modules it writes).
+function(zt_fortran_program name source)
+  cmake_parse_arguments(P "" "" "FLAGS" ${ARGN})
+  set(dir ${ZT_FBIN}/${name})
+  add_custom_command(OUTPUT ${dir}/${name}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND ${ZT_FORT} ${P_FLAGS} -J ${dir} -o ${dir}/${name} ${ZT_FSRC}/${source}
+    DEPENDS ${ZT_FSRC}/${source} zmpi_fortran zmpi zmpi_priv zmpi_main
+      ${CMAKE_SOURCE_DIR}/tools/zmpifort.in
+    COMMENT "zmpifort ${source} -> ${name}" VERBATIM)
+  add_custom_target(zt_f_${name} ALL DEPENDS ${dir}/${name})
+endfunction()
+
+# zt_fortran_runs(<name> <layout>...): one test fortran_<name>_<layout> per
+# layout NPxWORKERS; passes when the job exits 0.
+function(zt_fortran_runs name)
+  foreach(layout ${ARGN})
+    string(REPLACE "x" ";" lw ${layout})
+    list(GET lw 0 np)
+    list(GET lw 1 nw)
+    add_test(NAME fortran_${name}_${layout}
+      COMMAND $<TARGET_FILE:zmpirun> -n ${np} -w ${nw} ${ZT_FBIN}/${name}/${name})
+    set_tests_properties(fortran_${name}_${layout} PROPERTIES TIMEOUT 120
+      ENVIRONMENT "MPIEXEC_TIMEOUT=120" PASS_REGULAR_EXPRESSION ": OK")
+  endforeach()
+endfunction()
+
+# The three bindings, the same checks (tests/fortran/mpi_basic.F90 serves
+# module mpi and, with -DUSE_MPIF_H, mpif.h), plus fixed-form Fortran 77.
+zt_fortran_program(f08_basic f08_basic.f90)
+zt_fortran_program(mpi_basic mpi_basic.F90)
+zt_fortran_program(mpif_basic mpi_basic.F90 FLAGS -DUSE_MPIF_H)
+zt_fortran_program(f77_hello f77_hello.f)
+foreach(p f08_basic mpi_basic mpif_basic f77_hello)
+  zt_fortran_runs(${p} 1x1 2x2 7x2)
+endforeach()
+zt_fortran_runs(f08_basic 64x2)
+
+# A halo exchange of non-contiguous grid rows: a derived datatype and the
+# array sections themselves (mpi_f08).
+zt_fortran_program(halo halo.f90)
+zt_fortran_runs(halo 1x1 2x2 7x2 64x2)
+
+# Without privatization the same program runs as well.
+zt_fortran_program(mpi_basic_noprivatize mpi_basic.F90 FLAGS -zmpi-no-privatize)
+zt_fortran_runs(mpi_basic_noprivatize 2x2 7x2)
+
+# Module variables, COMMON blocks and SAVEd variables are private per rank;
+# the same source linked with -zmpi-no-privatize shares them, which the
+# program must detect (so the check can fail).
+zt_fortran_program(priv_vars priv_vars.f90)
+zt_fortran_runs(priv_vars 1x1 7x2 64x2)
+zt_fortran_program(priv_vars_shared priv_vars.f90 FLAGS -zmpi-no-privatize)
+add_test(NAME fortran_priv_vars_shared_detected
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --regex "FAIL rank" --
+          $<TARGET_FILE:zmpirun> -n 8 -w 2 ${ZT_FBIN}/priv_vars_shared/priv_vars_shared)
+set_tests_properties(fortran_priv_vars_shared_detected PROPERTIES TIMEOUT 90)
+
+# module mpi's explicit interfaces: a call with a missing argument does not
+# compile.
+add_test(NAME fortran_bad_argcount_rejected
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
+          --regex "bad_argcount.f90" --regex "mpi_comm_rank" --
+          ${ZT_FORT} -J ${ZT_FBIN} -c -o ${ZT_FBIN}/bad_argcount.o ${ZT_FSRC}/bad_argcount.f90)
+set_tests_properties(fortran_bad_argcount_rejected PROPERTIES TIMEOUT 90)
+
+# CMake's FindMPI finds zmpifort for Fortran (mpif.h, mpi and mpi_f08).
+add_test(NAME fortran_findmpi
+  COMMAND sh ${ZT_FSRC}/findmpi_fortran.sh ${CMAKE_BINARY_DIR}/tools $<TARGET_FILE:zmpirun>
+          ${CMAKE_COMMAND} ${CMAKE_Fortran_COMPILER})
+set_tests_properties(fortran_findmpi PROPERTIES TIMEOUT 300)
+
+# STOP ends one rank (the others go on and finish); ERROR STOP ends the
+# job with its code.
+zt_fortran_program(stop_rank stop_rank.f90)
+zt_fortran_runs(stop_rank 3x1 3x2)
+zt_fortran_program(stop_rank_noprivatize stop_rank.f90 FLAGS -zmpi-no-privatize)
+zt_fortran_runs(stop_rank_noprivatize 3x2)
+add_test(NAME fortran_error_stop_ends_job
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 3
+          --regex "ERROR STOP 3" --
+          $<TARGET_FILE:zmpirun> -n 3 -w 2 ${ZT_FBIN}/stop_rank/stop_rank error)
+set_tests_properties(fortran_error_stop_ends_job PROPERTIES TIMEOUT 90)

@@ -1,0 +1,48 @@
+/* bench_c.c: the loops of bench_f08.f90 through the C interface, to
+ * compare against (issue 19): 8-byte ping-pong between ranks 0 and 1 and
+ * 8-byte MPI_Allreduce, median of 7 runs, microseconds per operation.
+ * A benchmark, not a test: zmpirun -n 2 -w 2 ./bench_c 200000. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, iters = argc > 1 ? atoi(argv[1]) : 100000;
+    double x, y, pp[7], ar[7];
+    MPI_Status status;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    x = rank;
+    for (int run = 0; run < 7; run++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            if (rank == 0) {
+                MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+                MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &status);
+            } else if (rank == 1) {
+                MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &status);
+                MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+            }
+        }
+        pp[run] = (MPI_Wtime() - t) / iters / 2 * 1e6;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        ar[run] = (MPI_Wtime() - t) / iters * 1e6;
+    }
+    qsort(pp, 7, sizeof *pp, cmp);
+    qsort(ar, 7, sizeof *ar, cmp);
+    if (rank == 0)
+        printf("C:       ping-pong (half round trip) %8.3f us, allreduce %8.3f us\n", pp[3], ar[3]);
+    MPI_Finalize();
+    return 0;
+}

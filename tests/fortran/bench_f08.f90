@@ -1,0 +1,61 @@
+! bench_f08.f90: the cost of the mpi_f08 binding (issue 19): 8-byte
+! ping-pong between ranks 0 and 1 and 8-byte MPI_Allreduce on all ranks,
+! the same loops as bench_c.c, which does them through C.  Prints the time
+! per operation in microseconds (median of 7 runs).  A benchmark, not a
+! test: run by hand, e.g. zmpirun -n 2 -w 2 ./bench_f08 200000.
+program bench_f08
+  use mpi_f08
+  implicit none
+  integer :: rank, size, iters, run, i
+  character(len=32) :: arg
+  double precision :: x, y, t, pp(7), ar(7)
+  type(MPI_Status) :: status
+
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, size)
+  iters = 100000
+  if (command_argument_count() > 0) then
+    call get_command_argument(1, arg)
+    read(arg, *) iters
+  end if
+  x = rank
+  do run = 1, 7
+    call MPI_Barrier(MPI_COMM_WORLD)
+    t = MPI_Wtime()
+    do i = 1, iters
+      if (rank == 0) then
+        call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD)
+        call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, status)
+      else if (rank == 1) then
+        call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD, status)
+        call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD)
+      end if
+    end do
+    pp(run) = (MPI_Wtime() - t) / iters / 2 * 1d6
+    call MPI_Barrier(MPI_COMM_WORLD)
+    t = MPI_Wtime()
+    do i = 1, iters
+      call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+    end do
+    ar(run) = (MPI_Wtime() - t) / iters * 1d6
+  end do
+  if (rank == 0) write(*, '(a,f8.3,a,f8.3,a)') 'mpi_f08: ping-pong (half round trip) ', &
+      median(pp), ' us, allreduce ', median(ar), ' us'
+  call MPI_Finalize()
+contains
+  double precision function median(v)
+    double precision, intent(in) :: v(7)
+    double precision :: w(7), tmp
+    integer :: a, b
+    w = v
+    do a = 1, 7
+      do b = a + 1, 7
+        if (w(b) < w(a)) then
+          tmp = w(a); w(a) = w(b); w(b) = tmp
+        end if
+      end do
+    end do
+    median = w(4)
+  end function median
+end program bench_f08

@@ -1,0 +1,122 @@
+# Jobs across processes (issue 17, docs/net.md): existing test programs
+# re-run as several processes through zmpirun -p, for every network backend
+# that was built (ZMPI_NET_BACKENDS, set by the top-level CMakeLists.txt),
+# plus the collectives forced onto their message path inside one process
+# (ZMPI_COLL_NET=1, no system MPI needed) and faults across processes.
+
+zmpi_add_program(zt_net_comm net_comm.c)
+
+# The collective suite on the cross-process algorithms, in one process:
+# every communicator of more than one rank runs its collectives as
+# messages, so the whole suite checks them (results bit-identical to the
+# single-process path) with any number of ranks.
+foreach(prog coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw inter_coll
+        neighbor_coll comm_groups defects_in_place net_comm)
+  foreach(layout 3x2 7x2)
+    string(REPLACE "x" ";" lw ${layout})
+    list(GET lw 0 np)
+    list(GET lw 1 nw)
+    zmpi_add_mpi_test(net_forced_${prog}_${layout} PROGRAM ${prog} NP ${np} WORKERS ${nw}
+                      TIMEOUT 120)
+    set_tests_properties(net_forced_${prog}_${layout} PROPERTIES
+      ENVIRONMENT "MPIEXEC_TIMEOUT=120;ZMPI_COLL_NET=1")
+  endforeach()
+endforeach()
+
+if(NOT ZMPI_NET_BACKENDS)
+  return()
+endif()
+
+zmpi_add_program(zt_net_fault net_fault.c)
+
+# zmpi_add_net_test(<name> PROGRAM <prog> NP <n> PROCS <p> BACKEND <b>
+#                   [OPTS <zmpirun options>...] [ARGS ...])
+# Runs tests/<prog>.c as n ranks in p processes with backend b; passes when
+# the job exits with status 0.
+function(zmpi_add_net_test name)
+  cmake_parse_arguments(T "" "PROGRAM;NP;PROCS;BACKEND" "OPTS;ARGS" ${ARGN})
+  add_test(NAME ${name}
+    COMMAND $<TARGET_FILE:zmpirun> -n ${T_NP} -p ${T_PROCS} -w 2 --net ${T_BACKEND}
+            ${T_OPTS} $<TARGET_FILE:zt_${T_PROGRAM}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 120 ENVIRONMENT "MPIEXEC_TIMEOUT=100"
+    LABELS net)
+endfunction()
+
+# Programs whose checks hold whatever process a rank is in.  Left out, on
+# purpose: comm_groups and comm_more (they check that
+# MPI_COMM_TYPE_SHARED gives the whole world, i.e. one process),
+# attr_caching and the rma_* tests (windows on communicators across
+# processes are refused), io_* (likewise files), part_* (likewise
+# partitioned communication), req_grequest (hands a request to another
+# rank through memory) and bufmode_comm (counts on a buffered message
+# staying in the buffer until it is received: across processes it leaves
+# as soon as it is sent).
+set(ZT_NET_PROGRAMS coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw
+  p2p_modes p2p_order p2p_probe p2p_requests p2p_persistent p2p_large ring stress
+  inter_coll inter_merge inter_p2p neighbor_coll req_isendrecv req_status
+  topo_cart topo_graph session_basic dt_random defects_in_place net_comm)
+
+foreach(be ${ZMPI_NET_BACKENDS})
+  foreach(prog ${ZT_NET_PROGRAMS})
+    # 2 processes x 3 ranks, interleaved: every rank's neighbours are in
+    # the other process.
+    zmpi_add_net_test(net_${be}_${prog}_2px3i PROGRAM ${prog} NP 6 PROCS 2 BACKEND ${be}
+                      OPTS --interleave)
+  endforeach()
+  foreach(prog coll_all coll_ops coll_nb p2p_order ring inter_coll net_comm)
+    # 3 processes x 1 rank: nothing shared at all.
+    zmpi_add_net_test(net_${be}_${prog}_3px1 PROGRAM ${prog} NP 3 PROCS 3 BACKEND ${be})
+  endforeach()
+endforeach()
+
+# "Separate nodes": the system MPI forced onto TCP, no shared memory
+# between the processes (one backend is enough: the code path is ours).
+list(GET ZMPI_NET_BACKENDS 0 ZT_NET_BE0)
+foreach(prog coll_all p2p_large)
+  zmpi_add_net_test(net_${ZT_NET_BE0}_${prog}_sepnodes PROGRAM ${prog} NP 4 PROCS 2
+                    BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave)
+endforeach()
+
+# Faults: the last rank fails while the others wait for it; the job must
+# end by itself, with the rank's report and exit status.
+# zmpi_add_net_fault(<mode> EXIT_CODE <c> REGEX <re>...)
+function(zmpi_add_net_fault mode)
+  cmake_parse_arguments(T "" "EXIT_CODE" "REGEX" ${ARGN})
+  set(opts --timeout 60)
+  if(T_EXIT_CODE)
+    list(APPEND opts --exit-code ${T_EXIT_CODE})
+  endif()
+  foreach(re ${T_REGEX})
+    list(APPEND opts --regex "${re}")
+  endforeach()
+  foreach(be ${ZMPI_NET_BACKENDS})
+    add_test(NAME net_${be}_fault_${mode}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
+              sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
+              $<TARGET_FILE:zmpirun> -n 4 -p 2 -w 2 --net ${be} --interleave
+              $<TARGET_FILE:zt_net_fault> ${mode})
+    set_tests_properties(net_${be}_fault_${mode} PROPERTIES TIMEOUT 90 LABELS net)
+  endforeach()
+endfunction()
+
+zmpi_add_net_fault(abort EXIT_CODE 7 REGEX "rank 3 called MPI_Abort with error code 7")
+zmpi_add_net_fault(badarg REGEX "rank 3.*MPI_Send.*count=-1")
+zmpi_add_net_fault(segv REGEX "rank 3: SIGSEGV")
+zmpi_add_net_fault(kill REGEX "signal 9|Killed" "zmpirun: the job failed .*held ranks")
+zmpi_add_net_fault(exit3 EXIT_CODE 3)
+zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate.*several processes")
+foreach(be ${ZMPI_NET_BACKENDS})
+  zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
+                    OPTS --interleave ARGS refuse)
+endforeach()
+
+# Started by the system launcher itself, as batch scripts do: two
+# processes of three ranks each (ZMPI_RANKS_PER_PROC).
+find_program(ZT_MPIEXEC_MPICH mpiexec.mpich)
+if(ZT_MPIEXEC_MPICH AND "mpich" IN_LIST ZMPI_NET_BACKENDS)
+  add_test(NAME net_mpich_direct_launch
+    COMMAND ${ZT_MPIEXEC_MPICH} -n 2 -env ZMPI_RANKS_PER_PROC 3
+            $<TARGET_FILE:zt_coll_all>)
+  set_tests_properties(net_mpich_direct_launch PROPERTIES TIMEOUT 120
+    ENVIRONMENT "MPIEXEC_TIMEOUT=100" LABELS net)
+endif()

@@ -1,0 +1,115 @@
+/*
+ * net_fault.c: faults in a job across processes.  The last rank (in the
+ * last process when the ranks are interleaved or in blocks) fails in the
+ * way argv[1] names while every other rank waits for a message that never
+ * comes; the job must end by itself with the failing rank's report and
+ * exit status, leaving no process behind.
+ *
+ *   abort   MPI_Abort(MPI_COMM_WORLD, 7)
+ *   badarg  MPI_Send with count -1 (MPI_ERRORS_ARE_FATAL)
+ *   segv    a store through a null pointer
+ *   kill    the rank's process kills itself with SIGKILL (no report)
+ *   exit3   the rank returns 3 from main after MPI_Finalize; the others
+ *           finish normally
+ *   win     every rank calls MPI_Win_allocate on MPI_COMM_WORLD, which
+ *           spans processes: refused, and MPI_ERRORS_ARE_FATAL ends the job
+ *   refuse  with MPI_ERRORS_RETURN, windows, files and partitioned
+ *           communication with a rank of another process must each fail
+ *           with MPI_ERR_UNSUPPORTED_OPERATION and say why; exits 0 if so
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One refused call: its error class and message. */
+static int refused(int rc, const char *call, int rank)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int cls = -1, len = 0;
+    MPI_Error_class(rc, &cls);
+    MPI_Error_string(rc, msg, &len);
+    if (cls == MPI_ERR_UNSUPPORTED_OPERATION)
+        return 0;
+    printf("rank %d: %s returned class %d (%s), not MPI_ERR_UNSUPPORTED_OPERATION\n", rank,
+           call, cls, msg);
+    return 1;
+}
+
+/* The refusals, every rank alike; then the job goes on (a Barrier and
+ * MPI_Finalize must still work). */
+static int refuse(int rank, int size)
+{
+    void *base = NULL;
+    MPI_Win win;
+    MPI_File fh;
+    MPI_Request req;
+    char path[64], buf[16];
+    int bad = 0;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    bad += refused(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+                   "MPI_Win_allocate", rank);
+    bad += refused(MPI_Win_create(buf, 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                   "MPI_Win_create", rank);
+    bad += refused(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+                   "MPI_Win_allocate_shared", rank);
+    bad += refused(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                   "MPI_Win_create_dynamic", rank);
+    snprintf(path, sizeof(path), "/tmp/zt_net_refuse.%d", (int)getpid());
+    bad += refused(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                 MPI_INFO_NULL, &fh), "MPI_File_open", rank);
+    /* With interleaved ranks the next rank is in another process. */
+    bad += refused(MPI_Psend_init(buf, 1, 16, MPI_BYTE, (rank + 1) % size, 3, MPI_COMM_WORLD,
+                                  MPI_INFO_NULL, &req), "MPI_Psend_init", rank);
+    bad += refused(MPI_Precv_init(buf, 1, 16, MPI_BYTE, (rank + size - 1) % size, 3,
+                                  MPI_COMM_WORLD, MPI_INFO_NULL, &req), "MPI_Precv_init", rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    if (rank == 0 && !bad)
+        printf("net_fault refuse: every call refused\n");
+    return bad != 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, x = 0;
+    const char *mode = argc > 1 ? argv[1] : "";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* Everyone is up and connected before the fault. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (strcmp(mode, "win") == 0) {
+        void *base;
+        MPI_Win win;
+        MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        printf("rank %d: MPI_Win_allocate across processes did not fail\n", rank);
+        return 1;
+    }
+    if (strcmp(mode, "refuse") == 0)
+        return refuse(rank, size);
+    if (strcmp(mode, "exit3") == 0) {
+        MPI_Finalize();
+        return rank == size - 1 ? 3 : 0;
+    }
+    if (rank != size - 1) {
+        /* Would wait forever: only the fault can end the job. */
+        MPI_Recv(&x, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("rank %d: unexpected message\n", rank);
+        return 1;
+    }
+    if (strcmp(mode, "abort") == 0) {
+        MPI_Abort(MPI_COMM_WORLD, 7);
+    } else if (strcmp(mode, "badarg") == 0) {
+        MPI_Send(&x, -1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+    } else if (strcmp(mode, "segv") == 0) {
+        volatile int *p = NULL;
+        *p = 1;
+    } else if (strcmp(mode, "kill") == 0) {
+        kill(getpid(), SIGKILL);
+    }
+    printf("rank %d: mode '%s' did not end the job\n", rank, mode);
+    return 1;
+}
