@@ -976,6 +976,43 @@ ZMPI_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
 ZMPI_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
 ZMPI_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
 ZMPI_FN(int, T_category_changed, (int *update_number))
+/* Events and their sources (MPI 4.1 sections 15.3.8, mpit_events.c).
+ * Callback safety requirements, from least to most restrictive. */
+typedef struct zmpi_t_event_instance *MPI_T_event_instance;
+typedef struct zmpi_t_event_registration *MPI_T_event_registration;
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 2,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 3
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 0,
+    MPI_T_SOURCE_UNORDERED = 1
+} MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration, int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+ZMPI_FN(int, T_source_get_num, (int *num_sources))
+ZMPI_FN(int, T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info))
+ZMPI_FN(int, T_source_get_timestamp, (int source_index, MPI_Count *timestamp))
+ZMPI_FN(int, T_event_get_num, (int *num_events))
+ZMPI_FN(int, T_event_get_info, (int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind))
+ZMPI_FN(int, T_event_get_index, (const char *name, int *event_index))
+ZMPI_FN(int, T_event_handle_alloc, (int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration))
+ZMPI_FN(int, T_event_handle_set_info, (MPI_T_event_registration event_registration, MPI_Info info))
+ZMPI_FN(int, T_event_handle_get_info, (MPI_T_event_registration event_registration, MPI_Info *info_used))
+ZMPI_FN(int, T_event_register_callback, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function))
+ZMPI_FN(int, T_event_callback_set_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info))
+ZMPI_FN(int, T_event_callback_get_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used))
+ZMPI_FN(int, T_event_handle_free, (MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function))
+ZMPI_FN(int, T_event_set_dropped_handler, (MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function))
+ZMPI_FN(int, T_event_read, (MPI_T_event_instance event_instance, int element_index, void *buffer))
+ZMPI_FN(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
+ZMPI_FN(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
+ZMPI_FN(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
+ZMPI_FN(int, T_category_get_num_events, (int cat_index, int *num_events))
+ZMPI_FN(int, T_category_get_events, (int cat_index, int len, int indices[]))
 /* ---- end of MPI_T ---- */
 
 /* ---- Sessions (session.c) ---- */

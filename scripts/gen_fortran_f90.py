@@ -18,6 +18,10 @@ def ftype(a, f08):
         return '%s, %s' % (integer(), intent), ''
     if k in ('logical_in', 'logical_out'):
         return 'LOGICAL, %s' % intent, ''
+    if k == 'weights' and a.intent != 'in':
+        # No INTENT: MPI_UNWEIGHTED, a protected module variable, may be
+        # passed to MPI_DIST_GRAPH_NEIGHBORS (MPI 4.1 declares it so too).
+        return integer(), '(*)'
     if k in ('int_arr', 'index_arr', 'weights'):
         dims = '(3,*)' if a.dims == '[][3]' else '(*)'
         return '%s, %s' % (integer(), intent), dims
@@ -147,7 +151,13 @@ def module_interfaces(fns, f08):
             big = by_name.get(fn.name + '_c')
             if f08 and big and tkr_sig(big) != tkr_sig(fn):
                 specifics.append(big)
-            out.append('  INTERFACE %s%s' % (prefix, base))
+            # In module mpi each name has one specific, declared in a plain
+            # (not generic) interface block: Fortran's sequence association
+            # then applies as with mpif.h (an array element or a rank-2
+            # array of statuses passed where an array is expected), which a
+            # generic's resolution by type, kind and rank would reject,
+            # while argument counts and types are still checked.
+            out.append('  INTERFACE %s%s' % (prefix, base) if f08 else '  INTERFACE')
             for s in specifics:
                 async_ = s.is_async()
                 if fn.ret != 'int' and f08:
@@ -233,7 +243,7 @@ def gen_mpif(consts, fns, path):
         if c[0] == 'INT':
             if len(c[1]) + len(c[2]) > 50:
                 continue
-            decl('INTEGER', c[1], c[2])
+            decl(OFFSET_CONSTS.get(c[1], 'INTEGER'), c[1], c[2])
         elif c[0] == 'HANDLE':
             decl('INTEGER', c[2], c[3])
         elif c[0] == 'LONG':
@@ -263,6 +273,11 @@ def gen_mpif(consts, fns, path):
     write(path, '\n'.join(L) + '\n')
 
 
+# Constants that are ints in C but offsets in Fortran (MPI 4.1 appendix
+# A.1.1): they are passed where INTEGER(KIND=MPI_OFFSET_KIND) is expected.
+OFFSET_CONSTS = {'MPI_DISPLACEMENT_CURRENT': 'INTEGER(KIND=MPI_OFFSET_KIND)'}
+
+
 def const_lines(consts, f08):
     L = []
     for c in consts:
@@ -270,7 +285,8 @@ def const_lines(consts, f08):
             L.append('  INTEGER, PARAMETER :: %s = %s' % (c[1], c[2]))
     for c in consts:
         if c[0] == 'INT':
-            L.append('  INTEGER, PARAMETER :: %s = %s' % (c[1], c[2]))
+            L.append('  %s, PARAMETER :: %s = %s'
+                     % (OFFSET_CONSTS.get(c[1], 'INTEGER'), c[1], c[2]))
         elif c[0] == 'LONG':
             L.append('  INTEGER(KIND=MPI_ADDRESS_KIND), PARAMETER :: %s = %s' % (c[1], c[2]))
         elif c[0] == 'HANDLE':

@@ -158,8 +158,13 @@ def conv_status(fn, a, b, f08):
     if k != 'status_out':
         b.pre.append('if (!zf_status_ignored(%s)) PMPI_Status_f2c(%s, &%s);' % (n, n, c))
     b.callargs.append('zf_status_ignored(%s) ? MPI_STATUS_IGNORE : &%s' % (n, c))
-    if k != 'status_in':
-        b.post.append('if (!zf_status_ignored(%s)) PMPI_Status_c2f(&%s, %s);' % (n, c, n))
+    if k == 'status_out':
+        # A call that returns one status leaves its MPI_ERROR as it was
+        # (MPI 4.1 section 3.2.5), whatever the C side wrote there.
+        b.post.append('if (!zf_status_ignored(%s)) zf_status_c2f_keep_error(&%s, %s);'
+                      % (n, c, n))
+    elif k != 'status_in':
+        b.post.append('if (!zf_status_ignored(%s)) zf_status_c2f(&%s, %s);' % (n, c, n))
 
 
 def conv_status_arr(fn, a, b, f08):
@@ -172,7 +177,7 @@ def conv_status_arr(fn, a, b, f08):
     b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, %s, sizeof *%s);' % (c, n, n, ln, c))
     b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
     b.callargs.append('zf_statuses_ignored(%s) ? MPI_STATUSES_IGNORE : %s' % (n, c))
-    b.post.append('for (int i = 0; i < %s; i++) PMPI_Status_c2f(&%s[i], %s + '
+    b.post.append('for (int i = 0; i < %s; i++) zf_status_c2f(&%s[i], %s + '
                   '(size_t)i * MPI_STATUS_SIZE);' % (ln, c, n))
     b.free.append('zf_tmp_free(%s, zs_%s);' % (c, n))
 
@@ -182,11 +187,15 @@ def conv_str(fn, a, b, f08):
     coming out (Fortran's hidden length, or the CFI descriptor's)."""
     n, c = a.name, 'c_' + a.name
     b.decl.append('char zs_%s[ZF_STR], *%s = zs_%s;' % (n, c, n))
+    # Info keys and values lose their leading blanks too (MPI 4.1 section
+    # 10: "leading and trailing spaces are stripped" in Fortran).
+    conv = ('zf_info_str_in' if fn.name.startswith('Info_') and n in ('key', 'value')
+            else 'zf_str_in')
     if a.kind == 'str_in' and f08:
-        b.pre.append('%s = zf_str_in((const char *)%s->base_addr, %s->elem_len, '
-                     'zs_%s, sizeof zs_%s);' % (c, n, n, n, n))
+        b.pre.append('%s = %s((const char *)%s->base_addr, %s->elem_len, '
+                     'zs_%s, sizeof zs_%s);' % (c, conv, n, n, n, n))
     elif a.kind == 'str_in':
-        b.pre.append('%s = zf_str_in(%s, %s_len, zs_%s, sizeof zs_%s);' % (c, n, n, n, n))
+        b.pre.append('%s = %s(%s, %s_len, zs_%s, sizeof zs_%s);' % (c, conv, n, n, n, n))
     else:
         b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, (long)(%s), 1);'
                      % (c, n, n, a.length))
@@ -390,7 +399,7 @@ def predef_f2c(consts):
         out.append('static const %s zf_predef_%s[] = {' % (ctype, h))
         out += ['    [%d] = %s,' % (i, table[i]) for i in sorted(table)]
         out += ['};',
-                'static inline %s zf_%s_f2c(MPI_Fint f)' % (ctype, h),
+                'ZF_INLINE %s zf_%s_f2c(MPI_Fint f)' % (ctype, h),
                 '{',
                 '    if (f > 0 && (size_t)f < sizeof zf_predef_%s / sizeof *zf_predef_%s &&'
                 % (h, h),

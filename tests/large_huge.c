@@ -7,7 +7,8 @@
  * bytes and checks every byte (in 8-byte words of a pattern that differs
  * between the two messages, so a message that does not arrive shows).  The int forms answer for results an int
  * cannot hold: MPI_Get_count / MPI_Get_elements / MPI_Type_size give
- * MPI_UNDEFINED, MPI_Pack_size raises MPI_ERR_VALUE_TOO_LARGE.  Exits 77
+ * MPI_UNDEFINED, MPI_Pack_size and MPI_Buffer_detach (of a 3 GiB buffer)
+ * raise MPI_ERR_VALUE_TOO_LARGE.  Exits 77
  * (skipped) when the machine has too little memory available.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -139,6 +140,23 @@ int main(int argc, char **argv)
     int rc = MPI_Pack_size(1, vec, MPI_COMM_WORLD, &ni), cls = -1;
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_VALUE_TOO_LARGE, "Pack_size gave class %d", cls);
+    /* A buffer of 3 GiB attached with the _c call: the int detach cannot
+     * say its size (MPI_ERR_VALUE_TOO_LARGE), the _c one can.  The
+     * memory is never touched. */
+    if (rank == 0) {
+        char *big = malloc(BYTES);
+        void *got = NULL;
+        MPI_Count gsz = 0;
+        CHECK(big && MPI_Buffer_attach_c(big, (MPI_Count)BYTES) == MPI_SUCCESS,
+              "Buffer_attach_c of 3 GiB");
+        rc = MPI_Buffer_detach(&got, &ni);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_VALUE_TOO_LARGE, "Buffer_detach of 3 GiB gave class %d", cls);
+        if (MPI_Buffer_detach_c(&got, &gsz) == MPI_SUCCESS)
+            CHECK(got == big && gsz == (MPI_Count)BYTES, "Buffer_detach_c gave %lld",
+                  (long long)gsz);
+        free(big);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     uint64_t data = NBLOCKS * BL;

@@ -108,6 +108,9 @@ zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate.*several processes")
 foreach(be ${ZMPI_NET_BACKENDS})
   zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     OPTS --interleave ARGS refuse)
+  # Block order: process 0's ranks all wait for the last rank, in process 1.
+  zmpi_add_net_test(net_${be}_late_sender PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
+                    ARGS late)
 endforeach()
 
 # Started by the system launcher itself, as batch scripts do: two

@@ -13,6 +13,11 @@
  *           finish normally
  *   win     every rank calls MPI_Win_allocate on MPI_COMM_WORLD, which
  *           spans processes: refused, and MPI_ERRORS_ARE_FATAL ends the job
+ *   late    not a fault: the last rank computes for 0.3 s before it sends
+ *           to every other rank, which all wait in MPI_Recv meanwhile; a
+ *           process whose ranks are all blocked must not report a
+ *           deadlock while a rank of another process may still send;
+ *           exits 0
  *   refuse  with MPI_ERRORS_RETURN, windows, files and partitioned
  *           communication with a rank of another process must each fail
  *           with MPI_ERR_UNSUPPORTED_OPERATION and say why; exits 0 if so
@@ -90,6 +95,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "refuse") == 0)
         return refuse(rank, size);
+    if (strcmp(mode, "late") == 0) {
+        if (rank == size - 1) {
+            double t0 = MPI_Wtime();
+            while (MPI_Wtime() - t0 < 0.3)
+                ; /* computing: the others' processes see only blocked ranks */
+            for (int q = 0; q < size - 1; q++)
+                MPI_Send(&rank, 1, MPI_INT, q, 1, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&x, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        MPI_Finalize();
+        return x == size - 1 || rank == size - 1 ? 0 : 1;
+    }
     if (strcmp(mode, "exit3") == 0) {
         MPI_Finalize();
         return rank == size - 1 ? 3 : 0;

@@ -43,6 +43,8 @@ struct coll_nsched {
     int nops;
     nop_t *ops;                     /* the messages (receives first) */
     zm_req_t *reqs;                 /* one per message, line aligned */
+    void *arrays;                   /* non-blocking: copies of the call's count,
+                                     * displacement and type arrays, or NULL */
     char *in;                       /* reductions: the inputs that arrive, per rank */
     size_t span;                    /* bytes of one input in `in` */
     ptrdiff_t off;                  /* where element 0 sits in an input's bytes */
@@ -279,10 +281,50 @@ static void hold_args(const zm_coll_args_t *a, int n, int hold)
             hold ? zm_dt_retain(a->rdts[i]) : zm_dt_release(a->rdts[i]);
 }
 
+/* Point the call's count, displacement and type arrays at copies of
+ * their own.  A non-blocking collective reads them again when it
+ * finishes, and some callers free them as soon as the call returns
+ * (mpi4py 4.1.2's Iallgatherv does not keep its arrays alive until the
+ * request completes); the system MPIs copy them, so zmpi does too.
+ * Returns -1 when out of memory. */
+static int own_arrays(coll_nsched_t *x)
+{
+    zm_coll_args_t *a = &x->a;
+    size_t w = a->wide ? sizeof(int64_t) : sizeof(int), n = (size_t)x->n;
+    const void **ca[4] = { (const void **)&a->scounts, (const void **)&a->sdispls,
+                           (const void **)&a->rcounts, (const void **)&a->rdispls };
+    const void **ta[2] = { (const void **)&a->sdts, (const void **)&a->rdts };
+    size_t tw = sizeof(const zm_dt_t *), need = 0;
+    for (int i = 0; i < 4; i++)
+        need += *ca[i] ? n * w : 0;
+    for (int i = 0; i < 2; i++)
+        need += *ta[i] ? n * tw : 0;
+    if (need == 0)
+        return 0;
+    /* Pointers first, then the counts: each part stays aligned. */
+    char *p = x->arrays = malloc(need);
+    if (!p)
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (*ta[i]) {
+            memcpy(p, *ta[i], n * tw);
+            *ta[i] = p;
+            p += n * tw;
+        }
+    for (int i = 0; i < 4; i++)
+        if (*ca[i]) {
+            memcpy(p, *ca[i], n * w);
+            *ca[i] = p;
+            p += n * w;
+        }
+    return 0;
+}
+
 static void nsched_free(coll_nsched_t *x)
 {
     if (x->hold)
         hold_args(&x->a, x->n, 0);
+    free(x->arrays);
     free(x->in);
     free(x->ops);
     free(x->reqs);
@@ -310,6 +352,10 @@ coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args
         return NULL;
     }
     memset(x->reqs, 0, rb);
+    if (hold && own_arrays(x) != 0) {
+        nsched_free(x);
+        return NULL;
+    }
     x->hold = hold;
     if (hold)
         hold_args(&x->a, n, 1);

@@ -297,6 +297,53 @@ static size_t layout_span(const zm_dt_t *dt, size_t count, size_t *off)
     return (size_t)(hi - lo) + ZM_CACHE_LINE;
 }
 
+/* The root of a hierarchical Reduce, its process's partial result in its
+ * receive buffer: receive the other processes' partial results from their
+ * leaders and combine them all in process order into the buffer. */
+static zm_status_t reduce_at_root(coll_net_t *nx, const zm_coll_args_t *a, int tag, char *err,
+                                  size_t errlen)
+{
+    int rootp = nx->pof[a->root], k = 0;
+    const zm_dt_t *e = zm_dt_basic(a->rdt);
+    size_t m = zm_dt_bytes(a->rdt, a->rcount) / e->size, eb = m * e->size;
+    size_t stride = (eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
+    char *parts = aligned_alloc(ZM_CACHE_LINE, stride * (size_t)nx->np + ZM_CACHE_LINE);
+    zm_req_t *reqs = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_req_t) * (size_t)nx->np);
+    zm_req_t **all = malloc(sizeof(zm_req_t *) * (size_t)nx->np);
+    zm_status_t st = ZM_OK;
+    if (!parts || !reqs || !all) {
+        free(parts), free(reqs), free(all);
+        return ZM_ERR_NOMEM;
+    }
+    memset(reqs, 0, sizeof(zm_req_t) * (size_t)nx->np);
+    for (int p = 0; p < nx->np; p++) {
+        if (p == rootp)
+            continue;
+        all[k] = &reqs[k];
+        zm_p2p_irecv(&nx->pc, parts + stride * (size_t)p, m, e, nx->lead[p], tag, all[k]);
+        k++;
+    }
+    if (eb)
+        zm_dt_copy(parts + stride * (size_t)rootp, m, e, a->rbuf, a->rcount, a->rdt, eb);
+    if (k > 0)
+        zm_p2p_wait(all, k, 1);
+    for (int i = 0; i < k; i++)
+        if (reqs[i].st_error != ZM_OK || reqs[i].st_bytes != eb)
+            st = ZM_COLL_ERR_COUNT;
+    if (st == ZM_OK) {
+        char *acc = parts + stride * (size_t)(nx->np - 1);
+        for (int p = nx->np - 2; p >= 0; p--)
+            zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
+        if (eb)
+            zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, eb);
+    } else if (err) {
+        snprintf(err, errlen, "the partial results of the processes do not match rank %d's "
+                 "receive buffer", a->root);
+    }
+    free(parts), free(reqs), free(all);
+    return st;
+}
+
 /* Reduce: in-process Reduce to each process's leader (the root in its
  * own process), the other leaders send their partial results to the
  * root, which combines them in process order. */
@@ -326,43 +373,7 @@ static zm_status_t hier_reduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_a
         zm_p2p_isend(&nx->pc, tmp + off, a->rcount, a->rdt, a->root, tag, ZM_SEND_STD, &q);
         zm_p2p_wait(&qp, 1, 1);
     } else if (st == ZM_OK && me == a->root) {
-        const zm_dt_t *e = zm_dt_basic(a->rdt);
-        size_t m = zm_dt_bytes(a->rdt, a->rcount) / e->size, eb = m * e->size;
-        size_t stride = (eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
-        char *parts = aligned_alloc(ZM_CACHE_LINE, stride * (size_t)nx->np + ZM_CACHE_LINE);
-        zm_req_t *reqs = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_req_t) * (size_t)nx->np);
-        zm_req_t **all = malloc(sizeof(zm_req_t *) * (size_t)nx->np);
-        if (!parts || !reqs || !all) {
-            free(parts), free(reqs), free(all), free(tmp);
-            return ZM_ERR_NOMEM;
-        }
-        memset(reqs, 0, sizeof(zm_req_t) * (size_t)nx->np);
-        int k = 0;
-        for (int p = 0; p < nx->np; p++) {
-            if (p == rootp)
-                continue;
-            all[k] = &reqs[k];
-            zm_p2p_irecv(&nx->pc, parts + stride * (size_t)p, m, e, nx->lead[p], tag, all[k]);
-            k++;
-        }
-        if (eb)
-            zm_dt_copy(parts + stride * (size_t)rootp, m, e, a->rbuf, a->rcount, a->rdt, eb);
-        if (k > 0)
-            zm_p2p_wait(all, k, 1);
-        for (int i = 0; i < k; i++)
-            if (reqs[i].st_error != ZM_OK || reqs[i].st_bytes != eb)
-                st = ZM_COLL_ERR_COUNT;
-        if (st == ZM_OK) {
-            char *acc = parts + stride * (size_t)(nx->np - 1);
-            for (int p = nx->np - 2; p >= 0; p--)
-                zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
-            if (eb)
-                zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, eb);
-        } else if (err) {
-            snprintf(err, errlen, "the partial results of the processes do not match rank "
-                     "%d's receive buffer", me);
-        }
-        free(parts), free(reqs), free(all);
+        st = reduce_at_root(nx, a, tag, err, errlen);
     }
     free(tmp);
     return st;

@@ -15,10 +15,14 @@
  * MPI of processes.
  *
  * f2c is the call on every Fortran binding's path, so it takes no lock:
- * the slots live in segments that never move (segment k holds 64 << k
- * slots) and are read with acquire loads.  c2f and the writers take the
- * kind's spinlock; c2f finds a handle's index in an open-addressing map
- * keyed by the pointer.
+ * the first FAST_SLOTS indices are a flat array inside the table (one
+ * indexed acquire load, plus the inlined liveness check of a user handle),
+ * and the slots above live in segments that never move (segment k holds
+ * 64 << k slots), also read with acquire loads.  c2f finds a handle's
+ * index in an open-addressing map keyed by the pointer, read without the
+ * lock too: writers (holding the kind's spinlock) bracket each change with
+ * a sequence count, and a reader whose count changed, or that did not find
+ * the handle, asks again under the lock.
  *
  * Freed objects.  A freed object's index stays mapped to its dead pointer
  * until the object's free path calls zm_mpi_handle_forget, which clears the
@@ -175,7 +179,16 @@ static int predefined(int kind, const void **out)
 
 typedef _Atomic(const void *) slot_t;
 
+/* The first FAST_SLOTS indices of every kind are also kept in a flat array
+ * inside the table (segments of the slots above), so that f2c of a usual
+ * handle is one indexed load: no lock, no call, no allocation to wait for.
+ * It holds the predefined datatypes (about 70) and a few hundred user
+ * handles per kind. */
+#define FAST_SLOTS 1024
+
 typedef struct htable {
+    slot_t fast[FAST_SLOTS];       /* copies of slots 0..FAST_SLOTS-1 (f2c's) */
+    uint32_t npredef_f2c;          /* npredef, written before the slots */
     zm_spinlock_t lock;            /* guards everything f2c does not read */
     _Atomic int ready;             /* predefined handles entered (acquire) */
     uint32_t npredef;              /* indices 1..npredef are predefined */
@@ -184,6 +197,15 @@ typedef struct htable {
     uintptr_t *keys;               /* c2f map: handle, 0 for an empty entry */
     uint32_t *vals;                /* c2f map: index of keys[i] */
     size_t cap, used;              /* map capacity (a power of two), entries */
+    /* c2f's lock-free reads: keys as published (its block also holds cap
+     * and vals, see map_alloc) and a sequence count, odd while a writer
+     * changes the map.  Replaced blocks are kept (retired), never freed,
+     * as a reader may still probe them; they total less than the live
+     * one, as each is half the size of the next. */
+    _Atomic(uintptr_t *) pub_keys;
+    _Atomic unsigned seq;
+    uintptr_t *retired[40];
+    int nretired;
     uint32_t *spare;               /* indices of forgotten handles, for reuse */
     size_t nspare, capspare;       /* entries and capacity of spare */
     _Atomic int nuser;             /* non-predefined handles mapped */
@@ -205,6 +227,8 @@ static void locate(uint32_t i, uint32_t *k, uint32_t *off)
 /* The handle in slot i, or NULL.  Any thread, no lock. */
 static const void *slot_get(htable_t *t, uint32_t i)
 {
+    if (i < FAST_SLOTS)
+        return atomic_load_explicit(&t->fast[i], memory_order_acquire);
     uint32_t k, off;
     locate(i, &k, &off);
     if (k >= NSEG)
@@ -217,6 +241,10 @@ static const void *slot_get(htable_t *t, uint32_t i)
  * Lock held. */
 static int slot_put(htable_t *t, uint32_t i, const void *h)
 {
+    if (i < FAST_SLOTS) {
+        atomic_store_explicit(&t->fast[i], h, memory_order_release);
+        return 1;
+    }
     uint32_t k, off;
     locate(i, &k, &off);
     slot_t *s = atomic_load_explicit(&t->seg[k], memory_order_relaxed);
@@ -230,9 +258,64 @@ static int slot_put(htable_t *t, uint32_t i, const void *h)
     return 1;
 }
 
+static size_t hash_cap(size_t cap, uintptr_t key)
+{
+    return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
 static size_t map_hash(const htable_t *t, uintptr_t key)
 {
-    return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 17) & (t->cap - 1);
+    return hash_cap(t->cap, key);
+}
+
+/* Writers bracket every change of the map (lock held) so that a lock-free
+ * reader can tell that what it read may be torn. */
+static void map_write_begin(htable_t *t)
+{
+    unsigned s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void map_write_end(htable_t *t)
+{
+    unsigned s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    atomic_store_explicit(&t->seq, s + 1, memory_order_release);
+}
+
+/* Entries are stored with atomic stores: lock-free readers load them. */
+static void map_set(htable_t *t, size_t i, uintptr_t key, uint32_t val)
+{
+    __atomic_store_n(&t->vals[i], val, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->keys[i], key, __ATOMIC_RELAXED);
+}
+
+/* c2f's lookup without the lock: 1 and the index of key (0: not mapped)
+ * in *idx if no writer changed the map meanwhile, else 0 (the caller then
+ * takes the lock).  Any thread. */
+static int map_get_nolock(htable_t *t, uintptr_t key, uint32_t *idx)
+{
+    unsigned s0 = atomic_load_explicit(&t->seq, memory_order_acquire);
+    uintptr_t *keys = atomic_load_explicit(&t->pub_keys, memory_order_acquire);
+    if ((s0 & 1) || !keys)
+        return 0;
+    size_t cap = keys[-1];
+    const uint32_t *vals = (const uint32_t *)(keys + cap);
+    uint32_t v = 0;
+    for (size_t i = hash_cap(cap, key), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+        uintptr_t k = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
+        if (k == key) {
+            v = __atomic_load_n(&vals[i], __ATOMIC_RELAXED);
+            break;
+        }
+        if (!k)
+            break;
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&t->seq, memory_order_relaxed) != s0)
+        return 0;
+    *idx = v;
+    return 1;
 }
 
 /* Index of handle key, or 0.  Lock held. */
@@ -253,8 +336,7 @@ static void map_insert(htable_t *t, uintptr_t key, uint32_t val)
     size_t i = map_hash(t, key);
     while (t->keys[i])
         i = (i + 1) & (t->cap - 1);
-    t->keys[i] = key;
-    t->vals[i] = val;
+    map_set(t, i, key, val);
     t->used++;
 }
 
@@ -262,26 +344,32 @@ static void map_insert(htable_t *t, uintptr_t key, uint32_t val)
  * 0 if out of memory.  Lock held. */
 static int map_put(htable_t *t, uintptr_t key, uint32_t val)
 {
+    map_write_begin(t);
     if (2 * (t->used + 1) > t->cap) {
         size_t ocap = t->cap, ncap = ocap ? 2 * ocap : 256;
-        uintptr_t *okeys = t->keys, *nkeys = calloc(ncap, sizeof(*nkeys));
-        uint32_t *ovals = t->vals, *nvals = malloc(ncap * sizeof(*nvals));
-        if (!nkeys || !nvals) {
-            free(nkeys);
-            free(nvals);
+        /* One block: cap, then the keys (published), then the values. */
+        uintptr_t *block = calloc(1, (1 + ncap) * sizeof(uintptr_t) + ncap * sizeof(uint32_t));
+        if (!block || t->nretired == (int)(sizeof t->retired / sizeof *t->retired)) {
+            free(block);
+            map_write_end(t);
             return 0;
         }
-        t->keys = nkeys;
-        t->vals = nvals;
+        block[0] = ncap;
+        uintptr_t *okeys = t->keys;
+        uint32_t *ovals = t->vals;
+        t->keys = block + 1;
+        t->vals = (uint32_t *)(t->keys + ncap);
         t->cap = ncap;
         t->used = 0;
         for (size_t i = 0; i < ocap; i++)
             if (okeys[i])
                 map_insert(t, okeys[i], ovals[i]);
-        free(okeys);
-        free(ovals);
+        atomic_store_explicit(&t->pub_keys, t->keys, memory_order_release);
+        if (okeys)
+            t->retired[t->nretired++] = okeys - 1;
     }
     map_insert(t, key, val);
+    map_write_end(t);
     return 1;
 }
 
@@ -289,6 +377,7 @@ static int map_put(htable_t *t, uintptr_t key, uint32_t val)
  * run back so that lookups need no tombstones.  Lock held. */
 static void map_del(htable_t *t, uintptr_t key)
 {
+    map_write_begin(t);
     size_t mask = t->cap - 1, i = map_hash(t, key);
     while (t->keys[i] != key)
         i = (i + 1) & mask;
@@ -297,13 +386,13 @@ static void map_del(htable_t *t, uintptr_t key)
         /* Entry j may move to the hole at i unless its home lies
          * cyclically in (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
-            t->keys[i] = t->keys[j];
-            t->vals[i] = t->vals[j];
+            map_set(t, i, t->keys[j], t->vals[j]);
             i = j;
         }
     }
-    t->keys[i] = 0;
+    map_set(t, i, 0, 0);
     t->used--;
+    map_write_end(t);
 }
 
 /* The table of `kind` with its predefined handles entered, or NULL if
@@ -317,6 +406,8 @@ static htable_t *table_ready(int kind)
     if (!atomic_load_explicit(&t->ready, memory_order_relaxed)) {
         const void *pre[MAX_PREDEF];
         int n = predefined(kind, pre), ok = 1;
+        /* Before any slot is filled: see handle_f2c. */
+        t->npredef_f2c = (uint32_t)n;
         for (int i = 0; i < n && ok; i++)
             ok = slot_put(t, (uint32_t)i + 1, pre[i]) &&
                  map_put(t, (uintptr_t)pre[i], (uint32_t)i + 1);
@@ -401,9 +492,12 @@ static MPI_Fint handle_c2f(int kind, const void *h, const char *fn)
         conv_error(MPI_ERR_NO_MEM, fn, "out of memory for the handle table");
         return 0;
     }
-    zm_spin_lock(&t->lock);
-    uint32_t idx = map_get(t, (uintptr_t)h);
-    zm_spin_unlock(&t->lock);
+    uint32_t idx;
+    if (!map_get_nolock(t, (uintptr_t)h, &idx)) {
+        zm_spin_lock(&t->lock);
+        idx = map_get(t, (uintptr_t)h);
+        zm_spin_unlock(&t->lock);
+    }
     /* Predefined handles need no check (some, such as MPI_COMM_WORLD, are
      * small constants); a mapped user handle may have been freed since. */
     if (ZM_LIKELY(idx && (idx <= t->npredef || kinds[kind].valid(h))))
@@ -425,7 +519,9 @@ static MPI_Fint handle_c2f(int kind, const void *h, const char *fn)
     return (MPI_Fint)idx;
 }
 
-static const void *handle_f2c(int kind, MPI_Fint f)
+/* f2c of an index that is not in the flat array, or before the table is
+ * ready (its flat slots are all NULL until then). */
+static const void *handle_f2c_slow(int kind, MPI_Fint f)
 {
     if (f <= 0)
         return NULL;
@@ -436,6 +532,26 @@ static const void *handle_f2c(int kind, MPI_Fint f)
     if (h && (uint32_t)f > t->npredef && !kinds[kind].valid(h))
         return NULL;
     return h;
+}
+
+/* The fast path: one load from the flat array and, for a user handle, the
+ * inlined check that the object is alive.  A NULL slot (index 0, an index
+ * never handed out or forgotten, or the table not ready yet) and indices
+ * outside the array go the slow way, which answers the same. */
+static inline __attribute__((always_inline)) const void *handle_f2c(int kind, MPI_Fint f)
+{
+    htable_t *t = &tables[kind];
+    if (ZM_LIKELY((uint32_t)f < FAST_SLOTS)) {
+        const void *h = atomic_load_explicit(&t->fast[f], memory_order_acquire);
+        if (ZM_LIKELY(h != NULL)) {
+            /* npredef_f2c was written before any slot was filled, and the
+             * acquire load of the slot orders this read after it. */
+            if ((uint32_t)f <= t->npredef_f2c || kinds[kind].valid(h))
+                return h;
+            return NULL;
+        }
+    }
+    return handle_f2c_slow(kind, f);
 }
 
 /* Forget the Fortran index of the object at h, which is being freed: its

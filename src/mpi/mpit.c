@@ -54,11 +54,13 @@ static struct {
     struct zmpi_t_pvar_session *sessions;        /* live sessions */
 } T;
 
-/* The caller's world rank, or -1 for a thread that is not a rank. */
+/* The caller's world rank, or -1 for a thread that is not a rank.  A
+ * rank running an event callback on behalf of another rank (a message it
+ * sent raised the receiver's event, mpit_events.c) acts as that rank. */
 static int caller_rank(void)
 {
     zm_ult_t *u = zm_mpit_job_up() ? zm_ult_self() : NULL;
-    return u ? u->id : -1;
+    return u ? zm_mpit_event_acting_for(u->id) : -1;
 }
 
 /* The caller's init count (under T.lock); NULL if out of memory. */
@@ -115,6 +117,28 @@ static void put_str(const char *s, char *buf, int *len)
     memcpy(buf, s, (size_t)n - 1);
     buf[n - 1] = '\0';
     *len = n;
+}
+
+/* ---- Shared with mpit_events.c (mpit_impl.h) ------------------------- */
+
+int zm_mpit_lock(void)
+{
+    return lock_initialized();
+}
+
+int zm_mpit_unlock_ret(int rc)
+{
+    return unlock_ret(rc);
+}
+
+void zm_mpit_put_str(const char *s, char *buf, int *len)
+{
+    put_str(s, buf, len);
+}
+
+int zm_mpit_caller_rank(void)
+{
+    return caller_rank();
 }
 
 /* ---- Setup and enumerations ------------------------------------------ */

@@ -78,4 +78,30 @@ int zm_mpit_job_up(void);
  * counted since the job started).  Any thread, with the job up. */
 uint64_t zm_mpit_pvar_raw(const zm_mpit_pvar_t *d, int rank);
 
+/* ---- Shared by mpit.c and mpit_events.c ---- */
+
+/* Take the MPI_T lock if MPI_T is initialized for the caller (its rank,
+ * or any thread that is not a rank): MPI_SUCCESS with the lock held, else
+ * MPI_T_ERR_NOT_INITIALIZED.  Any thread. */
+int zm_mpit_lock(void);
+
+/* Drop the lock taken by zm_mpit_lock and return rc. */
+int zm_mpit_unlock_ret(int rc);
+
+/* Copy string s out by MPI_T's convention: *len is buf's size on entry
+ * (0 or a NULL buf: only ask the length) and the length stored,
+ * terminator included, on return.  NULL len: nothing. */
+void zm_mpit_put_str(const char *s, char *buf, int *len);
+
+/* The calling rank as MPI_T sees it (an event callback's owner while one
+ * runs), or -1 for a thread that is not a rank.  Any thread. */
+int zm_mpit_caller_rank(void);
+
+/* World rank `rank` acts as inside an event callback it runs for another
+ * rank, else `rank` itself (mpit_events.c).  Any thread. */
+int zm_mpit_event_acting_for(int rank);
+
+/* Whether e is the protocol enumeration of the events (mpit_events.c). */
+int zm_mpit_event_enum_valid(MPI_T_enum e);
+
 #endif /* ZM_MPIT_IMPL_H */

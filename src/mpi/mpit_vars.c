@@ -26,7 +26,7 @@ static struct zmpi_t_enum fence_enum = { "zmpi_coll_fence", 2, fence_items };
 
 int zm_mpit_enum_valid(MPI_T_enum e)
 {
-    return e == &fence_enum;
+    return e == &fence_enum || zm_mpit_event_enum_valid(e);
 }
 
 /* ---- Categories -------------------------------------------------------- */

@@ -16,6 +16,7 @@ _Static_assert(offsetof(zm_p2p_rank_t, unexp) == ZM_CACHE_LINE,
                "lock, posted queue and receive slot must share one cache line");
 
 zm_p2p_rank_t *zm_p2p_ranks;
+zm_p2p_event_fn_t zm_p2p_event_fn; /* MPI_T events (p2p.h) */
 
 static struct {
     int nranks;             /* entries in ranks */
@@ -602,6 +603,8 @@ static int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
 {
     if (mail_take(me, req)) {
         zm_spin_unlock(&me->lock);
+        zm_p2p_event(ZM_P2P_EV_TAKEN, me->world_rank, req->ctx, req->st_source, -1, req->st_tag,
+                     req->st_bytes, ZM_MSG_MAIL);
         return 1;
     }
     zm_msg_t *m = find_unexp(me, req->ctx, req->peer, req->tag);
@@ -609,6 +612,7 @@ static int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
         return 0;
     unexp_take(me, m);
     zm_spin_unlock(&me->lock);
+    zm_p2p_event(ZM_P2P_EV_TAKEN, me->world_rank, m->ctx, m->src, -1, m->tag, m->bytes, m->kind);
     deliver(m, req);
     return 1;
 }
@@ -773,6 +777,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         }
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         zm_p2p_count_sent(ZM_PROTO_SLOT, bytes);
+        zm_p2p_event(ZM_P2P_EV_MATCHED, wdest, c->ctx, c->rank, dest, tag, bytes, ZM_PROTO_SLOT);
         return ZM_OK;
     }
     zm_req_t *rr = find_posted(r, c->ctx, c->rank, tag, &probes);
@@ -781,6 +786,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         wake_probes(probes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         zm_p2p_count_sent(ZM_PROTO_DIRECT, bytes);
+        zm_p2p_event(ZM_P2P_EV_MATCHED, wdest, c->ctx, c->rank, dest, tag, bytes, ZM_PROTO_DIRECT);
         handoff(r, bytes);
         return ZM_OK;
     }
@@ -788,6 +794,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
         zm_spin_unlock(&r->lock);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         zm_p2p_count_sent(ZM_PROTO_MAIL, bytes);
+        zm_p2p_event(ZM_P2P_EV_QUEUED, wdest, c->ctx, c->rank, dest, tag, bytes, ZM_PROTO_MAIL);
         return ZM_OK;
     }
     rc = queue_unexpected(r, c, buf, count, dt, bytes, tag, mode, req, &fill);
@@ -795,6 +802,9 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     wake_probes(probes);
     if (rc != ZM_OK)
         return rc;
+    zm_p2p_event(ZM_P2P_EV_QUEUED, wdest, c->ctx, c->rank, dest, tag, bytes,
+                 mode == ZM_SEND_BUFFERED ? ZM_PROTO_BUFFERED
+                 : fill                   ? ZM_PROTO_EAGER : ZM_PROTO_RNDV);
     if (fill) {
         zm_dt_pack(fill->data, buf, count, dt, bytes);
         atomic_store_explicit(&fill->ready, 1, memory_order_release);
@@ -862,6 +872,7 @@ void zm_p2p_mrecv(zm_msg_t *m, void *buf, size_t count, const zm_dt_t *dt, zm_re
     req->count = count;
     req->dt = dt;
     req->owner = zm_p2p_self()->world_rank;
+    zm_p2p_event(ZM_P2P_EV_TAKEN, req->owner, m->ctx, m->src, -1, m->tag, m->bytes, m->kind);
     deliver(m, req);
     /* A blocking MPI_Mrecv (its request is not pooled) of a rendezvous
      * from another process waits for the data here. */

@@ -374,6 +374,34 @@ static inline void zm_p2p_count_sent(int proto, size_t bytes)
     st->sent[proto].bytes += bytes;
 }
 
+/* ---- MPI_T events (src/mpi/mpit_events.c) ----
+ * What a point-to-point path reports while a tool holds an event handle,
+ * always with no rank's lock held: ZM_P2P_EV_QUEUED, a send left its
+ * message at world rank `owner` before any matching receive (how: the
+ * ZM_PROTO_* it took, MAIL, EAGER, RNDV or BUFFERED); ZM_P2P_EV_MATCHED, a
+ * send found owner's receive waiting (how: ZM_PROTO_DIRECT or SLOT);
+ * ZM_P2P_EV_TAKEN, owner's receive took an arrived message (how: its
+ * ZM_MSG_* kind).  src and dst are communicator ranks (dst -1 if unknown),
+ * ctx the communicator's context id. */
+enum { ZM_P2P_EV_QUEUED, ZM_P2P_EV_MATCHED, ZM_P2P_EV_TAKEN };
+
+typedef void (*zm_p2p_event_fn_t)(int ev, int owner, uint32_t ctx, int src, int dst, int tag,
+                                  size_t bytes, int how);
+
+/* The MPI_T layer's receiver while an event handle exists, else NULL
+ * (defined in p2p.c, set by mpit_events.c). */
+extern zm_p2p_event_fn_t zm_p2p_event_fn;
+
+/* Report an event.  Costs one predicted-not-taken test of a global
+ * pointer when no tool listens.  ULT context. */
+static inline void zm_p2p_event(int ev, int owner, uint32_t ctx, int src, int dst, int tag,
+                                size_t bytes, int how)
+{
+    zm_p2p_event_fn_t fn = __atomic_load_n(&zm_p2p_event_fn, __ATOMIC_RELAXED);
+    if (ZM_UNLIKELY(fn != NULL))
+        fn(ev, owner, ctx, src, dst, tag, bytes, how);
+}
+
 /* ---- Send cycles (cycle.c) ----
  * Ranks blocked in standard-mode sends of rendezvous messages to each other
  * in a cycle can never move: each waits for a receive that the next one

@@ -30,6 +30,12 @@
 #define ZF_WEAK(target, name) \
     __typeof(target) name __attribute__((weak, alias(#target)));
 
+/* The helpers on every call's path.  always_inline because zf_glue.c is
+ * one very large unit: GCC's inliner stops at its unit-growth limit there
+ * and would call even one-line helpers out of line (measured: about ten
+ * calls per MPI_Allreduce through mpi_f08). */
+#define ZF_INLINE static inline __attribute__((always_inline))
+
 /* The sentinels of mpif.h: the COMMON block /ZMPI_FSENT/ (gfortran names
  * it zmpi_fsent_).  The same layout is written out by gen_fortran.py. */
 struct zf_fsent {
@@ -40,7 +46,11 @@ struct zf_fsent {
 };
 
 /* The sentinels of mpif.h (zf_util.c), module mpi and module mpi_f08
- * (defined by the modules, BIND(C) names). */
+ * (defined by the modules, BIND(C) names).  Hidden: they are always
+ * linked into the same program or library as the glue, so their
+ * addresses are PC-relative constants instead of loads from the GOT (nine
+ * of them per choice buffer, in zf_buf). */
+#pragma GCC visibility push(hidden)
 extern struct zf_fsent zmpi_fsent_;
 extern MPI_Fint zmpi_mpi_bottom, zmpi_mpi_in_place, zmpi_mpi_buffer_automatic;
 extern MPI_Fint zmpi_mpi_status_ignore[MPI_STATUS_SIZE];
@@ -50,12 +60,13 @@ extern MPI_Fint zmpi_f08s_bottom, zmpi_f08s_in_place, zmpi_f08s_buffer_automatic
 extern MPI_F08_status zmpi_f08s_status_ignore;
 extern MPI_F08_status zmpi_f08s_statuses_ignore[1];
 extern MPI_Fint zmpi_f08s_unweighted[1], zmpi_f08s_weights_empty[1];
+#pragma GCC visibility pop
 
 /* The C pointer a Fortran choice or address argument stands for: the
  * sentinels of the three bindings become MPI_BOTTOM, MPI_IN_PLACE and
  * MPI_BUFFER_AUTOMATIC, anything else is itself.  Inline: every call with
  * a buffer asks.  Any thread; no ownership. */
-static inline void *zf_buf(void *p)
+ZF_INLINE void *zf_buf(void *p)
 {
     if (p == &zmpi_fsent_.bottom || p == &zmpi_mpi_bottom || p == &zmpi_f08s_bottom)
         return MPI_BOTTOM;
@@ -70,18 +81,44 @@ static inline void *zf_buf(void *p)
 /* Whether a Fortran status (array) argument is MPI_STATUS_IGNORE
  * (MPI_STATUSES_IGNORE) of one of the bindings, or the C library's
  * MPI_F_STATUS(ES)_IGNORE / MPI_F08_STATUS(ES)_IGNORE. */
-static inline int zf_status_ignored(const void *p)
+ZF_INLINE int zf_status_ignored(const void *p)
 {
     return p == zmpi_fsent_.status_ignore || p == zmpi_mpi_status_ignore ||
            p == &zmpi_f08s_status_ignore || p == MPI_F_STATUS_IGNORE ||
            p == MPI_F08_STATUS_IGNORE;
 }
 
-static inline int zf_statuses_ignored(const void *p)
+ZF_INLINE int zf_statuses_ignored(const void *p)
 {
     return p == zmpi_fsent_.statuses_ignore || p == zmpi_mpi_statuses_ignore ||
            p == zmpi_f08s_statuses_ignore || p == MPI_F_STATUSES_IGNORE ||
            p == MPI_F08_STATUSES_IGNORE;
+}
+
+/* PMPI_Status_c2f without its call and checks, for the statuses every
+ * receive and wait returns: the layout is the one mpi.h documents for
+ * Fortran statuses (source, tag, error, cancelled, bytes low, bytes high).
+ * c and f are the caller's, valid and not ignored. */
+_Static_assert(MPI_STATUS_SIZE == 6, "zf_status_c2f: Fortran status layout changed");
+ZF_INLINE void zf_status_c2f(const MPI_Status *c, MPI_Fint *f)
+{
+    unsigned long long bytes = (unsigned long long)c->zmpi_bytes;
+    f[0] = c->MPI_SOURCE;
+    f[1] = c->MPI_TAG;
+    f[2] = c->MPI_ERROR;
+    f[3] = c->zmpi_cancelled;
+    f[4] = (MPI_Fint)(unsigned)bytes;
+    f[5] = (MPI_Fint)(unsigned)(bytes >> 32);
+}
+
+/* zf_status_c2f for the status of a call that completes one operation:
+ * the Fortran status's MPI_ERROR stays as it was (MPI 4.1 section 3.2.5;
+ * the third integer in both Fortran layouts). */
+ZF_INLINE void zf_status_c2f_keep_error(const MPI_Status *c, MPI_Fint *f)
+{
+    MPI_Fint err = f[2];
+    zf_status_c2f(c, f);
+    f[2] = err;
 }
 
 /* Weights of the distributed-graph calls: MPI_UNWEIGHTED and
@@ -108,6 +145,8 @@ int zf_nkept(void);
  * the trailing blanks: in small (size bytes) or malloc'ed; NULL if out of
  * memory.  Free with zf_tmp_free(result, small). */
 char *zf_str_in(const char *fstr, size_t flen, char *small, size_t size);
+/* zf_str_in for info keys and values: leading blanks are dropped too. */
+char *zf_info_str_in(const char *fstr, size_t flen, char *small, size_t size);
 /* Copies C string c into the Fortran string fstr of flen bytes, blank
  * padded, truncated to flen. */
 void zf_str_out(char *fstr, size_t flen, const char *c);
@@ -147,7 +186,7 @@ typedef struct {
 int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int async, long long count,
                     MPI_Datatype datatype, int on, MPI_Fint h, const char *fn, const char *arg);
 
-static inline int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
+ZF_INLINE int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
                              long long count, MPI_Datatype datatype, int on, MPI_Fint h,
                              const char *fn, const char *arg)
 {
@@ -164,7 +203,7 @@ static inline int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
 }
 void zf_cbuf_free(zf_cbuf_t *cb, int rc);
 
-static inline void zf_cbuf_done(zf_cbuf_t *cb, int rc)
+ZF_INLINE void zf_cbuf_done(zf_cbuf_t *cb, int rc)
 {
     if (cb->sec != MPI_DATATYPE_NULL || cb->tmp)
         zf_cbuf_free(cb, rc);

@@ -60,7 +60,7 @@ static int zf_int_attr(int keyval, int win)
                keyval == MPI_WIN_MODEL;
     return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
            keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE ||
-           keyval == MPI_APPNUM;
+           keyval == MPI_APPNUM || keyval == MPI_LASTUSEDCODE;
 }
 
 /* The Fortran value of a C attribute: user attributes hold the integer
@@ -199,16 +199,20 @@ void PMPI_Session_detach_buffer_f08(MPI_Fint *session, void **buffer_addr, MPI_F
 ZF_WEAK(PMPI_Session_detach_buffer_f08, MPI_Session_detach_buffer_f08)
 #endif
 
-/* MPI_INFO_GET_STRING: Fortran's value has its own length; buflen returns
- * the value's length without C's terminating NUL (0 on input: query only). */
+/* MPI_INFO_GET_STRING: on input buflen is how many characters to store in
+ * value (at most its length; 0: query only, value untouched); value gets
+ * that many of the info value's characters, blank-padded, and buflen the
+ * whole value's length without C's terminating NUL. */
 void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value,
                            MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     char zs_key[ZF_STR], zs_val[ZF_STR];
     int f = 0, rc;
-    char *c_key = zf_str_in(key, key_len, zs_key, sizeof zs_key);
-    int c_len = *buflen == 0 ? 0 : (int)value_len + 1;
-    char *c_val = zf_tmp(zs_val, sizeof zs_val, c_len, 1);
+    char *c_key = zf_info_str_in(key, key_len, zs_key, sizeof zs_key);
+    /* A negative buflen goes to C as it is, which reports it. */
+    int want = *buflen < (MPI_Fint)value_len ? (int)*buflen : (int)value_len;
+    int c_len = want <= 0 ? want : want + 1;
+    char *c_val = zf_tmp(zs_val, sizeof zs_val, c_len > 0 ? c_len : 1, 1);
     if (!c_key || !c_val) {
         rc = zf_oom("MPI_Info_get_string");
         goto out;
@@ -219,7 +223,7 @@ void pmpi_info_get_string_(MPI_Fint *info, const char *key, MPI_Fint *buflen, ch
         *flag = f ? ZF_TRUE : ZF_FALSE;
         if (f) {
             *buflen = c_len > 0 ? c_len - 1 : 0;
-            if (*buflen != 0 && value_len > 0)
+            if (want > 0)
                 zf_str_out(value, value_len, c_val);
         }
     }

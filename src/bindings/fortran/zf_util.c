@@ -138,6 +138,15 @@ char *zf_str_in(const char *fstr, size_t flen, char *small, size_t size)
     return c;
 }
 
+char *zf_info_str_in(const char *fstr, size_t flen, char *small, size_t size)
+{
+    while (flen > 0 && fstr[0] == ' ') {
+        fstr++;
+        flen--;
+    }
+    return zf_str_in(fstr, flen, small, size);
+}
+
 void zf_str_out(char *fstr, size_t flen, const char *c)
 {
     size_t n = strlen(c);

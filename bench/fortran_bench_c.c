@@ -1,7 +1,7 @@
-/* bench_c.c: the loops of bench_f08.f90 through the C interface, to
- * compare against (issue 19): 8-byte ping-pong between ranks 0 and 1 and
- * 8-byte MPI_Allreduce, median of 7 runs, microseconds per operation.
- * A benchmark, not a test: zmpirun -n 2 -w 2 ./bench_c 200000. */
+/* fortran_bench_c.c: the loops of fortran_bench_f08.f90 through the C
+ * interface, to compare against (issue 19): 8-byte ping-pong between ranks
+ * 0 and 1 and 8-byte MPI_Allreduce, median of 7 runs, microseconds per
+ * operation.  A plain MPI benchmark; fortran_bench_compare.sh runs it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

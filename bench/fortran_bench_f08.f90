@@ -1,8 +1,9 @@
-! bench_f08.f90: the cost of the mpi_f08 binding (issue 19): 8-byte
+! fortran_bench_f08.f90: the cost of the mpi_f08 binding (issue 19): 8-byte
 ! ping-pong between ranks 0 and 1 and 8-byte MPI_Allreduce on all ranks,
-! the same loops as bench_c.c, which does them through C.  Prints the time
-! per operation in microseconds (median of 7 runs).  A benchmark, not a
-! test: run by hand, e.g. zmpirun -n 2 -w 2 ./bench_f08 200000.
+! the same loops as fortran_bench_c.c, which does them through C.  Prints
+! the time per operation in microseconds (median of 7 runs).  A plain MPI
+! benchmark (any MPI's mpifort builds it); fortran_bench_compare.sh builds
+! both with zmpi and runs them alternately.
 program bench_f08
   use mpi_f08
   implicit none
