@@ -552,7 +552,6 @@ void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req)
         return;
     st->MPI_SOURCE = req->st_source;
     st->MPI_TAG = req->st_tag;
-    st->MPI_ERROR = zm_mpi_class_of(req->st_error);
     st->zmpi_cancelled = req->cancelled;
     st->zmpi_bytes = (MPI_Count)req->st_bytes;
 }
@@ -563,7 +562,6 @@ void zm_mpi_status_null(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->zmpi_cancelled = 0;
     st->zmpi_bytes = 0;
 }

@@ -155,7 +155,6 @@ void zm_mpi_file_status(MPI_Status *st, int64_t bytes)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->zmpi_cancelled = 0;
     st->zmpi_bytes = bytes;
 }

@@ -285,7 +285,10 @@ static inline struct zm_coll_shm *zm_mpi_coll_shm(struct zmpi_comm *c)
  * and the builders that check them: zm_mpi_ccall_t and zm_mpi_coll_cbuild
  * (large.h, coll_build.c). */
 
-/* Fill an MPI_Status from a completed request (handles STATUS_IGNORE). */
+/* Fill an MPI_Status from a completed request (handles STATUS_IGNORE).
+ * Like every status setter it leaves MPI_ERROR alone: MPI 4.1 section
+ * 3.2.5 lets only the multiple-completion calls write that field, and
+ * only when they return MPI_ERR_IN_STATUS (request.c does that). */
 void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req);
 
 /* Status of an operation on MPI_PROC_NULL. */

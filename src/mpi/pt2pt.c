@@ -337,7 +337,6 @@ static void status_of_msg(MPI_Status *st, const zm_msg_t *m)
         return;
     st->MPI_SOURCE = m->src;
     st->MPI_TAG = m->tag;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->zmpi_cancelled = 0;
     st->zmpi_bytes = (MPI_Count)m->bytes;
 }

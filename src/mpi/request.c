@@ -15,7 +15,6 @@ static void status_empty(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->zmpi_cancelled = 0;
     st->zmpi_bytes = 0;
 }
@@ -129,21 +128,49 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 }
 ZM_WEAK(Wait)
 
+/* The MPI_ERROR field of a status a multiple-completion call returns:
+ * written only when the call returns MPI_ERR_IN_STATUS (`any` nonzero),
+ * then for every status it returns (MPI 4.1 section 3.2.5). */
+static void status_error(MPI_Status *st, int any, zm_req_t *r)
+{
+    if (!any || st == MPI_STATUS_IGNORE || !st)
+        return;
+    /* A generalized request's code, set by its query function, stays. */
+    if (r && r->kind == ZM_REQ_SCHED && zm_mpi_sched_user_error(r) != MPI_SUCCESS)
+        return;
+    st->MPI_ERROR = r ? zm_mpi_class_of(r->st_error) : MPI_SUCCESS;
+}
+
+/* Nonzero if a live and complete request of reqs[0..count) failed. */
+static int any_failed(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++) {
+        zm_req_t *r = req_live(reqs[i]);
+        if (r && req_done(r) &&
+            (r->st_error != ZM_OK ||
+             (r->kind == ZM_REQ_SCHED && zm_mpi_sched_user_error(r) != MPI_SUCCESS)))
+            return 1;
+    }
+    return 0;
+}
+
 /* Finish every completed request of an array; returns MPI_ERR_IN_STATUS
  * (raised) if any failed. */
 static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
 {
-    int failed = -1;
+    int failed = -1, any = any_failed(count, reqs);
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
         if (!req_live(reqs[i])) {
             status_empty(st);
+            status_error(st, any, NULL);
             continue;
         }
         if (reqs[i]->st_error != ZM_OK && failed < 0)
             failed = i;
         if (failed == i)
             req_raise(reqs[i], fn);
+        status_error(st, any, reqs[i]);
         req_finish(&reqs[i], st);
     }
     if (failed < 0)
@@ -262,6 +289,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
+    int any = any_failed(count, reqs);
     for (int i = 0; i < count; i++) {
         zm_req_t *r = req_live(reqs[i]);
         if (!r || !req_done(r))
@@ -272,6 +300,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
             req_raise(r, fn);
         }
         indices[n++] = i;
+        status_error(st, any, r);
         req_finish(&reqs[i], st);
     }
     *outcount = n;
@@ -596,15 +625,17 @@ int PMPI_Request_get_status_all(int count, MPI_Request reqs[], int *flag, MPI_St
         }
     }
     *flag = 1;
-    int failed = -1;
+    int failed = -1, any = any_failed(count, reqs);
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
         zm_req_t *r = req_live(reqs[i]);
         if (!r) {
             status_empty(st);
+            status_error(st, any, NULL);
             continue;
         }
         req_status(st, r);
+        status_error(st, any, r);
         if (r->st_error != ZM_OK && failed < 0)
             failed = i;
     }
@@ -631,11 +662,14 @@ int PMPI_Request_get_status_some(int incount, MPI_Request reqs[], int *outcount,
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
+    int any = any_failed(incount, reqs);
     for (int i = 0; i < incount; i++) {
         zm_req_t *r = req_live(reqs[i]);
         if (!r || !req_done(r))
             continue;
-        req_status(sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n], r);
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
+        req_status(st, r);
+        status_error(st, any, r);
         if (r->st_error != ZM_OK && failed < 0)
             failed = i;
         indices[n++] = i;
