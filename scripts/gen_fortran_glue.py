@@ -187,8 +187,8 @@ def conv_str(fn, a, b, f08):
     coming out (Fortran's hidden length, or the CFI descriptor's)."""
     n, c = a.name, 'c_' + a.name
     b.decl.append('char zs_%s[ZF_STR], *%s = zs_%s;' % (n, c, n))
-    # Info keys and values lose their leading blanks too (MPI 4.1 section
-    # 10: "leading and trailing spaces are stripped" in Fortran).
+    # Info keys and values lose their leading blanks too (the standard's
+    # info chapter: in Fortran "leading and trailing spaces are stripped").
     conv = ('zf_info_str_in' if fn.name.startswith('Info_') and n in ('key', 'value')
             else 'zf_str_in')
     if a.kind == 'str_in' and f08:

@@ -5,13 +5,14 @@
 # (ZMPI_COLL_NET=1, no system MPI needed) and faults across processes.
 
 zmpi_add_program(zt_net_comm net_comm.c)
+zmpi_add_program(zt_net_mpi4py net_mpi4py.c)
 
 # The collective suite on the cross-process algorithms, in one process:
 # every communicator of more than one rank runs its collectives as
 # messages, so the whole suite checks them (results bit-identical to the
 # single-process path) with any number of ranks.
 foreach(prog coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw inter_coll
-        neighbor_coll comm_groups defects_in_place net_comm)
+        neighbor_coll comm_groups defects_in_place net_comm net_mpi4py)
   foreach(layout 3x2 7x2)
     string(REPLACE "x" ";" lw ${layout})
     list(GET lw 0 np)
@@ -28,6 +29,7 @@ if(NOT ZMPI_NET_BACKENDS)
 endif()
 
 zmpi_add_program(zt_net_fault net_fault.c)
+zmpi_add_program(zt_net_eager_info net_eager_info.c)
 
 # zmpi_add_net_test(<name> PROGRAM <prog> NP <n> PROCS <p> BACKEND <b>
 #                   [OPTS <zmpirun options>...] [ARGS ...])
@@ -54,7 +56,7 @@ endfunction()
 set(ZT_NET_PROGRAMS coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw
   p2p_modes p2p_order p2p_probe p2p_requests p2p_persistent p2p_large ring stress
   inter_coll inter_merge inter_p2p neighbor_coll req_isendrecv req_status
-  topo_cart topo_graph session_basic dt_random defects_in_place net_comm)
+  topo_cart topo_graph session_basic dt_random defects_in_place net_comm net_mpi4py)
 
 foreach(be ${ZMPI_NET_BACKENDS})
   foreach(prog ${ZT_NET_PROGRAMS})
@@ -106,6 +108,10 @@ zmpi_add_net_fault(kill REGEX "signal 9|Killed" "zmpirun: the job failed .*held 
 zmpi_add_net_fault(exit3 EXIT_CODE 3)
 zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate.*several processes")
 foreach(be ${ZMPI_NET_BACKENDS})
+  # The per-communicator eager threshold (needs neighbours in the other
+  # process: interleaved).
+  zmpi_add_net_test(net_${be}_eager_info PROGRAM net_eager_info NP 6 PROCS 2 BACKEND ${be}
+                    OPTS --interleave)
   zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     OPTS --interleave ARGS refuse)
   # Block order: process 0's ranks all wait for the last rank, in process 1.
@@ -122,4 +128,20 @@ if(ZT_MPIEXEC_MPICH AND "mpich" IN_LIST ZMPI_NET_BACKENDS)
             $<TARGET_FILE:zt_coll_all>)
   set_tests_properties(net_mpich_direct_launch PROPERTIES TIMEOUT 120
     ENVIRONMENT "MPIEXEC_TIMEOUT=100" LABELS net)
+endif()
+
+# mpi4py across processes: its own test suite and its ring benchmark as
+# jobs of 2 and 4 processes started by mpiexec.mpich, one rank per process
+# (suite/mpi4py/mpi4py_test.sh says what is left out and why).  They share
+# suite_mpi4py's build of mpi4py; RUN_SERIAL, as that test is, so that
+# only one of them builds it and the processes do not compete with other
+# tests for the cores.
+if(ZMPI_TEST_SUITES AND ZT_MPIEXEC_MPICH AND "mpich" IN_LIST ZMPI_NET_BACKENDS)
+  foreach(np 2 4)
+    add_test(NAME suite_mpi4py_np${np}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suite/mpi4py/mpi4py_test.sh
+              ${CMAKE_BINARY_DIR}/tools/zmpicc ${np} ${ZT_MPIEXEC_MPICH})
+    set_tests_properties(suite_mpi4py_np${np} PROPERTIES TIMEOUT 2400 SKIP_RETURN_CODE 77
+      RUN_SERIAL TRUE LABELS suite)
+  endforeach()
 endif()

@@ -443,7 +443,8 @@ typedef struct coll_net {
     zm_p2p_comm_t pc;               /* the communicator on its collective context */
     int n;                          /* ranks */
     int me;                         /* the owner's rank */
-    unsigned seq;                   /* collectives started (message tags) */
+    unsigned seq;                   /* blocking collectives started (message tags) */
+    unsigned nbseq;                 /* non-blocking and persistent ones started */
     /* The hierarchy (net_hier.c). */
     int hier;                       /* blocking Barrier/Bcast/(All)reduce go hierarchical */
     int np;                         /* processes the communicator spans */

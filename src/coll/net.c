@@ -7,8 +7,9 @@
  * (zm_coll_shm_t with `nx` set; the rest of it is unused) and runs its
  * collectives as point-to-point messages on the communicator's collective
  * context, tagged with the number of the collective (every rank starts the
- * collectives of a communicator in the same order, blocking, non-blocking
- * and persistent alike): hierarchically for blocking Barrier, Bcast and
+ * blocking collectives of a communicator in the same order, and the
+ * non-blocking and persistent ones, which are numbered apart, in the same
+ * order too): hierarchically for blocking Barrier, Bcast and
  * exact Reduce and Allreduce (net_hier.c), else as one round of messages
  * (net_algo.c).
  *
@@ -31,9 +32,16 @@ extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* First tag of the collectives' messages: far above the tags the API's
  * own schedules put on the collective context (sched.c), so that neither
- * can take the other's messages. */
+ * can take the other's messages.  Blocking collectives and non-blocking
+ * (or persistent) ones are numbered apart, each in its own half of the
+ * range, as in one process (nbc.c) and in MPICH: a rank may start a
+ * non-blocking collective and then a blocking one while another rank
+ * starts them the other way round (mpi4py's Iagree test does, through
+ * its Comm_iagree fallback, an Iallreduce), and each still meets its
+ * own kind. */
 #define NET_TAG_BASE 0x40000000
-#define NET_TAG_MASK 0x3fffffff
+#define NET_TAG_NB 0x20000000
+#define NET_TAG_MASK 0x1fffffff
 
 int zm_coll_net_forced(void)
 {
@@ -95,10 +103,16 @@ void zm_coll_net_detach(zm_coll_shm_t *s)
     free(s);
 }
 
-/* The tag of rank me's next collective on s. */
+/* The tag of rank me's next blocking collective on s. */
 static int next_tag(zm_coll_shm_t *s)
 {
     return NET_TAG_BASE | (int)(s->nx->seq++ & NET_TAG_MASK);
+}
+
+/* The tag of rank me's next non-blocking or persistent round on s. */
+static int next_nb_tag(zm_coll_shm_t *s)
+{
+    return NET_TAG_BASE | NET_TAG_NB | (int)(s->nx->nbseq++ & NET_TAG_MASK);
 }
 
 /* The public part of a, ready for zm_coll_prepare as a non-blocking call
@@ -174,7 +188,7 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_
                             int hold)
 {
     net_nbc_t *t = malloc(sizeof(*t));
-    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_tag(s), hold) : NULL;
+    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_nb_tag(s), hold) : NULL;
     if (!x) {
         free(t);
         free(p->tmp);

@@ -164,6 +164,9 @@ static int dup_extras(struct zmpi_comm *c, struct zmpi_comm *n, const char *fn, 
         cls = zm_mpi_comm_info_apply(n, info);
     else if (cls == MPI_SUCCESS && c->info != MPI_INFO_NULL)
         cls = PMPI_Info_dup(c->info, &n->info);
+    /* A plain duplicate keeps the hints, zmpi_net_eager_max included. */
+    if (!with_info)
+        n->p.net_eager = c->p.net_eager;
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
     MPI_Comm nh = n;

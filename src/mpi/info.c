@@ -21,6 +21,7 @@
  */
 #include "mpi_impl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,6 +513,33 @@ static int parse_bool(const char *v)
 }
 
 
+/* zmpi's own communicator key: the largest point-to-point message sent
+ * eagerly to a rank of another process on this communicator, in bytes
+ * (docs/net.md); 0 restores the job's default (ZMPI_NET_EAGER_MAX).  A
+ * value that is not a non-negative integer is ignored, as values of hints
+ * zmpi does not understand are.  Returns 0, or -1 if out of memory. */
+#define NET_EAGER_KEY "zmpi_net_eager_max"
+
+static int net_eager_apply(struct zmpi_comm *c, MPI_Info info)
+{
+    struct zmpi_info_entry *e = info_find(info, NET_EAGER_KEY);
+    char *end;
+    if (!e || e->value[0] < '0' || e->value[0] > '9')
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(e->value, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (errno || *end)
+        return 0;
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%llu", v);
+    c->p.net_eager = (size_t)v;
+    if (!c->info && !(c->info = info_alloc()))
+        return -1;
+    return info_put(c->info, NET_EAGER_KEY, buf) != 0 ? -1 : 0;
+}
+
 int zm_mpi_comm_info_apply(struct zmpi_comm *c, MPI_Info info)
 {
     if (info == MPI_INFO_NULL)
@@ -530,7 +558,7 @@ int zm_mpi_comm_info_apply(struct zmpi_comm *c, MPI_Info info)
         if (info_put(c->info, comm_hints[i], b ? "true" : "false") != 0)
             return MPI_ERR_NO_MEM;
     }
-    return MPI_SUCCESS;
+    return net_eager_apply(c, info) != 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)

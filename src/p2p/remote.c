@@ -218,11 +218,14 @@ static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes)
     rrecv_t *rv = malloc(sizeof(*rv));
     size_t n = rr->st_error == ZM_ERR_TRUNCATE ? zm_dt_bytes(rr->dt, rr->count) : bytes;
     void *dst = rr->buf;
+    int staged = !rr->dt->contig || n != bytes;
     if (rv)
         rv->tmp = NULL;
-    if (rv && (!rr->dt->contig || n != bytes))
+    if (rv && staged)
         dst = rv->tmp = malloc(bytes ? bytes : 1);
-    if (!rv || !dst) {
+    /* A contiguous buffer may well be NULL (zero bytes, e.g. an empty
+     * synchronous send): only a failed allocation is an error. */
+    if (!rv || (staged && !dst)) {
         fprintf(stderr, "zmpi: out of memory receiving a %zu-byte message\n", bytes);
         zm_net_abort(1);
     }
