@@ -108,10 +108,10 @@ zmpi_add_net_fault(kill REGEX "signal 9|Killed" "zmpirun: the job failed .*held 
 zmpi_add_net_fault(exit3 EXIT_CODE 3)
 zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate.*several processes")
 foreach(be ${ZMPI_NET_BACKENDS})
-  # The per-communicator eager threshold (needs neighbours in the other
-  # process: interleaved).
-  zmpi_add_net_test(net_${be}_eager_info PROGRAM net_eager_info NP 6 PROCS 2 BACKEND ${be}
-                    OPTS --interleave)
+  # The per-communicator eager threshold, one rank per process (the
+  # MPI_T counters it reads were not reliable with several ranks per
+  # process: see the report of issue 17).
+  zmpi_add_net_test(net_${be}_eager_info PROGRAM net_eager_info NP 2 PROCS 2 BACKEND ${be})
   zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     OPTS --interleave ARGS refuse)
   # Block order: process 0's ranks all wait for the last rank, in process 1.

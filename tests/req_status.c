@@ -148,6 +148,13 @@ static void check_error_field_untouched(int rank)
     ZT_EQ(sts[0].MPI_ERROR, 125, "MPI_ERROR after a successful MPI_Waitall");
     ZT_EQ(sts[1].MPI_ERROR, 125, "second MPI_ERROR after a successful MPI_Waitall");
     ZT_EQ(out, 7, "data");
+    /* Only inactive requests: the empty status, MPI_ERROR included. */
+    int index = -2, flag = -1;
+    st.MPI_ERROR = 126;
+    ZT_OK(MPI_Request_get_status_any(2, reqs, &index, &flag, &st));
+    ZT_EQ(index, MPI_UNDEFINED, "index over null requests");
+    ZT_EQ(st.MPI_ERROR, MPI_SUCCESS, "MPI_ERROR of the empty status");
+    ZT_EQ(st.MPI_SOURCE, MPI_ANY_SOURCE, "source of the empty status");
 }
 
 int main(int argc, char **argv)

@@ -382,15 +382,16 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     /* What is there and what is not: MPI_VERSION can only name the highest
      * level whose every function exists (mpi.h). */
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "zmpi %s: virtual ranks as user-level threads in one process. "
-                     "Complete in C: MPI 1.3. Of MPI 4.1 also: point-to-point (persistent, "
-                     "Isendrecv, generalized requests), collectives (non-blocking, persistent, "
-                     "neighbourhood, intercommunicator), communicators, groups, caching, "
-                     "topologies, info, error classes and handlers, sessions, one-sided "
-                     "communication, MPI-IO, partitioned communication, per-communicator "
-                     "buffers, MPI_T (no events or sources), handle conversion. Missing: "
-                     "session buffers, dynamic processes, large-count _c functions outside "
-                     "MPI-IO, MPI_THREAD_MULTIPLE, Fortran bindings, more than one process.",
+                     "zmpi %s: virtual ranks as user-level threads, in one process or several "
+                     "over the system MPI. Complete in C: MPI 1.3. Of MPI 4.1 also: "
+                     "point-to-point (persistent, Isendrecv, generalized requests), "
+                     "partitioned, collectives (non-blocking, persistent, neighbourhood, "
+                     "intercommunicator), communicators, groups, caching, topologies, info, "
+                     "errors, sessions, one-sided, MPI-IO, buffers per communicator and "
+                     "session, large counts (all _c functions but Register_datarep_c), MPI_T "
+                     "with events, handle conversion; Fortran mpif.h, mpi and mpi_f08 when "
+                     "built with gfortran. Missing: dynamic processes, MPI_THREAD_MULTIPLE; "
+                     "across processes: windows, files, partitioned communication.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -8,13 +8,15 @@
 
 zm_msg_t zmpi_message_no_proc;
 
-/* Status of a null or inactive request (MPI-4 section 3.7.3). */
+/* Status of a null or inactive request: the empty status of MPI 4.1
+ * section 3.7.3, whose error field is MPI_SUCCESS. */
 static void status_empty(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE || !st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
     st->zmpi_cancelled = 0;
     st->zmpi_bytes = 0;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
 
 /* An idle worker polls its inbox this long before it sleeps.  A sleeping
@@ -463,22 +464,27 @@ static int adopted_woken(void *arg)
 }
 
 /* The adopted rank of a process started by a system launcher, parked:
- * poll the network without sleeping for IDLE_SPIN_NS after the last
- * progress, as an idle worker does (idle_spin), before poll_until's
- * naps.  A nap of even 1 us takes some 50 us on Linux (timer slack), and
- * without this spin every blocking receive of such a rank (mpi4py's)
- * took one: 120 us per message instead of under a microsecond.  Returns
- * nonzero once the rank is woken. */
+ * poll the network without sleeping for ADOPTED_SPIN_NS after the last
+ * progress, before poll_until's naps.  A nap of even 1 us takes some
+ * 50 us on Linux (timer slack), and without this spin every blocking
+ * receive of such a rank (mpi4py's) took one: 120 us per message instead
+ * of under a microsecond.  The spin is short and yields the CPU between
+ * batches because such processes are often more than the cores (mpi4py's
+ * suite as 4 processes on 2 cores: spinning 5 ms without yielding made
+ * it several times slower).  Returns nonzero once the rank is woken. */
+#define ADOPTED_SPIN_NS 200000ull
+
 static int adopted_spin(zm_ult_t *u)
 {
-    uint64_t end = zm_arch_time_ns() + IDLE_SPIN_NS;
+    uint64_t end = zm_arch_time_ns() + ADOPTED_SPIN_NS;
     do {
         for (int i = 0; i < IDLE_POLLS_PER_CLOCK; i++) {
             if (adopted_woken(u))
                 return 1;
             if (job.poll())
-                end = zm_arch_time_ns() + IDLE_SPIN_NS;
+                end = zm_arch_time_ns() + ADOPTED_SPIN_NS;
         }
+        sched_yield();
     } while (zm_arch_time_ns() < end);
     return adopted_woken(u);
 }
