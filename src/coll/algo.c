@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* A slice owner reduces at least this many bytes, so small reductions
  * use few ranks and do not scatter tiny writes over many cache lines

@@ -521,4 +521,20 @@ void zm_coll_nsched_wait(coll_nsched_t *x);
  * err receives the message of a mismatch.  Any thread, once done. */
 zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen);
 
+/* The predefined MPI_BYTE (src/dt/dt_predef.c), for copies of raw bytes. */
+extern zm_dt_t zmpi_dt_MPI_BYTE;
+
+/* Make req the request of a collective just started: it completes with an
+ * empty status (no source, tag or bytes) when the collective does.
+ * ULT context, the rank owning req. */
+static inline void zm_coll_req_start(zm_req_t *req)
+{
+    zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
+    req->st_source = -1;
+    req->st_tag = -1;
+    req->st_bytes = 0;
+    req->dt = &zmpi_dt_MPI_BYTE;
+    req->count = 0;
+}
+
 #endif /* ZM_COLL_IMPL_H */

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 #define FAST_MAX ZM_COLL_FAST_MAX
 

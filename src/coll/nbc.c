@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* Hold (hold = 1) or release the derived datatypes of one rank's
  * arguments: MPI lets the user free a type once the call that uses it has
@@ -122,12 +121,7 @@ zm_status_t zm_coll_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, zm_
     if (mine.op)
         zm_op_retain(mine.op);
     nbc_types(&mine, s->size, 1);
-    zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
-    req->st_source = -1;
-    req->st_tag = -1;
-    req->st_bytes = 0;
-    req->dt = &zmpi_dt_MPI_BYTE;
-    req->count = 0;
+    zm_coll_req_start(req);
     zm_coll_shm_retain(s);
     zm_spin_lock(&s->nbc_lock);
     coll_nbc_t *x = nbc_find(s, seq);
@@ -233,12 +227,7 @@ void zm_coll_pstart(zm_coll_pers_t *x, int me)
         a->failed = zm_coll_prepare(a, me, n, 1);
         a->pers_ready = a->failed == ZM_OK && a->tmp == NULL;
     }
-    zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
-    req->st_source = -1;
-    req->st_tag = -1;
-    req->st_bytes = 0;
-    req->dt = &zmpi_dt_MPI_BYTE;
-    req->count = 0;
+    zm_coll_req_start(req);
     /* The last rank to start the round runs it.  The counter is reset
      * before any request completes, so no rank can start the next round
      * before it. */

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* First tag of the collectives' messages: far above the tags the API's
  * own schedules put on the collective context (sched.c), so that neither
@@ -173,16 +172,6 @@ static int nbc_poll(void *arg)
     return 1;
 }
 
-static void req_init(zm_req_t *req)
-{
-    zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
-    req->st_source = -1;
-    req->st_tag = -1;
-    req->st_bytes = 0;
-    req->dt = &zmpi_dt_MPI_BYTE;
-    req->count = 0;
-}
-
 /* Post the prepared call p with request req; hold: see nsched_start. */
 static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_t *req,
                             int hold)
@@ -194,7 +183,7 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_
         free(p->tmp);
         return ZM_ERR_NOMEM;
     }
-    req_init(req);
+    zm_coll_req_start(req);
     zm_coll_shm_retain(s);
     t->x = x;
     t->req = req;
@@ -251,7 +240,7 @@ void zm_coll_net_pstart(zm_coll_pers_t *x, int me)
     zm_coll_args_t p = prepared(&x->args[0], me, x->shm->size);
     if (nbc_post(x->shm, me, &p, x->reqs[0], 0) != ZM_OK) {
         /* No memory for the round: it fails, and says so. */
-        req_init(x->reqs[0]);
+        zm_coll_req_start(x->reqs[0]);
         x->reqs[0]->st_error = ZM_ERR_NOMEM;
         zm_p2p_req_complete(x->reqs[0]);
     }

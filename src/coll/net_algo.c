@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* One message of the schedule. */
 typedef struct nop {

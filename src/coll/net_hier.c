@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern zm_dt_t zmpi_dt_MPI_BYTE;
 
 /* The process (or, with ZMPI_COLL_NET=1 in one process, the pseudo
  * process: world rank mod 2) that world rank w belongs to. */
@@ -240,6 +239,20 @@ static int exact_reduction(const zm_coll_args_t *a)
     }
 }
 
+/* Combine the processes' partial results (m elements of e each, process p's
+ * at parts + p * stride) in process order and write the result into the
+ * receive buffer of a.  The hierarchical Reduce and Allreduce share it so
+ * both combine in the same order. */
+static void combine_parts(const coll_net_t *nx, const zm_coll_args_t *a, char *parts,
+                          size_t stride, size_t m, const zm_dt_t *e)
+{
+    char *acc = parts + stride * (size_t)(nx->np - 1);
+    for (int p = nx->np - 2; p >= 0; p--)
+        zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
+    if (m)
+        zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, m * e->size);
+}
+
 static zm_status_t hier_allreduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_args_t *a,
                                   int tag, char *err, size_t errlen)
 {
@@ -268,15 +281,10 @@ static zm_status_t hier_allreduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_col
         if (eb)
             zm_dt_copy(mine, m, e, a->rbuf, a->rcount, a->rdt, eb);
         st = leaders_exchange(nx, tag, a->rbuf, a->rcount, a->rdt, parts, stride, m, e);
-        if (st == ZM_OK) {
-            char *acc = parts + stride * (size_t)(nx->np - 1);
-            for (int p = nx->np - 2; p >= 0; p--)
-                zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
-            if (eb)
-                zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, eb);
-        } else if (err) {
+        if (st == ZM_OK)
+            combine_parts(nx, a, parts, stride, m, e);
+        else if (err)
             snprintf(err, errlen, "the leaders' exchange of partial results failed");
-        }
         free(parts);
     }
     zm_status_t st2 = zm_coll_bcast_run(l, nx->lme, a->rbuf, a->rcount, a->rdt, lroot,
@@ -330,16 +338,11 @@ static zm_status_t reduce_at_root(coll_net_t *nx, const zm_coll_args_t *a, int t
     for (int i = 0; i < k; i++)
         if (reqs[i].st_error != ZM_OK || reqs[i].st_bytes != eb)
             st = ZM_COLL_ERR_COUNT;
-    if (st == ZM_OK) {
-        char *acc = parts + stride * (size_t)(nx->np - 1);
-        for (int p = nx->np - 2; p >= 0; p--)
-            zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
-        if (eb)
-            zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, eb);
-    } else if (err) {
+    if (st == ZM_OK)
+        combine_parts(nx, a, parts, stride, m, e);
+    else if (err)
         snprintf(err, errlen, "the partial results of the processes do not match rank %d's "
                  "receive buffer", a->root);
-    }
     free(parts), free(reqs), free(all);
     return st;
 }

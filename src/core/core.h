@@ -122,6 +122,12 @@ void *zm_pool_alloc(zm_pool_t *pool);
 /* Return an object taken from `pool`, from any thread. */
 void zm_pool_free(zm_pool_t *pool, void *obj);
 
+/* The integer value of environment variable `name`, or `def` when it is
+ * unset or empty.  A value that is not an integer >= `min` ends the
+ * process with a message naming the variable (a mistyped setting must
+ * never be ignored).  Main thread, at start. */
+long zm_core_env_long(const char *name, long def, long min);
+
 /* Index of the worker running the caller (0 outside a job). */
 static inline int zm_core_worker_index(void)
 {

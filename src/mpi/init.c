@@ -8,7 +8,6 @@
  */
 #include "session.h"
 
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +29,6 @@ static struct {
     int (*main_fn)(int, char **, char **);
 } L;
 
-static long env_long(const char *name, long def, long min)
-{
-    const char *s = getenv(name);
-    char *end;
-    if (!s || !*s)
-        return def;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < min) {
-        fprintf(stderr, "zmpi: invalid %s=%s (need an integer >= %ld)\n", name, s, min);
-        exit(2);
-    }
-    return v;
-}
 
 static void comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int size,
                              const int *world, const char *name)
@@ -130,15 +115,15 @@ static int *local_ranks(void)
 int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **),
                 int shared_by_choice)
 {
-    int np_env = (int)env_long("ZMPI_NP", 0, 1);
-    size_t stack = (size_t)env_long("ZMPI_STACK_SIZE", (long)DEFAULT_STACK_SIZE, 16384);
-    size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
+    int np_env = (int)zm_core_env_long("ZMPI_NP", 0, 1);
+    size_t stack = (size_t)zm_core_env_long("ZMPI_STACK_SIZE", (long)DEFAULT_STACK_SIZE, 16384);
+    size_t eager = (size_t)zm_core_env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
     /* A system launcher may have started several processes: the network
      * layer decides how many ranks the job has and which are ours. */
     if (zm_net_init(np_env) != 0)
         return 1;
     int np = zm_net_job.nranks, nl = zm_net_job.nlocal;
-    int nw = (int)env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
+    int nw = (int)zm_core_env_long("ZMPI_WORKERS", zm_arch_ncpus(), 1);
     if (nw > nl)
         nw = nl;
     if (np > 1 && !shared_by_choice)
@@ -217,7 +202,7 @@ void zmpi_rank_exit(int status)
  * make that thread the only rank of a one-rank job. */
 static int singleton_setup(void)
 {
-    size_t eager = (size_t)env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
+    size_t eager = (size_t)zm_core_env_long("ZMPI_EAGER_MAX", (long)DEFAULT_EAGER_MAX, 0);
     /* Started by a system launcher (mpiexec -n 4 python ...), each
      * process is one rank of a job over the network. */
     if (zm_net_init(0) != 0)

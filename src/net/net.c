@@ -15,7 +15,6 @@
 #include "net/net.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,26 +173,12 @@ static int detect_launcher(const char **launcher, const char **backend)
     return 0;
 }
 
-static long env_pos(const char *name, long def)
-{
-    const char *s = getenv(name);
-    char *end;
-    if (!s || !*s)
-        return def;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < 1) {
-        fprintf(stderr, "zmpi: invalid %s=%s (need an integer >= 1)\n", name, s);
-        exit(2);
-    }
-    return v;
-}
 
 /* Number the world ranks over the processes and mark the remote ones. */
 static int layout(int np_env)
 {
     zm_net_job_t *j = &zm_net_job;
-    long per = env_pos("ZMPI_RANKS_PER_PROC", 0);
+    long per = zm_core_env_long("ZMPI_RANKS_PER_PROC", 0, 1);
     long n = np_env > 0 ? np_env : (per ? per : 1) * (long)j->nprocs;
     if (per && np_env > 0 && n != per * (long)j->nprocs) {
         fprintf(stderr, "zmpi: ZMPI_NP=%d and ZMPI_RANKS_PER_PROC=%ld disagree for %d "
