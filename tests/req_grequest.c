@@ -100,6 +100,20 @@ static void query_error(void)
     rc = MPI_Wait(&q, &st[0]);
     MPI_Error_class(rc, &cls);
     ZT_EQ(cls, MPI_ERR_OTHER, "Wait returns the query's error");
+
+    /* The failing request last: the statuses before it get MPI_SUCCESS too. */
+    struct state v = state_of(0, 1, 0), w = state_of(0, 2, 0);
+    w.error = MPI_ERR_OTHER;
+    ZT_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &v, &r[0]));
+    ZT_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &w, &r[1]));
+    ZT_OK(MPI_Grequest_complete(r[0]));
+    ZT_OK(MPI_Grequest_complete(r[1]));
+    st[0].MPI_ERROR = st[1].MPI_ERROR = 123;
+    rc = MPI_Waitall(2, r, st);
+    MPI_Error_class(rc, &cls);
+    ZT_EQ(cls, MPI_ERR_IN_STATUS, "Waitall with the failing query last");
+    ZT_EQ(st[0].MPI_ERROR, MPI_SUCCESS, "the earlier status");
+    ZT_EQ(st[1].MPI_ERROR, MPI_ERR_OTHER, "the query's error in the last status");
 }
 
 /* Freed before completion: the free function runs at completion. */

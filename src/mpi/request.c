@@ -131,8 +131,9 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 ZM_WEAK(Wait)
 
 /* The MPI_ERROR field of a status a multiple-completion call returns:
- * written only when the call returns MPI_ERR_IN_STATUS (`any` nonzero),
- * then for every status it returns (MPI 4.1 section 3.2.5). */
+ * written only once one of its requests failed (`any` nonzero; the
+ * statuses before it are set by errors_begin), then for every status it
+ * returns (MPI 4.1 section 3.2.5). */
 static void status_error(MPI_Status *st, int any, zm_req_t *r)
 {
     if (!any || st == MPI_STATUS_IGNORE || !st)
@@ -143,30 +144,40 @@ static void status_error(MPI_Status *st, int any, zm_req_t *r)
     st->MPI_ERROR = r ? zm_mpi_class_of(r->st_error) : MPI_SUCCESS;
 }
 
-/* Nonzero if a live and complete request of reqs[0..count) failed. */
-static int any_failed(int count, MPI_Request reqs[])
+/* Nonzero if the completed request r reports an error in its status. */
+static int req_failed(zm_req_t *r)
 {
-    for (int i = 0; i < count; i++) {
-        zm_req_t *r = req_live(reqs[i]);
-        if (r && req_done(r) &&
-            (r->st_error != ZM_OK ||
-             (r->kind == ZM_REQ_SCHED && zm_mpi_sched_user_error(r) != MPI_SUCCESS)))
-            return 1;
-    }
-    return 0;
+    return r->st_error != ZM_OK ||
+           (r->kind == ZM_REQ_SCHED && zm_mpi_sched_user_error(r) != MPI_SUCCESS);
+}
+
+/* The first failed request of a multiple-completion call: the `n`
+ * statuses it already returned are of operations that succeeded, and from
+ * now on every status carries its error field.  Called once per call, only
+ * on failure, so a call whose requests all succeed makes one pass. */
+static void errors_begin(MPI_Status sts[], int n)
+{
+    if (sts == MPI_STATUSES_IGNORE || !sts)
+        return;
+    for (int i = 0; i < n; i++)
+        sts[i].MPI_ERROR = MPI_SUCCESS;
 }
 
 /* Finish every completed request of an array; returns MPI_ERR_IN_STATUS
  * (raised) if any failed. */
 static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
 {
-    int failed = -1, any = any_failed(count, reqs);
+    int failed = -1, any = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
         if (!req_live(reqs[i])) {
             status_empty(st);
             status_error(st, any, NULL);
             continue;
+        }
+        if (!any && req_failed(reqs[i])) {
+            any = 1;
+            errors_begin(sts, i);
         }
         if (reqs[i]->st_error != ZM_OK && failed < 0)
             failed = i;
@@ -291,12 +302,16 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    int any = any_failed(count, reqs);
+    int any = 0;
     for (int i = 0; i < count; i++) {
         zm_req_t *r = req_live(reqs[i]);
         if (!r || !req_done(r))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
+        if (!any && req_failed(r)) {
+            any = 1;
+            errors_begin(sts, n);
+        }
         if (r->st_error != ZM_OK && failed < 0) {
             failed = i;
             req_raise(r, fn);
@@ -627,7 +642,7 @@ int PMPI_Request_get_status_all(int count, MPI_Request reqs[], int *flag, MPI_St
         }
     }
     *flag = 1;
-    int failed = -1, any = any_failed(count, reqs);
+    int failed = -1, any = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
         zm_req_t *r = req_live(reqs[i]);
@@ -635,6 +650,10 @@ int PMPI_Request_get_status_all(int count, MPI_Request reqs[], int *flag, MPI_St
             status_empty(st);
             status_error(st, any, NULL);
             continue;
+        }
+        if (!any && req_failed(r)) {
+            any = 1;
+            errors_begin(sts, i);
         }
         req_status(st, r);
         status_error(st, any, r);
@@ -664,12 +683,16 @@ int PMPI_Request_get_status_some(int incount, MPI_Request reqs[], int *outcount,
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    int any = any_failed(incount, reqs);
+    int any = 0;
     for (int i = 0; i < incount; i++) {
         zm_req_t *r = req_live(reqs[i]);
         if (!r || !req_done(r))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
+        if (!any && req_failed(r)) {
+            any = 1;
+            errors_begin(sts, n);
+        }
         req_status(st, r);
         status_error(st, any, r);
         if (r->st_error != ZM_OK && failed < 0)
