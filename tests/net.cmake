@@ -73,7 +73,15 @@ endforeach()
 
 # "Separate nodes": the system MPI forced onto TCP, no shared memory
 # between the processes (one backend is enough: the code path is ours).
+# Open MPI's when it was built: Debian's MPICH 4.0.2 over UCX's TCP
+# transport hangs in its own MPI_Finalize about once in 20 runs on a
+# loaded machine (one process closes its endpoints while the other already
+# waits in the launcher's barrier without progressing UCX); a plain MPICH
+# program with no zmpi in it does the same (docs/net.md, "Known problems").
 list(GET ZMPI_NET_BACKENDS 0 ZT_NET_BE0)
+if("openmpi" IN_LIST ZMPI_NET_BACKENDS)
+  set(ZT_NET_BE0 openmpi)
+endif()
 foreach(prog coll_all p2p_large)
   zmpi_add_net_test(net_${ZT_NET_BE0}_${prog}_sepnodes PROGRAM ${prog} NP 4 PROCS 2
                     BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave)
