@@ -651,6 +651,21 @@ static void errors(void)
     MPI_Error_string(rc, msg, &len);
     CHECK(cls == MPI_ERR_COUNT && strstr(msg, "MPI_Allreduce_c"),
           "Allreduce_c(-2): class %d, \"%s\"", cls, msg);
+    /* A count whose bytes do not fit a 64-bit byte count, with a type of
+     * positive and one of negative extent: refused before any byte moves. */
+    MPI_Datatype neg;
+    MPI_Type_create_resized(MPI_INT, 0, -4096, &neg);
+    MPI_Type_commit(&neg);
+    MPI_Datatype kinds[2] = { MPI_DOUBLE, neg };
+    for (int k = 0; k < 2; k++) {
+        MPI_Count big = (MPI_Count)(INT64_MAX / (k ? 4096 : 8)) + 1;
+        rc = MPI_Send_c(&x, big, kinds[k], 0, 0, MPI_COMM_SELF);
+        MPI_Error_class(rc, &cls);
+        MPI_Error_string(rc, msg, &len);
+        CHECK(cls == MPI_ERR_COUNT && strstr(msg, "MPI_Send_c") && strstr(msg, "overflow"),
+              "Send_c(count=%lld, type %d): class %d, \"%s\"", (long long)big, k, cls, msg);
+    }
+    MPI_Type_free(&neg);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }

@@ -109,6 +109,8 @@ typedef struct zmpi_datatype {
     size_t nbasic;          /* predefined elements per element (pairs count 2) */
     size_t align;           /* alignment used to pad struct extents */
     struct zm_dt_derived *d; /* derived types only, NULL for predefined ones */
+    int64_t cmax;           /* largest count whose bytes and span fit an int64_t: one
+                             * compare checks a count on the message path */
 } zm_dt_t;
 
 /* Typemap order of a derived type: `count` elements of `type` in a row. */

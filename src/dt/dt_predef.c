@@ -28,7 +28,7 @@
         .extent = (size_), .contig = 1, .usable = 1, .committed = 1,            \
         .val_size = (size_), .name = #sym, .layout = &layout_##sym,             \
         .basic = &zmpi_dt_##sym, .true_lb = 0, .true_ub = (size_), .nbasic = 1, \
-        .align = (al) };
+        .align = (al), .cmax = INT64_MAX / (int64_t)(size_) };
 
 /* A type that is one run of sizeof(type) bytes. */
 #define SCALAR(sym, type, k) SCALAR_N(sym, sizeof(type), alignof(type), k)
@@ -96,7 +96,8 @@ SCALAR(MPI_PACKED, unsigned char, ZM_DT_PACKED)
         .usable = 1, .committed = 1, .val_size = sizeof(vtype), .name = #sym,   \
         .layout = &layout_##sym, .basic = &zmpi_dt_##sym, .true_lb = 0,         \
         .true_ub = offsetof(struct pair_##sym, i) + sizeof(itype), .nbasic = 2, \
-        .align = alignof(struct pair_##sym) };
+        .align = alignof(struct pair_##sym),                                    \
+        .cmax = INT64_MAX / (int64_t)sizeof(struct pair_##sym) };
 
 PAIR(MPI_FLOAT_INT, float, int)
 PAIR(MPI_DOUBLE_INT, double, int)

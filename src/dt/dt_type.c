@@ -413,6 +413,9 @@ static void type_finish(zm_dt_t *t)
 {
     const zm_dt_node_t *r = t->layout->root;
     struct zm_dt_derived *d = t->d;
+    uint64_t span = t->extent < 0 ? 0 - (uint64_t)t->extent : (uint64_t)t->extent;
+    uint64_t widest = span > t->size ? span : (uint64_t)t->size;
+    t->cmax = widest ? (int64_t)((uint64_t)INT64_MAX / widest) : INT64_MAX;
     t->contig = t->lb == 0 && t->extent == (ptrdiff_t)t->size &&
                 (t->size == 0 || (r->kind == ZM_DT_RUN && r->count == 1 && r->off == 0));
     t->basic = NULL;

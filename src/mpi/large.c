@@ -15,9 +15,7 @@ int zm_mpi_check_cbuf_fail(struct zmpi_comm *c, const char *fn, const void *buf,
         return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(count=%lld): invalid count, must be >= 0",
                             (long long)count);
     if (zm_dt_usable(dt)) {
-        int64_t bytes, span;
-        if (__builtin_mul_overflow(count, (int64_t)dt->size, &bytes) ||
-            __builtin_mul_overflow(count, (int64_t)dt->extent, &span))
+        if (count > dt->cmax)
             return zm_mpi_error(c, MPI_ERR_COUNT, fn, "(count=%lld): %lld elements of %s "
                                 "(size %zu, extent %lld bytes) overflow a 64-bit byte count",
                                 (long long)count, (long long)count, dt->name, dt->size,

@@ -58,11 +58,10 @@ int zm_mpi_check_cbuf_fail(struct zmpi_comm *c, const char *fn, const void *buf,
 static inline int zm_mpi_check_cbuf(struct zmpi_comm *c, const char *fn, const void *buf,
                                     MPI_Count count, MPI_Datatype dt)
 {
-    int64_t bytes, span;
-    if (ZM_LIKELY(count >= 0 && zm_dt_usable(dt) &&
-                  (buf || count == 0 || dt->size == 0 || dt->d) &&
-                  !__builtin_mul_overflow(count, (int64_t)dt->size, &bytes) &&
-                  !__builtin_mul_overflow(count, (int64_t)dt->extent, &span)))
+    /* The unsigned compare with the type's cmax also refuses a negative
+     * count. */
+    if (ZM_LIKELY(zm_dt_usable(dt) && (uint64_t)count <= (uint64_t)dt->cmax &&
+                  (buf || count == 0 || dt->size == 0 || dt->d)))
         return MPI_SUCCESS;
     return zm_mpi_check_cbuf_fail(c, fn, buf, count, dt);
 }
