@@ -39,6 +39,14 @@ foreach(tag 0 1)
             $<TARGET_FILE:zmpirun> 16 $<TARGET_FILE:zt_priv_output>)
   set_tests_properties(priv_output_lines_tag${tag} PROPERTIES TIMEOUT 60)
 endforeach()
+# The same tags asked for by zmpirun's flags (Open MPI's and MPICH's names).
+foreach(flag --tag-output -l)
+  string(REPLACE "-" "" fname ${flag})
+  add_test(NAME priv_output_lines_flag_${fname}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/priv_output_check.sh ${flag}
+            $<TARGET_FILE:zmpirun> 16 $<TARGET_FILE:zt_priv_output>)
+  set_tests_properties(priv_output_lines_flag_${fname} PROPERTIES TIMEOUT 60)
+endforeach()
 # ---- end of whole output lines ----
 
 # ---- Crash reports (issue 20) ----

@@ -3,10 +3,17 @@
 # on NP ranks over 2 workers, stdout and stderr to files, and checks that
 # every line is whole and in order per rank; TAG=1 runs with
 # ZMPI_TAG_OUTPUT=1 and requires each line to start with its rank's tag.
-tag=$1 zmpirun=$2 np=$3 prog=$4
+# TAG may also be a zmpirun flag (--tag-output, -l ...): tags asked for
+# by that flag instead of the variable.
+tag=$1 zmpirun=$2 np=$3 prog=$4 flag=
+case $tag in -*) flag=$tag tag=1 ;; esac
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-ZMPI_TAG_OUTPUT=$tag "$zmpirun" -n "$np" -w 2 "$prog" >"$tmp/out" 2>"$tmp/err" ||
+if [ -n "$flag" ]; then
+    env -u ZMPI_TAG_OUTPUT "$zmpirun" "$flag" -n "$np" -w 2 "$prog" >"$tmp/out" 2>"$tmp/err"
+else
+    ZMPI_TAG_OUTPUT=$tag "$zmpirun" -n "$np" -w 2 "$prog" >"$tmp/out" 2>"$tmp/err"
+fi ||
     { echo "FAIL: job exited $?"; cat "$tmp/err"; exit 1; }
 awk -v tag="$tag" -v np="$np" -v what=stdout '
     { line = $0

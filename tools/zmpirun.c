@@ -10,6 +10,10 @@
  * (MPIEXEC_TIMEOUT) and passing Ctrl-C or a batch system's SIGTERM on to the
  * job.
  *
+ * A program that is not linked with zmpi (hostname, a shell script, a
+ * Python interpreter) runs as N copies, as mpirun runs it, unless it only
+ * wraps one that is (valgrind ./app, env X=1 ./app): see runs_zmpi().
+ *
  * The program runs in a child process that leads its own process group, so
  * that a signal can reach everything the program started (helpers, shells)
  * and not only the program itself.  The parent blocks the signals it cares
@@ -19,12 +23,18 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +57,7 @@ struct options {
     const char *order;       /* --rank-order value (--interleave: "interleave"). */
     const char *net;         /* --net value. */
     int separate;            /* --separate-nodes: the network path only. */
+    int tag;                 /* --tag-output (-l, -prepend-rank): "[rank] " lines. */
     char **argv;             /* The program and its arguments. */
 };
 
@@ -71,7 +82,15 @@ static void print_usage(FILE *out)
           "                     MPI over TCP only, no shared memory between them)\n"
           "  --stack-size S     stack bytes per rank; suffixes k, m, g (x1024)\n"
           "                     (default: $ZMPI_STACK_SIZE, else the library's)\n"
+          "  --tag-output       start every output line with \"[rank] \" (also\n"
+          "                     -l, -prepend-rank, --prepend-rank; privatized\n"
+          "                     programs, $ZMPI_TAG_OUTPUT=1)\n"
           "  -h, --help         show this help\n"
+          "\n"
+          "A program not linked with zmpi (hostname, a script, python) runs as N\n"
+          "copies, each with ZMPI_COPY=0..N-1 and only the first reading stdin,\n"
+          "unless it wraps one that is (valgrind ./app, env X=1 ./app): then it\n"
+          "runs once and the N ranks run inside it.\n"
           "\n"
           "MPIEXEC_TIMEOUT=T in the environment ends the job after T seconds\n"
           "(exit status 124).\n",
@@ -181,6 +200,10 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->net = option_value(argv, &i, "--net");
         } else if (strcmp(a, "--separate-nodes") == 0) {
             o->separate = 1;
+        } else if (strcmp(a, "--tag-output") == 0 || strcmp(a, "-tag-output") == 0 ||
+                   strcmp(a, "-l") == 0 || strcmp(a, "-prepend-rank") == 0 ||
+                   strcmp(a, "--prepend-rank") == 0) {
+            o->tag = 1;
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -294,18 +317,212 @@ static int in_tty_foreground(void)
     return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
+/* Makes the calling child die with `sig` when its parent dies, so that a
+ * zmpirun killed by SIGKILL (which cannot forward anything) takes its job
+ * along instead of leaving it running as an orphan.  The parent may have
+ * died already: then act at once. */
+static void die_with_parent(pid_t parent, int sig)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, sig);
+#endif
+    if (getppid() != parent)
+        raise(sig);
+}
+
+/* ---- Programs not linked with zmpi --------------------------------------- */
+
+/* Finds the file execvp would run for `name`: itself when it has a slash,
+ * else the first executable regular file of that name on PATH.  Returns 0
+ * with the path in buf, or -1. */
+static int find_program(const char *name, char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    struct stat st;
+
+    if (strchr(name, '/') != NULL) {
+        snprintf(buf, len, "%s", name);
+        return stat(buf, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+    }
+    if (path == NULL)
+        path = "/usr/bin:/bin";
+    for (;;) {
+        size_t n = strcspn(path, ":");
+        /* An empty entry is the current directory. */
+        snprintf(buf, len, "%.*s/%s", n ? (int)n : 1, n ? path : ".", name);
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+            return 0;
+        if (path[n] == '\0')
+            return -1;
+        path += n + 1;
+    }
+}
+
+/* The file offset of virtual address `va` in the loadable segments. */
+static long va_offset(const Elf64_Phdr *ph, int n, Elf64_Addr va)
+{
+    for (int i = 0; i < n; i++)
+        if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
+            va < ph[i].p_vaddr + ph[i].p_filesz)
+            return (long)(ph[i].p_offset + (va - ph[i].p_vaddr));
+    return -1;
+}
+
+/* True if the ELF file at fd names libzmpi among the libraries it needs
+ * (its dynamic section's DT_NEEDED entries). */
+static int needs_libzmpi(int fd)
+{
+    Elf64_Ehdr eh;
+    Elf64_Phdr ph[64];
+    Elf64_Dyn dyn[512];
+    long strtab = -1, ndyn = 0;
+    int n, found = 0;
+
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr))
+        return 0;
+    n = eh.e_phnum < 64 ? eh.e_phnum : 64;
+    if (pread(fd, ph, sizeof(Elf64_Phdr) * (size_t)n, (off_t)eh.e_phoff) !=
+        (ssize_t)(sizeof(Elf64_Phdr) * (size_t)n))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (ph[i].p_type == PT_DYNAMIC) {
+            size_t bytes = ph[i].p_filesz < sizeof dyn ? ph[i].p_filesz : sizeof dyn;
+            ssize_t got = pread(fd, dyn, bytes, (off_t)ph[i].p_offset);
+            ndyn = got > 0 ? got / (long)sizeof(Elf64_Dyn) : 0;
+        }
+    for (long i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++)
+        if (dyn[i].d_tag == DT_STRTAB)
+            strtab = va_offset(ph, n, dyn[i].d_un.d_ptr);
+    for (long i = 0; strtab >= 0 && i < ndyn && dyn[i].d_tag != DT_NULL && !found; i++) {
+        char name[16] = "";
+        if (dyn[i].d_tag == DT_NEEDED &&
+            pread(fd, name, sizeof name - 1, strtab + (off_t)dyn[i].d_un.d_val) > 0)
+            found = strncmp(name, "libzmpi.so", 10) == 0;
+    }
+    return found;
+}
+
+/* True if zmpi's ranks will run inside this command: its program is linked
+ * with libzmpi, or one of its arguments names a program that is (a
+ * wrapper such as valgrind, env, time, nice, gdb --args).  A script or any
+ * other program runs as one copy per rank instead, as mpirun runs it. */
+static int runs_zmpi(char **argv)
+{
+    char path[PATH_MAX];
+
+    for (int i = 0; argv[i] != NULL; i++) {
+        int fd, linked;
+
+        if (i > 0 && argv[i][0] == '-')
+            continue;
+        if (find_program(argv[i], path, sizeof path) != 0)
+            continue;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        linked = needs_libzmpi(fd);
+        close(fd);
+        if (linked)
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs in the forked child, the job's process group leader, for a program
+ * not linked with zmpi: starts n copies, copy i with ZMPI_COPY=i and
+ * ZMPI_COPIES=n and only copy 0 reading stdin, waits for all, and ends as
+ * the job should: killed by the first signal that killed a copy, else
+ * with the status of the first copy (in copy order) that failed.  The
+ * leader keeps zmpirun's signals blocked, so it outlives its copies when
+ * zmpirun forwards one to the group; the copies get the user's mask. */
+static void run_copies(char **argv, long n, const sigset_t *orig_mask)
+{
+    pid_t *pids = calloc((size_t)n, sizeof *pids);
+    int *status = calloc((size_t)n, sizeof *status);
+    char v[24];
+    long left = 0;
+    pid_t leader = getpid();
+
+    if (pids == NULL || status == NULL) {
+        perror("zmpirun");
+        _exit(1);
+    }
+    snprintf(v, sizeof v, "%ld", n);
+    setenv("ZMPI_COPIES", v, 1);
+    for (long i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] < 0) {
+            perror("zmpirun: fork");
+            break;
+        }
+        left++;
+        if (pids[i] > 0)
+            continue;
+        die_with_parent(leader, SIGKILL);
+        snprintf(v, sizeof v, "%ld", i);
+        setenv("ZMPI_COPY", v, 1);
+        if (i > 0) {
+            int fd = open("/dev/null", O_RDONLY);
+            if (fd >= 0 && fd != STDIN_FILENO) {
+                dup2(fd, STDIN_FILENO);
+                close(fd);
+            }
+        }
+        sigprocmask(SIG_SETMASK, orig_mask, NULL);
+        execvp(argv[0], argv);
+        if (i == 0)
+            fprintf(stderr, "zmpirun: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    while (left > 0) {
+        int st;
+        pid_t p = waitpid(-1, &st, 0);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p < 0)
+            break;
+        for (long i = 0; i < n; i++)
+            if (pids[i] == p) {
+                status[i] = st;
+                left--;
+            }
+    }
+    for (long i = 0; i < n; i++)
+        if (WIFSIGNALED(status[i])) {
+            sigset_t one;
+            int sig = WTERMSIG(status[i]);
+            signal(sig, SIG_DFL);
+            sigemptyset(&one);
+            sigaddset(&one, sig);
+            sigprocmask(SIG_UNBLOCK, &one, NULL);
+            raise(sig);
+        }
+    for (long i = 0; i < n; i++)
+        if (WIFEXITED(status[i]) && WEXITSTATUS(status[i]) != 0)
+            _exit(WEXITSTATUS(status[i]));
+    _exit(0);
+}
+
 /* Runs in the forked child: becomes a process group leader (and the
  * terminal's foreground group if the job owns it; SIGTTOU is still blocked
  * here, so that call cannot stop us), restores the signal mask the user gave
- * zmpirun, and replaces itself with the program.  Exits 127 (not found) or
- * 126 (not runnable) like a shell if exec fails. */
-static void exec_child(char **argv, const sigset_t *orig_mask, int owns_tty)
+ * zmpirun, and replaces itself with the program (or, with copies > 1,
+ * runs that many copies of it).  Exits 127 (not found) or 126 (not
+ * runnable) like a shell if exec fails. */
+static void exec_child(char **argv, const sigset_t *orig_mask, int owns_tty, long copies,
+                       pid_t parent, int launcher)
 {
     int err;
 
+    /* A system launcher cleans up its processes on SIGTERM, not on SIGKILL. */
+    die_with_parent(parent, launcher ? SIGTERM : SIGKILL);
     setpgid(0, 0);
     if (owns_tty)
         tcsetpgrp(STDIN_FILENO, getpid());
+    if (copies > 1)
+        run_copies(argv, copies, orig_mask);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
     execvp(argv[0], argv);
     err = errno;
@@ -593,7 +810,8 @@ int main(int argc, char **argv)
     struct options o;
     struct job job;
     sigset_t set, orig_mask;
-    long timeout, procs;
+    long timeout, procs, copies = 1;
+    pid_t parent;
     char **run;
     int code;
 
@@ -605,6 +823,12 @@ int main(int argc, char **argv)
     export_stack_size(o.stack_size);
     procs = export_procs(&o);
     timeout = read_timeout();
+    if (o.tag)
+        put_env("ZMPI_TAG_OUTPUT", "1");
+    /* mpirun runs N copies of a program that is not an MPI program. */
+    if (procs == 1 && getenv("ZMPI_NP") != NULL && atol(getenv("ZMPI_NP")) > 1 &&
+        !runs_zmpi(o.argv))
+        copies = atol(getenv("ZMPI_NP"));
 
     /* An inherited SIG_IGN for SIGCHLD would make the kernel reap the child
      * for us and waitpid() would never see its status. */
@@ -620,13 +844,14 @@ int main(int argc, char **argv)
     job.prog = o.argv[0];
     job.owns_tty = in_tty_foreground();
     run = procs > 1 ? launch_argv(&o, procs) : o.argv;
+    parent = getpid();
     job.pid = fork();
     if (job.pid < 0) {
         perror("zmpirun: fork");
         return 1;
     }
     if (job.pid == 0)
-        exec_child(run, &orig_mask, job.owns_tty);
+        exec_child(run, &orig_mask, job.owns_tty, copies, parent, procs > 1);
     /* Also set the group (and terminal) here: whichever of parent and child
      * runs first, the group exists before the parent may signal it. */
     setpgid(job.pid, job.pid);
