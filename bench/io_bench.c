@@ -10,7 +10,8 @@
  *   strided  64-byte records, rank r writing records r, r + P, r + 2P, ...
  *            (each rank's records interleaved with all the others').
  * Options: -m MiB (total bytes per pattern, default 64), -i iterations
- * (default 3, best time reported), -d directory (default ${TMPDIR:-/tmp}).
+ * (default 3, best time reported), -d directory (default ${TMPDIR:-/tmp}),
+ * -p block3d|strided (one pattern only; default both).
  * Output: one line per pattern with the bandwidths in MB/s (10^6 bytes).
  */
 #include <mpi.h>
@@ -24,6 +25,7 @@ typedef struct opts {
     long mib;        /* total MiB per pattern */
     int iters;       /* repetitions */
     char dir[256];   /* directory of the files */
+    char only[16];   /* the one pattern to run, or "" for both */
 } opts_t;
 
 static void parse(int argc, char **argv, opts_t *o)
@@ -31,6 +33,7 @@ static void parse(int argc, char **argv, opts_t *o)
     const char *t = getenv("TMPDIR");
     o->mib = 64;
     o->iters = 3;
+    o->only[0] = '\0';
     snprintf(o->dir, sizeof(o->dir), "%s", t && *t ? t : "/tmp");
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-m") == 0)
@@ -39,6 +42,8 @@ static void parse(int argc, char **argv, opts_t *o)
             o->iters = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-d") == 0)
             snprintf(o->dir, sizeof(o->dir), "%s", argv[i + 1]);
+        else if (strcmp(argv[i], "-p") == 0)
+            snprintf(o->only, sizeof(o->only), "%s", argv[i + 1]);
     }
     if (o->mib < 1)
         o->mib = 1;
@@ -167,8 +172,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     parse(argc, argv, &o);
-    int bad = block3d(&o, rank, size);
-    bad |= strided(&o, rank, size);
+    int bad = 0;
+    if (!o.only[0] || strcmp(o.only, "block3d") == 0)
+        bad |= block3d(&o, rank, size);
+    if (!o.only[0] || strcmp(o.only, "strided") == 0)
+        bad |= strided(&o, rank, size);
     MPI_Finalize();
     return bad;
 }
