@@ -6,8 +6,10 @@
  * in the file's table, then each aggregator takes a contiguous domain of
  * the accessed region and, one window of cb_buffer_size bytes at a time,
  * gathers every rank's bytes of the window into one buffer and writes each
- * run of covered bytes with one pwrite (a read goes the other way).  Holes
- * are never written, so bytes no rank accesses keep their contents.
+ * run of covered bytes with one pwrite (a read goes the other way); a run
+ * that is a single rank's part is written from (read into) that rank's
+ * data directly.  Holes are never written, so bytes no rank accesses keep
+ * their contents.
  */
 #include "io/io.h"
 
@@ -181,12 +183,21 @@ static int window(zm_io_file_t *f, const zm_io_piece_t *pieces, int write, int64
                 end = v[j].off + (int64_t)v[j].len;
             j++;
         }
+        /* A run that is one rank's part moves straight between that
+         * rank's data and the file: no copy through buf. */
+        char *at = j == i + 1 ? v[i].data : buf + (start - lo);
         if (write) {
-            for (int64_t k = i; k < j; k++)
+            for (int64_t k = i; k < j && j > i + 1; k++)
                 memcpy(buf + (v[k].off - lo), v[k].data, v[k].len);
             lock(f, atomic);
-            rc = zm_arch_file_pwrite(f->fd, buf + (start - lo), (size_t)(end - start), start);
+            rc = zm_arch_file_pwrite(f->fd, at, (size_t)(end - start), start);
             unlock(f, atomic);
+        } else if (j == i + 1) {
+            lock(f, atomic);
+            rc = zm_arch_file_pread(f->fd, at, (size_t)(end - start), start);
+            unlock(f, atomic);
+            if (rc >= 0 && rc < end - start)
+                memset(at + rc, 0, (size_t)(end - start - rc));
         } else {
             lock(f, atomic);
             rc = zm_arch_file_pread(f->fd, buf + (start - lo), (size_t)(end - start), start);
