@@ -21,6 +21,8 @@ LEAVE_OUT_PATTERNS = [
      'MPI_TYPE_GET_EXTENT)'),
     (r'^Keyval_create$', 'deprecated MPI-1 form whose Fortran callbacks take default-INTEGER '
      'attribute values; use MPI_COMM_CREATE_KEYVAL'),
+    (r'^Comm_spawn(_multiple)?$', 'the command and argument lists are arrays of blank-padded '
+     'Fortran strings, whose hand-written glue is not written yet (docs/spawn.md)'),
     (r'^Register_datarep(_c)?$', 'user data representations take Fortran conversion '
      'callbacks whose hand-written glue is not written yet (docs/fortran.md)'),
 ]
@@ -182,7 +184,7 @@ STR_OUT_SIZE = {
     'type_name': 'MPI_MAX_OBJECT_NAME + 1', 'win_name': 'MPI_MAX_OBJECT_NAME + 1',
     'version': 'MPI_MAX_LIBRARY_VERSION_STRING + 1',
     'string': 'MPI_MAX_ERROR_STRING + 1', 'key': 'MPI_MAX_INFO_KEY + 1',
-    'datarep': 'MPI_MAX_DATAREP_STRING + 1',
+    'datarep': 'MPI_MAX_DATAREP_STRING + 1', 'port_name': 'MPI_MAX_PORT_NAME + 1',
 }
 STR_OUT_SIZE_FN = {('Get_processor_name', 'name'): 'MPI_MAX_PROCESSOR_NAME + 1',
                    ('Info_get', 'value'): '(size_t)(*valuelen < 0 ? 0 : *valuelen) + 1'}

@@ -97,6 +97,60 @@ static void user_datarep(const char *dir, int rank, int size)
     }
 }
 
+/* The large-count conversion functions of MPI_Register_datarep_c. */
+static int xor_write_c(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf,
+                       MPI_Offset position, void *extra)
+{
+    return xor_write(userbuf, dt, (int)count, filebuf, position, extra);
+}
+
+static int xor_read_c(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf,
+                      MPI_Offset position, void *extra)
+{
+    return xor_read(userbuf, dt, (int)count, filebuf, position, extra);
+}
+
+/* MPI_Register_datarep_c: three ints per rank through the XOR
+ * representation, one conversion call per access; names are shared with
+ * the int form's registrations. */
+static void user_datarep_c(const char *dir, int rank, int size)
+{
+    char path[IO_PATH_MAX];
+    int calls = 0;
+    io_path(path, dir, "xorc.dat");
+    ZT_OK(MPI_Register_datarep_c("xor42c", xor_read_c, xor_write_c, xor_extent, &calls));
+    IO_ERR(MPI_Register_datarep_c("xor42", xor_read_c, xor_write_c, xor_extent, &calls),
+           MPI_ERR_DUP_DATAREP);
+    IO_ERR(MPI_Register_datarep_c("xor42d", xor_read_c, xor_write_c, NULL, &calls),
+           MPI_ERR_ARG);
+    MPI_File fh;
+    int v[3] = { rank, -rank, 3 * rank + 1 }, back[3] = { 7, 7, 7 };
+    ZT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                        &fh));
+    ZT_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "xor42c", MPI_INFO_NULL));
+    ZT_OK(MPI_File_write_at_all(fh, 3 * rank, v, 3, MPI_INT, MPI_STATUS_IGNORE));
+    ZT_EQ(calls, 1, "write conversions (_c)");
+    ZT_OK(MPI_File_sync(fh));
+    int peer = (rank + 1) % size;
+    ZT_OK(MPI_File_read_at(fh, 3 * peer, back, 3, MPI_INT, MPI_STATUS_IGNORE));
+    ZT_EQ(calls, 2, "read conversions (_c)");
+    for (int i = 0; i < 3; i++)
+        ZT_EQ(back[i], i == 0 ? peer : i == 1 ? -peer : 3 * peer + 1,
+              "int through the _c user representation");
+    ZT_OK(MPI_File_close(&fh));
+    if (rank == 0) {
+        unsigned char *want = zt_malloc((size_t)size * 12);
+        for (int r = 0; r < size; r++) {
+            int w[3] = { r, -r, 3 * r + 1 };
+            memcpy(want + r * 12, w, 12);
+        }
+        for (int i = 0; i < size * 12; i++)
+            want[i] ^= 0x42;
+        io_expect_file(path, want, (long)size * 12);
+        free(want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -151,6 +205,7 @@ int main(int argc, char **argv)
     ZT_OK(MPI_File_close(&fh));
     MPI_Type_free(&pt);
     user_datarep(dir, rank, size);
+    user_datarep_c(dir, rank, size);
     io_rmdir(MPI_COMM_WORLD, dir);
     MPI_Finalize();
     if (rank == 0)

@@ -47,8 +47,9 @@ endfunction()
 # Programs whose checks hold whatever process a rank is in.  Left out, on
 # purpose: comm_groups and comm_more (they check that
 # MPI_COMM_TYPE_SHARED gives the whole world, i.e. one process),
-# attr_caching and the rma_* tests (windows on communicators across
-# processes are refused), io_* (likewise files), part_* (likewise
+# attr_caching (a shared window on MPI_COMM_WORLD, refused across
+# processes; the rma_* tests run in tests/net_rma.cmake), io_* (files on
+# communicators across processes are refused), part_* (likewise
 # partitioned communication), req_grequest (hands a request to another
 # rank through memory) and bufmode_comm (counts on a buffered message
 # staying in the buffer until it is received: across processes it leaves
@@ -114,7 +115,7 @@ zmpi_add_net_fault(badarg REGEX "rank 3.*MPI_Send.*count=-1")
 zmpi_add_net_fault(segv REGEX "rank 3: SIGSEGV")
 zmpi_add_net_fault(kill REGEX "signal 9|Killed" "zmpirun: the job failed .*held ranks")
 zmpi_add_net_fault(exit3 EXIT_CODE 3)
-zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate.*several processes")
+zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate_shared.*several processes.*MPI_ERR_COMM")
 foreach(be ${ZMPI_NET_BACKENDS})
   # The per-communicator eager threshold, one rank per process (the
   # MPI_T counters it reads were not reliable with several ranks per

@@ -11,16 +11,19 @@
  *   kill    the rank's process kills itself with SIGKILL (no report)
  *   exit3   the rank returns 3 from main after MPI_Finalize; the others
  *           finish normally
- *   win     every rank calls MPI_Win_allocate on MPI_COMM_WORLD, which
- *           spans processes: refused, and MPI_ERRORS_ARE_FATAL ends the job
+ *   win     every rank calls MPI_Win_allocate_shared on MPI_COMM_WORLD,
+ *           which spans processes (they share no memory): refused, and
+ *           MPI_ERRORS_ARE_FATAL ends the job
  *   late    not a fault: the last rank computes for 0.3 s before it sends
  *           to every other rank, which all wait in MPI_Recv meanwhile; a
  *           process whose ranks are all blocked must not report a
  *           deadlock while a rank of another process may still send;
  *           exits 0
- *   refuse  with MPI_ERRORS_RETURN, windows, files and partitioned
- *           communication with a rank of another process must each fail
- *           with MPI_ERR_UNSUPPORTED_OPERATION and say why; exits 0 if so
+ *   refuse  with MPI_ERRORS_RETURN, files and partitioned communication
+ *           with a rank of another process must each fail with
+ *           MPI_ERR_UNSUPPORTED_OPERATION and say why, and a shared window
+ *           on MPI_COMM_WORLD with MPI_ERR_COMM, while the other window
+ *           flavors on MPI_COMM_WORLD work (made and freed); exits 0 if so
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -29,17 +32,30 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One refused call: its error class and message. */
-static int refused(int rc, const char *call, int rank)
+/* One call that must fail with class `want`: its error class and message. */
+static int refused_as(int rc, int want, const char *call, int rank)
 {
     char msg[MPI_MAX_ERROR_STRING];
     int cls = -1, len = 0;
     MPI_Error_class(rc, &cls);
     MPI_Error_string(rc, msg, &len);
-    if (cls == MPI_ERR_UNSUPPORTED_OPERATION)
+    if (cls == want)
         return 0;
-    printf("rank %d: %s returned class %d (%s), not MPI_ERR_UNSUPPORTED_OPERATION\n", rank,
-           call, cls, msg);
+    printf("rank %d: %s returned class %d (%s), not %d\n", rank, call, cls, msg, want);
+    return 1;
+}
+
+static int refused(int rc, const char *call, int rank)
+{
+    return refused_as(rc, MPI_ERR_UNSUPPORTED_OPERATION, call, rank);
+}
+
+/* A window call across processes that must work. */
+static int works(int rc, const char *call, int rank)
+{
+    if (rc == MPI_SUCCESS)
+        return 0;
+    printf("rank %d: %s failed (rc %d) on a communicator across processes\n", rank, call, rc);
     return 1;
 }
 
@@ -54,14 +70,18 @@ static int refuse(int rank, int size)
     char path[64], buf[16];
     int bad = 0;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    bad += refused(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
-                   "MPI_Win_allocate", rank);
-    bad += refused(MPI_Win_create(buf, 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
-                   "MPI_Win_create", rank);
-    bad += refused(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
-                   "MPI_Win_allocate_shared", rank);
-    bad += refused(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
-                   "MPI_Win_create_dynamic", rank);
+    bad += works(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+                 "MPI_Win_allocate", rank);
+    bad += works(MPI_Win_free(&win), "MPI_Win_free", rank);
+    bad += works(MPI_Win_create(buf, 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                 "MPI_Win_create", rank);
+    bad += works(MPI_Win_free(&win), "MPI_Win_free", rank);
+    bad += refused_as(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                                              &win), MPI_ERR_COMM, "MPI_Win_allocate_shared",
+                      rank);
+    bad += works(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+                 "MPI_Win_create_dynamic", rank);
+    bad += works(MPI_Win_free(&win), "MPI_Win_free", rank);
     snprintf(path, sizeof(path), "/tmp/zt_net_refuse.%d", (int)getpid());
     bad += refused(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
                                  MPI_INFO_NULL, &fh), "MPI_File_open", rank);
@@ -73,7 +93,7 @@ static int refuse(int rank, int size)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     if (rank == 0 && !bad)
-        printf("net_fault refuse: every call refused\n");
+        printf("net_fault refuse: every call refused or worked as it should\n");
     return bad != 0;
 }
 
@@ -89,8 +109,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "win") == 0) {
         void *base;
         MPI_Win win;
-        MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-        printf("rank %d: MPI_Win_allocate across processes did not fail\n", rank);
+        MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        printf("rank %d: MPI_Win_allocate_shared across processes did not fail\n", rank);
         return 1;
     }
     if (strcmp(mode, "refuse") == 0)

@@ -171,13 +171,31 @@ int main(int argc, char **argv)
     ring_put_get(win, a, 2, NULL, 1);
     ZT_OK(MPI_Win_free(&win));
 
-    /* Win_allocate_shared. */
-    ZT_OK(MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                                  &a, &win));
-    check_attrs(win, a, N * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_SHARED);
-    ring_put_get(win, a, 3, NULL, 0);
-    derived(win, a);
-    ZT_OK(MPI_Win_free(&win));
+    /* Win_allocate_shared, when the world's ranks share memory (one
+     * process); a world across processes is refused with MPI_ERR_COMM,
+     * since processes share no memory (docs/net.md). */
+    MPI_Comm node;
+    int nsize, wsize;
+    ZT_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_free(&node);
+    if (nsize == wsize) {
+        ZT_OK(MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                      MPI_COMM_WORLD, &a, &win));
+        check_attrs(win, a, N * sizeof(int), sizeof(int), MPI_WIN_FLAVOR_SHARED);
+        ring_put_get(win, a, 3, NULL, 0);
+        derived(win, a);
+        ZT_OK(MPI_Win_free(&win));
+    } else {
+        int cls;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int rc = MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL,
+                                         MPI_COMM_WORLD, &a, &win);
+        MPI_Error_class(rc, &cls);
+        ZT_CHECK(cls == MPI_ERR_COMM, "Win_allocate_shared across processes: MPI_ERR_COMM");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
 
     /* Win_create_dynamic: attach, use, detach, attach another buffer. */
     int size;

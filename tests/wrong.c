@@ -109,6 +109,18 @@ static void abort_7(int rank, int size)
     MPI_Recv(&v, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* The last rank calls exit(3) between MPI_Init and MPI_Finalize while the
+ * others wait for it: the job ends with its status and names the rank,
+ * instead of reporting the others as deadlocked. */
+static void exit_3(int rank, int size)
+{
+    int v = 0;
+
+    if (rank == size - 1)
+        exit(3);
+    MPI_Recv(&v, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 /* ---- Derived datatypes (issue 3) ---- */
 
 /* Sends with a derived type that was never committed. */
@@ -293,7 +305,7 @@ int main(int argc, char **argv)
         { "null_comm", null_comm }, { "truncate", truncate_msg },
         { "deadlock_recv_first", deadlock_recv_first },
         { "recv_from_finalized", recv_from_finalized },
-        { "stack_overflow", stack_overflow }, { "abort_7", abort_7 },
+        { "stack_overflow", stack_overflow }, { "abort_7", abort_7 }, { "exit_3", exit_3 },
         { "dt_uncommitted", dt_uncommitted }, { "dt_freed", dt_freed },
         { "dt_truncate", dt_truncate }, { "dt_bad_vector", dt_bad_vector },
         /* Collectives. */

@@ -113,6 +113,18 @@ void *zm_arch_image_clone(int id, char *err, size_t errlen);
  * before the first clone. */
 int zm_arch_image_check(const char *prog, char *err, size_t errlen);
 
+/* Load a private copy of program file `prog` (a PIE linked by zmpicc for
+ * privatization; zm_arch_image_probe checks it) for ULT `id`, as
+ * zm_arch_image_clone does for the running program.  Any thread; the
+ * caller owns the handle until zm_arch_image_close. */
+void *zm_arch_image_load(const char *prog, int id, char *err, size_t errlen);
+
+/* Check, without loading it, that file `prog` is a program that
+ * zm_arch_image_load can run as virtual ranks: a 64-bit ELF PIE of this
+ * machine that needs libzmpi.so and exports main (zmpicc's privatized
+ * link).  Returns 0, or -1 with the reason in `why`.  Any thread. */
+int zm_arch_image_probe(const char *prog, char *why, size_t whylen);
+
 /* Address of symbol `name` in a copy made by zm_arch_image_clone. */
 void *zm_arch_image_sym(void *image, const char *name);
 

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -74,10 +75,10 @@ static int traced(void)
     return t;
 }
 
-/* Copy the running program's file to `path`; 0 on success. */
-static int copy_self(const char *path)
+/* Copy the program file `from` to `path`; 0 on success. */
+static int copy_file(const char *from, const char *path)
 {
-    int src = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    int src = open(from, O_RDONLY | O_CLOEXEC);
     if (src < 0)
         return -1;
     int dst = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0700);
@@ -97,11 +98,16 @@ static int copy_self(const char *path)
 
 void *zm_arch_image_clone(int id, char *err, size_t errlen)
 {
+    return zm_arch_image_load("/proc/self/exe", id, err, errlen);
+}
+
+void *zm_arch_image_load(const char *prog, int id, char *err, size_t errlen)
+{
     char path[128];
     const char *dir = getenv("ZMPI_TMPDIR");
     snprintf(path, sizeof path, "%s/zmpi-%d-%d.so", dir ? dir : "/dev/shm", (int)getpid(), id);
     unlink(path);
-    if (copy_self(path) != 0) {
+    if (copy_file(prog, path) != 0) {
         snprintf(err, errlen, "cannot copy the program to %s", path);
         unlink(path);
         return NULL;
@@ -120,8 +126,10 @@ void *zm_arch_image_clone(int id, char *err, size_t errlen)
 
 #if defined(__x86_64__)
 #define COPY_RELOC R_X86_64_COPY
+#define OUR_MACHINE EM_X86_64
 #elif defined(__aarch64__)
 #define COPY_RELOC R_AARCH64_COPY
+#define OUR_MACHINE EM_AARCH64
 #endif
 
 /* The main program's dynamic section: dl_iterate_phdr lists it first. */
@@ -204,4 +212,100 @@ void zm_arch_image_close(void *image)
     if (traced() && dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
         unlink(lm->l_name);
     dlclose(image);
+}
+
+/* ---- Recognising a program built by zmpicc (spawn) ----------------------- */
+
+/* The section headers of an ELF64 file mapped at p (size bytes), or NULL. */
+static const Elf64_Shdr *elf_sections(const unsigned char *p, size_t size)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+    if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+        return NULL;
+    return (const Elf64_Shdr *)(p + eh->e_shoff);
+}
+
+/* What probe_mapped found in the dynamic symbols and section. */
+struct probe {
+    int main_sym;      /* exports a defined function `main` */
+    int needs_zmpi;    /* DT_NEEDED names libzmpi.so */
+    int pie;           /* DT_FLAGS_1 has DF_1_PIE */
+};
+
+static void probe_dynamic(const unsigned char *p, size_t size, const Elf64_Shdr *sh, int n,
+                          struct probe *pr)
+{
+    for (int i = 0; i < n; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM && sh[i].sh_type != SHT_DYNAMIC)
+            continue;
+        if (sh[i].sh_link >= (unsigned)n || sh[i].sh_offset + sh[i].sh_size > size)
+            continue;
+        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        if (strs->sh_offset + strs->sh_size > size)
+            continue;
+        const char *str = (const char *)p + strs->sh_offset;
+        size_t strsz = strs->sh_size;
+        if (sh[i].sh_type == SHT_DYNSYM) {
+            const Elf64_Sym *sym = (const Elf64_Sym *)(p + sh[i].sh_offset);
+            for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+                if (sym[k].st_name < strsz && sym[k].st_shndx != SHN_UNDEF &&
+                    ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC &&
+                    strcmp(str + sym[k].st_name, "main") == 0)
+                    pr->main_sym = 1;
+            continue;
+        }
+        const Elf64_Dyn *d = (const Elf64_Dyn *)(p + sh[i].sh_offset);
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL; k++) {
+            if (d[k].d_tag == DT_NEEDED && d[k].d_un.d_val < strsz &&
+                strncmp(str + d[k].d_un.d_val, "libzmpi.so", 10) == 0)
+                pr->needs_zmpi = 1;
+            if (d[k].d_tag == DT_FLAGS_1 && (d[k].d_un.d_val & DF_1_PIE))
+                pr->pie = 1;
+        }
+    }
+}
+
+int zm_arch_image_probe(const char *prog, char *why, size_t whylen)
+{
+    int fd = open(prog, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, whylen, "cannot open it: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+        snprintf(why, whylen, "not an executable file");
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    unsigned char *p = size >= sizeof(Elf64_Ehdr)
+                       ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (p == MAP_FAILED || memcmp(p, ELFMAG, SELFMAG) != 0 || p[EI_CLASS] != ELFCLASS64) {
+        snprintf(why, whylen, "not a 64-bit ELF program (a script cannot run as virtual "
+                 "ranks)");
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        return -1;
+    }
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)p;
+    struct probe pr = { 0, 0, 0 };
+    const Elf64_Shdr *sh = elf_sections(p, size);
+    if (sh)
+        probe_dynamic(p, size, sh, eh->e_shnum, &pr);
+    int ok = eh->e_type == ET_DYN && eh->e_machine == OUR_MACHINE &&
+             pr.main_sym && pr.needs_zmpi && pr.pie;
+    if (!ok)
+        snprintf(why, whylen, "not built by zmpicc for privatization (%s); only such programs "
+                 "can run as virtual ranks",
+                 !pr.needs_zmpi ? "it does not use libzmpi"
+                 : !pr.main_sym || eh->e_type != ET_DYN ? "main not exported: "
+                                                         "-zmpi-no-privatize?"
+                 : "wrong architecture or not a PIE");
+    munmap(p, size);
+    return ok ? 0 : -1;
 }

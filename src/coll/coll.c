@@ -45,9 +45,9 @@ static void root_wait(zm_coll_shm_t *s, int me, int root)
     coll_slot_t *rs = &s->slots[root];
     if (atomic_fetch_sub_explicit(&rs->pending, 1, memory_order_acq_rel) == 1) {
         if (me != root)
-            zm_coll_flag_release(&rs->dgo, rs->ult);
+            zm_coll_flag_release(&rs->dgo, &rs->ult);
     } else if (me == root) {
-        zm_coll_flag_wait(&rs->dgo);
+        zm_coll_flag_wait(&rs->dgo, &rs->ult);
     }
 }
 
@@ -73,7 +73,7 @@ void zm_coll_settle(zm_coll_shm_t *s, int me)
     if (!sl->deferred)
         return;
     sl->deferred = 0;
-    zm_coll_flag_wait(&sl->go);
+    zm_coll_flag_wait(&sl->go, &sl->ult);
     /* The others found a mismatch and run a second phase: join it. */
     if (s->mode == ZM_SYNC_ALL)
         zm_coll_phase(s, me, NULL, NULL, 0);

@@ -28,14 +28,18 @@ typedef _Atomic uint32_t zm_coll_flag_t;
 
 /* Wait until `f` is released: poll while alone on the worker, else park
  * until the releaser wakes us.  The owner reset it to 0 before the event
- * that releases it could happen.  ULT context (owner only). */
-void zm_coll_flag_wait(zm_coll_flag_t *f);
+ * that releases it could happen.  *owner (the slot's `ult`) is set to the
+ * caller before it parks.  ULT context or a foreign thread acting for the
+ * rank (owner only). */
+void zm_coll_flag_wait(zm_coll_flag_t *f, zm_ult_t **owner);
 
-/* Release `f` and wake `owner` if it parked on it.  Any ULT. */
-static inline void zm_coll_flag_release(zm_coll_flag_t *f, zm_ult_t *owner)
+/* Release `f` and wake *owner if it parked on it.  *owner is read only
+ * then: the waiter sets it before parking (a foreign thread may run the
+ * rank's collective).  Any ULT. */
+static inline void zm_coll_flag_release(zm_coll_flag_t *f, zm_ult_t *const *owner)
 {
     if (atomic_exchange_explicit(f, 1, memory_order_acq_rel) == 2)
-        zm_ult_wake(owner);
+        zm_ult_wake(*owner);
 }
 
 /* A non-blocking collective being matched: the arguments of the ranks that

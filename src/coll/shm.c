@@ -226,7 +226,7 @@ void zm_coll_wake_sleepers(zm_coll_shm_t *s, int me)
 {
     for (int q = 0; q < s->size; q++)
         if (q != me && atomic_load_explicit(&s->slots[q].pwake, memory_order_relaxed) != 1)
-            zm_coll_flag_release(&s->slots[q].pwake, s->slots[q].ult);
+            zm_coll_flag_release(&s->slots[q].pwake, &s->slots[q].ult);
 }
 
 /* Polls (or yields, counted as YIELD_COST polls) before a waiter parks. */
@@ -253,7 +253,7 @@ void zm_coll_wait_seq(zm_coll_shm_t *s, int me, _Atomic uint32_t *p, uint32_t wa
         if (s->asym)
             zm_arch_membarrier();
         if (!zm_coll_reached(atomic_load_explicit(p, memory_order_seq_cst), want))
-            zm_coll_flag_wait(&sl->pwake);
+            zm_coll_flag_wait(&sl->pwake, &sl->ult);
         atomic_fetch_sub_explicit(&s->sleepers, 1, memory_order_relaxed);
         if (zm_coll_reached(atomic_load_explicit(p, memory_order_acquire), want))
             return;
@@ -269,7 +269,7 @@ static int flag_commit(void *arg)
                                                     memory_order_acquire);
 }
 
-void zm_coll_flag_wait(zm_coll_flag_t *f)
+void zm_coll_flag_wait(zm_coll_flag_t *f, zm_ult_t **ult)
 {
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         if (atomic_load_explicit(f, memory_order_acquire) == 1)
@@ -280,7 +280,14 @@ void zm_coll_flag_wait(zm_coll_flag_t *f)
     if (atomic_load_explicit(f, memory_order_acquire) == 1)
         return;
     /* A stale request would make a deadlock report describe an old wait. */
-    zm_p2p_self()->wait_req = NULL;
+    zm_p2p_waiter()->wait_req = NULL;
+    /* The owner's slot names who to wake: the rank's ULT, or a foreign
+     * thread running this collective for it (MPI_THREAD_MULTIPLE).  Set
+     * before the commit publishes the wait; releasers read it after
+     * seeing the flag at 2 (zm_coll_flag_release). */
+    zm_ult_t *self = zm_ult_self();
+    if (ZM_UNLIKELY(*ult != self))
+        *ult = self;
     zm_ult_park(flag_commit, (void *)f);
 }
 
@@ -291,7 +298,7 @@ static void release_group(zm_coll_shm_t *s, const coll_group_t *g, int me)
     for (int i = 0; i < g->members; i++) {
         int r = g->rank[i];
         if (r != me)
-            zm_coll_flag_release(&s->slots[r].go, s->slots[r].ult);
+            zm_coll_flag_release(&s->slots[r].go, &s->slots[r].ult);
     }
 }
 
@@ -319,7 +326,7 @@ int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *
             g->members - 1) {
             if (defer)
                 return 1;
-            zm_coll_flag_wait(&sl->go);
+            zm_coll_flag_wait(&sl->go, &sl->ult);
             return 0;
         }
         atomic_store_explicit(&g->arrived, 0, memory_order_relaxed);
@@ -329,7 +336,7 @@ int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *
         /* Alone on its worker, the rank releases nobody: it may defer. */
         if (defer && g->members == 1)
             return 1;
-        zm_coll_flag_wait(&sl->go);
+        zm_coll_flag_wait(&sl->go, &sl->ult);
     } else {
         atomic_store_explicit(&s->arrived, 0, memory_order_relaxed);
         if (hook)
@@ -342,7 +349,7 @@ int zm_coll_phase(zm_coll_shm_t *s, int me, void (*hook)(zm_coll_shm_t *, void *
              * it down (2 ranks on 2 workers: no line more per phase). */
             int r = o->members == 1 ? o->rank[0] : o->leader;
             if (o != g)
-                zm_coll_flag_release(&s->slots[r].go, s->slots[r].ult);
+                zm_coll_flag_release(&s->slots[r].go, &s->slots[r].ult);
         }
     }
     release_group(s, g, me);

@@ -83,13 +83,27 @@ typedef struct zm_spinlock {
     _Atomic int locked; /* 1 while held */
 } zm_spinlock_t;
 
+/* Spinning this many times without getting a lock, a waiter leaves the
+ * core once (zm_core_spin_yield): the holder may be a thread the kernel
+ * preempted, when the threads that ranks create (MPI_THREAD_MULTIPLE)
+ * are more than the cores.  Held locks are short, so this costs nothing
+ * otherwise. */
+#define ZM_SPIN_YIELD_AFTER 4096
+
+void zm_core_spin_yield(void);
+
 static inline void zm_spin_lock(zm_spinlock_t *l)
 {
     for (;;) {
         if (!atomic_exchange_explicit(&l->locked, 1, memory_order_acquire))
             return;
-        while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+        for (unsigned i = 0; atomic_load_explicit(&l->locked, memory_order_relaxed); i++) {
             zm_arch_cpu_relax();
+            if (ZM_UNLIKELY(i == ZM_SPIN_YIELD_AFTER)) {
+                zm_core_spin_yield();
+                i = 0;
+            }
+        }
     }
 }
 
@@ -116,7 +130,8 @@ typedef struct zm_pool zm_pool_t;
  * Main thread, before the job starts.  Returns NULL on failure. */
 zm_pool_t *zm_pool_create(size_t size, int nworkers);
 
-/* Take an object.  Any ULT; returns NULL only if malloc fails. */
+/* Take an object.  Any ULT or foreign thread; returns NULL only if
+ * malloc fails. */
 void *zm_pool_alloc(zm_pool_t *pool);
 
 /* Return an object taken from `pool`, from any thread. */
@@ -128,7 +143,8 @@ void zm_pool_free(zm_pool_t *pool, void *obj);
  * never be ignored).  Main thread, at start. */
 long zm_core_env_long(const char *name, long def, long min);
 
-/* Index of the worker running the caller (0 outside a job). */
+/* Index of the worker running the caller (0 outside a job, -1 on a
+ * foreign thread acting for a rank: ult.h). */
 static inline int zm_core_worker_index(void)
 {
     zm_ult_t *u = zm_ult_self();

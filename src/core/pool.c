@@ -3,6 +3,7 @@
  */
 #include "core/core.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +29,9 @@ typedef struct pool_worker {
 struct zm_pool {
     size_t obj_size;      /* user bytes per object, header excluded */
     size_t stride;        /* header + object, rounded to a cache line */
-    int nworkers;         /* entries in `w` */
-    pool_worker_t *w;     /* one entry per worker */
+    int nworkers;         /* entries in `w`, the foreign threads' one excluded */
+    pool_worker_t *w;     /* one entry per worker, then one for foreign threads */
+    zm_spinlock_t flock;  /* guards the foreign threads' free list */
 };
 
 zm_pool_t *zm_pool_create(size_t size, int nworkers)
@@ -40,12 +42,14 @@ zm_pool_t *zm_pool_create(size_t size, int nworkers)
     p->obj_size = size;
     p->stride = (sizeof(pool_obj_t) + size + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
     p->nworkers = nworkers;
-    p->w = aligned_alloc(ZM_CACHE_LINE, sizeof(pool_worker_t) * (size_t)nworkers);
+    /* Threads that are not workers (MPI_THREAD_MULTIPLE) share one more
+     * entry, under a lock (pool_alloc_foreign). */
+    p->w = aligned_alloc(ZM_CACHE_LINE, sizeof(pool_worker_t) * (size_t)(nworkers + 1));
     if (!p->w) {
         free(p);
         return NULL;
     }
-    memset(p->w, 0, sizeof(pool_worker_t) * (size_t)nworkers);
+    memset(p->w, 0, sizeof(pool_worker_t) * (size_t)(nworkers + 1));
     return p;
 }
 
@@ -64,9 +68,36 @@ static int pool_refill(zm_pool_t *p, pool_worker_t *pw, int home)
     return 0;
 }
 
+/* Allocation by a foreign thread (worker index -1): the shared entry after
+ * the workers', under its lock.  Its objects are freed through the entry's
+ * remote stack, by foreign threads too (no worker index matches theirs). */
+static __attribute__((noinline)) void *pool_alloc_foreign(zm_pool_t *p)
+{
+    int home = p->nworkers;
+    pool_worker_t *pw = &p->w[home];
+    zm_spin_lock(&p->flock);
+    pool_obj_t *o = pw->free;
+    if (!o) {
+        o = atomic_exchange_explicit(&pw->remote, NULL, memory_order_acquire);
+        for (pool_obj_t *r = o; r; r = atomic_load_explicit(&r->rnext, memory_order_relaxed))
+            r->next = atomic_load_explicit(&r->rnext, memory_order_relaxed);
+        if (!o && pool_refill(p, pw, home) != 0) {
+            zm_spin_unlock(&p->flock);
+            return NULL;
+        }
+        if (!o)
+            o = pw->free;
+    }
+    pw->free = o->next;
+    zm_spin_unlock(&p->flock);
+    return o + 1;
+}
+
 void *zm_pool_alloc(zm_pool_t *p)
 {
     int home = zm_core_worker_index();
+    if (ZM_UNLIKELY(home < 0))
+        return pool_alloc_foreign(p);
     pool_worker_t *pw = &p->w[home];
     pool_obj_t *o = pw->free;
     if (ZM_UNLIKELY(!o)) {
@@ -98,4 +129,9 @@ void zm_pool_free(zm_pool_t *p, void *obj)
     } while (!atomic_compare_exchange_weak_explicit(&pw->remote, &head, o,
                                                     memory_order_release,
                                                     memory_order_relaxed));
+}
+
+void zm_core_spin_yield(void)
+{
+    sched_yield();
 }

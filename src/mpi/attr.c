@@ -25,7 +25,8 @@
  * being deleted, marked `dying` (invisible to lookups, freed only by the
  * call that marked it).
  */
-#include "mpi_impl.h"
+#include "threads.h"
+#include "spawn.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,38 @@ static const char *const kind_create[] = { "MPI_Comm_create_keyval", "MPI_Type_c
                                            "MPI_Win_create_keyval" };
 
 /* ---- State, keyvals and the object table ---------------------------------- */
+
+/* A rank whose threads may call MPI at the same time (MPI_THREAD_MULTIPLE)
+ * locks its attribute state in every call that uses it; the lock is
+ * recursive, since callbacks run under it may call the attribute
+ * functions.  Others pay one branch. */
+static int attr_lock(zm_mpi_rank_t *me)
+{
+    if (me && zm_mpi_threads_concurrent(me)) {
+        zm_mpi_rlock_take(&me->attr_lock);
+        return 1;
+    }
+    return 0;
+}
+
+static void attr_unlock(zm_mpi_rank_t *me, int held)
+{
+    if (held)
+        zm_mpi_rlock_drop(&me->attr_lock);
+}
+
+/* Define `name` as `name`_unlocked called under the rank's attribute
+ * lock. */
+#define LOCKED(ret, name, params, args)                                    \
+    static ret name##_unlocked params;                                     \
+    static ret name params                                                 \
+    {                                                                      \
+        zm_mpi_rank_t *me_ = zm_mpi_me();                                  \
+        int held_ = attr_lock(me_);                                        \
+        ret r_ = name##_unlocked args;                                     \
+        attr_unlock(me_, held_);                                           \
+        return r_;                                                         \
+    }
 
 static struct zm_mpi_attr_state *state_get(zm_mpi_rank_t *me)
 {
@@ -357,7 +390,18 @@ static int attr_delete_one(zm_mpi_rank_t *me, struct zm_mpi_attr_state *st, stru
 }
 
 /* Contract in mpi_impl.h. */
+static int attr_free_all_unlocked(int kind, void *obj);
+
 int zm_mpi_attr_free_all(int kind, void *obj)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    int held = attr_lock(me);
+    int rc = attr_free_all_unlocked(kind, obj);
+    attr_unlock(me, held);
+    return rc;
+}
+
+static int attr_free_all_unlocked(int kind, void *obj)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
     struct zm_mpi_attr_state *st = me ? me->attr : NULL;
@@ -411,7 +455,18 @@ static int attr_snapshot(struct attr_obj *o, struct attr **out)
 }
 
 /* Contract in mpi_impl.h. */
+static int attr_dup_unlocked(int kind, void *old_obj, void *new_obj);
+
 int zm_mpi_attr_dup(int kind, void *old_obj, void *new_obj)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    int held = attr_lock(me);
+    int rc = attr_dup_unlocked(kind, old_obj, new_obj);
+    attr_unlock(me, held);
+    return rc;
+}
+
+static int attr_dup_unlocked(int kind, void *old_obj, void *new_obj)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
     struct zm_mpi_attr_state *st = me ? me->attr : NULL;
@@ -460,8 +515,7 @@ static void *comm_predefined(struct zm_mpi_attr_state *st, int keyval)
 {
     /* Constants of the job, the same for every rank (the standard hands
      * out pointers, so they need storage). */
-    static int tag_ub = ZM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1,
-               appnum = 0;
+    static int tag_ub = ZM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1;
     switch (keyval) {
     case MPI_TAG_UB: return &tag_ub;
     case MPI_HOST: return &host;
@@ -469,8 +523,9 @@ static void *comm_predefined(struct zm_mpi_attr_state *st, int keyval)
     case MPI_IO: return &io;
     /* All ranks read one clock, that of the process. */
     case MPI_WTIME_IS_GLOBAL: return &wtime_global;
-    /* One program started by zmpirun (no MPMD): application number 0. */
-    case MPI_APPNUM: return &appnum;
+    /* One program started by zmpirun (no MPMD): application number 0;
+     * a spawned rank's is its command's index (spawn.c). */
+    case MPI_APPNUM: return zm_mpi_spawn_appnum();
     case MPI_UNIVERSE_SIZE:
         st->universe = zm_ult_count();
         return &st->universe;
@@ -571,7 +626,10 @@ static int attr_clear_for_set(const struct target *t, const char *fn, int keyval
     return rc;
 }
 
-static int attr_set(const struct target *t, const char *fn, int keyval, void *value)
+LOCKED(int, attr_set, (const struct target *t, const char *fn, int keyval, void *value),
+       (t, fn, keyval, value))
+
+static int attr_set_unlocked(const struct target *t, const char *fn, int keyval, void *value)
 {
     if (is_predefined(t->kind, keyval))
         return refuse_predefined(t, fn, keyval);
@@ -593,7 +651,11 @@ static int attr_set(const struct target *t, const char *fn, int keyval, void *va
 }
 
 /* A user key's attribute (predefined ones are answered by the callers). */
-static int attr_get(const struct target *t, const char *fn, int keyval, void *value, int *flag)
+LOCKED(int, attr_get, (const struct target *t, const char *fn, int keyval, void *value,
+                      int *flag), (t, fn, keyval, value, flag))
+
+static int attr_get_unlocked(const struct target *t, const char *fn, int keyval, void *value,
+                             int *flag)
 {
     struct keyval *kv;
     int rc = check_keyval(t, fn, keyval, 0, &kv);
@@ -608,7 +670,9 @@ static int attr_get(const struct target *t, const char *fn, int keyval, void *va
 
 /* Deleting a key the object has no attribute for does nothing: the
  * standard does not make it an error. */
-static int attr_delete(const struct target *t, const char *fn, int keyval)
+LOCKED(int, attr_delete, (const struct target *t, const char *fn, int keyval), (t, fn, keyval))
+
+static int attr_delete_unlocked(const struct target *t, const char *fn, int keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
     if (is_predefined(t->kind, keyval))
@@ -634,8 +698,11 @@ static int check_get_args(const struct target *t, const char *fn, void *value, i
 
 /* Make a key of `kind`; `copy`/`del` are the callbacks as generic pointers,
  * checked here and stored by the caller's `proto`. */
-static int keyval_create(const char *fn, struct keyval *proto, const void *copy, const void *del,
-                         int *keyval)
+LOCKED(int, keyval_create, (const char *fn, struct keyval *proto, const void *copy,
+                            const void *del, int *keyval), (fn, proto, copy, del, keyval))
+
+static int keyval_create_unlocked(const char *fn, struct keyval *proto, const void *copy,
+                                  const void *del, int *keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     if (!copy || !del)
@@ -653,7 +720,9 @@ static int keyval_create(const char *fn, struct keyval *proto, const void *copy,
     return MPI_SUCCESS;
 }
 
-static int keyval_free(const char *fn, int kind, int *keyval)
+LOCKED(int, keyval_free, (const char *fn, int kind, int *keyval), (fn, kind, keyval))
+
+static int keyval_free_unlocked(const char *fn, int kind, int *keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct target t = { kind, NULL, NULL };
@@ -707,10 +776,14 @@ static int comm_get(const char *fn, MPI_Comm comm, int keyval, void *value, int 
         return rc;
     if (!is_predefined(ZM_ATTR_COMM, keyval))
         return attr_get(&t, fn, keyval, value, flag);
-    struct zm_mpi_attr_state *st = state_get(zm_mpi_me());
+    zm_mpi_rank_t *me = zm_mpi_me();
+    int held = attr_lock(me);
+    struct zm_mpi_attr_state *st = state_get(me);
+    if (st)
+        *(void **)value = comm_predefined(st, keyval);
+    attr_unlock(me, held);
     if (!st)
         return t_error(&t, MPI_ERR_NO_MEM, fn, "out of memory");
-    *(void **)value = comm_predefined(st, keyval);
     *flag = 1;
     return MPI_SUCCESS;
 }

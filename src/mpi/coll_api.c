@@ -30,7 +30,7 @@ static int coll_call(struct zmpi_comm *c, const char *fn, const zm_coll_args_t *
     char err[200];
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     return coll_result(c, fn, zm_coll_run(s, c->p.rank, a, err, sizeof(err)), err);
 }
 
@@ -137,7 +137,7 @@ int zm_mpi_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, in
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     /* me already holds our rank: no second walk from the thread to it. */
-    zm_p2p_rank(me->world_rank)->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     return coll_result(c, fn, zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root,
                                                 err, sizeof(err)), err);
 }

@@ -192,7 +192,7 @@ static int comm_dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
         int ctx = 0;
         if (c->p.rank == 0)
             ctx = (int)zm_mpi_ctx_draw(2);
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
         zm_status_t st = cs ? zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) : ZM_ERR_NOMEM;
         struct zmpi_group *g = st == ZM_OK ? comm_group(me, c) : NULL;
@@ -384,7 +384,7 @@ static int split_intra(zm_mpi_rank_t *me, struct zmpi_comm *c, const char *fn, i
     int *all = malloc(sizeof(int) * 3 * (size_t)c->p.size);
     if (!all)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
     zm_status_t st = cs ? zm_coll_allgather_int(cs, c->p.rank, mine, 3, all) : ZM_ERR_NOMEM;
     if (st != ZM_OK || color == MPI_UNDEFINED) {
@@ -592,7 +592,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     int ctx = 0;
     if (c->p.rank == 0)
         ctx = (int)zm_mpi_ctx_draw(2);
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
     if (!cs || zm_coll_bcast(cs, c->p.rank, &ctx, 1, MPI_INT, 0) != ZM_OK)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -715,7 +715,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int cls = zm_mpi_attr_free_all(ZM_ATTR_COMM, c);
     if (cls != MPI_SUCCESS)
         return zm_mpi_error(c, cls, fn, "an attribute's delete callback failed");
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     zm_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -737,7 +737,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     if (c->inter) {
         rc = zm_mpi_inter_barrier(c, fn, *comm, ZM_INTER_BLOCKING);
     } else {
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
         zm_status_t st = cs ? zm_coll_barrier(cs, c->p.rank) : ZM_ERR_NOMEM;
         rc = st == ZM_OK ? MPI_SUCCESS : zm_mpi_error(c, zm_mpi_class_of(st), fn, "barrier failed");

@@ -25,6 +25,7 @@
  */
 #include "file_impl.h"
 #include "session.h"
+#include "threads.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -341,17 +342,43 @@ static void fatal_exit(void)
 zm_mpi_rank_t *zm_mpi_enter_fail(const char *fn)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
-    /* A rank that holds a session may call MPI outside MPI_Init ...
-     * MPI_Finalize (the sessions model, session.c). */
-    if (me && zm_mpi_session_live(me))
-        return me;
+    int foreign = !me;
+    /* A thread that is no rank's ULT may act for the rank that created it
+     * (threads.c). */
+    if (foreign)
+        me = zm_mpi_thread_rank();
     if (!me) {
-        fprintf(stderr, "zmpi: %s called from a thread that is not an MPI rank "
-                "(call MPI only from the rank's own thread, or call MPI_Init first)\n", fn);
+        fflush(stdout);
+        if (zm_ult_job_scheduled())
+            fprintf(stderr, "zmpi: %s called from a thread that belongs to no MPI rank (only "
+                    "a rank's own thread and the threads a rank creates, with pthread_create "
+                    "or OpenMP, may call MPI; this one was created outside every rank, by the "
+                    "process before the ranks started or by a library's own thread)\n", fn);
+        else
+            fprintf(stderr, "zmpi: %s called from a thread that is not an MPI rank "
+                    "(call MPI_Init or MPI_Init_thread first)\n", fn);
         fatal_exit();
     }
-    fprintf(stderr, "zmpi: rank %d: %s called %s\n", me->world_rank, fn,
-            me->finalized ? "after MPI_Finalize" : "before MPI_Init");
+    /* A rank that holds a session may call MPI outside MPI_Init ...
+     * MPI_Finalize (the sessions model, session.c). */
+    if ((me->initialized && !me->finalized) || zm_mpi_session_live(me)) {
+        if (!foreign)
+            return me;
+        if (zm_mpi_thread_may(me)) {
+            zm_mpi_thread_activate();
+            return me;
+        }
+        fflush(stdout);
+        fprintf(stderr, "zmpi: rank %d: %s called from a thread the rank created, but the "
+                "rank's thread level is %s: only its main thread may call MPI (ask for "
+                "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE with MPI_Init_thread)\n",
+                me->world_rank, fn, zm_mpi_thread_level_name(me->thread_max));
+        fatal_exit();
+    }
+    fflush(stdout);
+    fprintf(stderr, "zmpi: rank %d: %s called %s%s\n", me->world_rank, fn,
+            me->finalized ? "after MPI_Finalize" : "before MPI_Init",
+            foreign ? " (from a thread the rank created)" : "");
     fatal_exit();
     return me;
 }

@@ -56,7 +56,9 @@ static struct zmpi_errhandler *_Atomic *default_table(void)
     if (t)
         return t;
     zm_mpi_rank_t *me = zm_mpi_me();
-    t = calloc((size_t)me->world.p.size, sizeof(*t));
+    /* Spawned ranks (spawn.c) have ids up to zm_ult_capacity(). */
+    int n = zm_ult_capacity() > me->world.p.size ? zm_ult_capacity() : me->world.p.size;
+    t = calloc((size_t)n, sizeof(*t));
     if (!t)
         return NULL;
     struct zmpi_errhandler *_Atomic *expect = NULL;

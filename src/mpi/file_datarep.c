@@ -23,6 +23,8 @@ struct zm_mpi_datarep {
     char name[MPI_MAX_DATAREP_STRING];           /* its name */
     MPI_Datarep_conversion_function *read_fn;    /* file to memory, or NULL */
     MPI_Datarep_conversion_function *write_fn;   /* memory to file, or NULL */
+    MPI_Datarep_conversion_function_c *read_c;   /* the same, MPI_Register_datarep_c's */
+    MPI_Datarep_conversion_function_c *write_c;
     MPI_Datarep_extent_function *extent_fn;      /* file extents */
     void *extra;                                 /* the program's state for them */
 };
@@ -77,6 +79,8 @@ int zm_mpi_datarep_fits(const struct zm_mpi_datarep *rep, MPI_Datatype dt)
 int zm_mpi_datarep_write(const struct zm_mpi_datarep *rep, void *buf, MPI_Datatype dt,
                          MPI_Count count, void *filebuf)
 {
+    if (rep->write_c)
+        return rep->write_c(buf, dt, count, filebuf, 0, rep->extra);
     if (!rep->write_fn) {
         zm_dt_pack(filebuf, buf, (size_t)count, dt, dt->size * (size_t)count);
         return MPI_SUCCESS;
@@ -97,12 +101,14 @@ int zm_mpi_datarep_write(const struct zm_mpi_datarep *rep, void *buf, MPI_Dataty
 int zm_mpi_datarep_read(const struct zm_mpi_datarep *rep, void *buf, MPI_Datatype dt,
                         MPI_Count count, void *filebuf, size_t bytes)
 {
+    /* Only whole elements were read; convert those. */
+    MPI_Count whole = dt->size ? (MPI_Count)(bytes / dt->size) : 0;
+    if (rep->read_c)
+        return whole ? rep->read_c(buf, dt, whole, filebuf, 0, rep->extra) : MPI_SUCCESS;
     if (!rep->read_fn) {
         zm_dt_unpack(buf, (size_t)count, dt, filebuf, bytes);
         return MPI_SUCCESS;
     }
-    /* Only whole elements were read; convert those. */
-    MPI_Count whole = dt->size ? (MPI_Count)(bytes / dt->size) : 0;
     for (MPI_Count done = 0; done < whole;) {
         int n = whole - done > 0x7fffffff ? 0x7fffffff : (int)(whole - done);
         int rc = rep->read_fn(buf, dt, n, (char *)filebuf + done * (MPI_Count)dt->size, done,
@@ -114,36 +120,67 @@ int zm_mpi_datarep_read(const struct zm_mpi_datarep *rep, void *buf, MPI_Datatyp
     return MPI_SUCCESS;
 }
 
-int PMPI_Register_datarep(const char *datarep,
-                          MPI_Datarep_conversion_function *read_conversion_fn,
-                          MPI_Datarep_conversion_function *write_conversion_fn,
-                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+/* Register `r` (filled but for owner and name) as `datarep` for the
+ * calling rank; `fn` names the call for errors.  Frees r on failure. */
+static int register_rep(const char *fn, const char *datarep, struct zm_mpi_datarep *r)
 {
-    const char *fn = "MPI_Register_datarep";
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    int rc = MPI_SUCCESS;
     if (!datarep || !*datarep || strlen(datarep) >= MPI_MAX_DATAREP_STRING)
-        return zm_mpi_file_error(NULL, MPI_ERR_ARG, fn, "(datarep): %s", !datarep ? "NULL" :
-                            *datarep ? "longer than MPI_MAX_DATAREP_STRING - 1" : "empty");
-    if (!dtype_file_extent_fn)
-        return zm_mpi_file_error(NULL, MPI_ERR_ARG, fn, "(dtype_file_extent_fn=NULL): invalid "
-                            "argument");
-    if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") ||
-        !strcmp(datarep, "external32") || zm_mpi_datarep_find(datarep))
-        return zm_mpi_file_error(NULL, MPI_ERR_DUP_DATAREP, fn, "(datarep=\"%s\"): already defined",
-                            datarep);
-    struct zm_mpi_datarep *r = calloc(1, sizeof(*r));
-    if (!r)
-        return zm_mpi_file_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+        rc = zm_mpi_file_error(NULL, MPI_ERR_ARG, fn, "(datarep): %s", !datarep ? "NULL" :
+                               *datarep ? "longer than MPI_MAX_DATAREP_STRING - 1" : "empty");
+    else if (!r)
+        rc = zm_mpi_file_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    else if (!r->extent_fn)
+        rc = zm_mpi_file_error(NULL, MPI_ERR_ARG, fn, "(dtype_file_extent_fn=NULL): invalid "
+                               "argument");
+    else if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") ||
+             !strcmp(datarep, "external32") || zm_mpi_datarep_find(datarep))
+        rc = zm_mpi_file_error(NULL, MPI_ERR_DUP_DATAREP, fn, "(datarep=\"%s\"): already "
+                               "defined", datarep);
+    if (rc != MPI_SUCCESS) {
+        free(r);
+        return rc;
+    }
     r->owner = me->world_rank;
     strcpy(r->name, datarep);
-    r->read_fn = read_conversion_fn;
-    r->write_fn = write_conversion_fn;
-    r->extent_fn = dtype_file_extent_fn;
-    r->extra = extra_state;
     lock();
     r->next = reps;
     reps = r;
     unlock();
     return MPI_SUCCESS;
 }
+
+int PMPI_Register_datarep(const char *datarep,
+                          MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    struct zm_mpi_datarep *r = calloc(1, sizeof(*r));
+    if (r) {
+        r->read_fn = read_conversion_fn;
+        r->write_fn = write_conversion_fn;
+        r->extent_fn = dtype_file_extent_fn;
+        r->extra = extra_state;
+    }
+    return register_rep("MPI_Register_datarep", datarep, r);
+}
 ZM_WEAK(Register_datarep)
+
+/* The large-count form: the conversion functions take an MPI_Count, so an
+ * access of any size is converted in one call. */
+int PMPI_Register_datarep_c(const char *datarep,
+                            MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    struct zm_mpi_datarep *r = calloc(1, sizeof(*r));
+    if (r) {
+        r->read_c = read_conversion_fn;
+        r->write_c = write_conversion_fn;
+        r->extent_fn = dtype_file_extent_fn;
+        r->extra = extra_state;
+    }
+    return register_rep("MPI_Register_datarep_c", datarep, r);
+}
+ZM_WEAK(Register_datarep_c)

@@ -7,6 +7,7 @@
  * 11.4 says.
  */
 #include "session.h"
+#include "threads.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -193,8 +194,33 @@ int zmpi_launch_privatized(int argc, char **argv, char **envp)
     return zmpi_launch(argc, argv, envp, priv_main, 1);
 }
 
+/* For spawn.c (declared in spawn.h): the body the launcher runs per rank
+ * (a privatized program's loads the rank's own copy first), the
+ * environment and the program's path as started.  Returns -1 in a job
+ * zmpi's launcher did not start (a singleton).  Any thread, once the job
+ * runs; the strings stay the launcher's. */
+int zm_mpi_launch_body(int (**main_fn)(int, char **, char **), char ***envp, const char **prog)
+{
+    if (!L.main_fn)
+        return -1;
+    *main_fn = L.main_fn;
+    *envp = L.envp;
+    *prog = L.argc > 0 ? L.argv[0] : NULL;
+    return 0;
+}
+
 void zmpi_rank_exit(int status)
 {
+    /* A rank that fails between MPI_Init and MPI_Finalize ends the job,
+     * as under mpiexec, instead of leaving the ranks that wait for it to
+     * be reported as deadlocked without a word about it. */
+    zm_mpi_rank_t *me = zm_ult_self() ? zm_mpi_me() : NULL;
+    if (status != 0 && me && me->initialized && !me->finalized) {
+        fflush(stdout);
+        fprintf(stderr, "zmpi: rank %d called exit(%d) before MPI_Finalize: ending the job\n",
+                me->world_rank, status);
+        zm_net_abort(status & 255 ? status & 255 : 1);
+    }
     zm_ult_exit(status);
 }
 
@@ -207,6 +233,17 @@ static int singleton_setup(void)
      * process is one rank of a job over the network. */
     if (zm_net_init(0) != 0)
         exit(1);
+    /* zmpirun ran copies of a program it did not find linked with zmpi
+     * (python with mpi4py): each would be a one-rank job, silently. */
+    long copies = zm_core_env_long("ZMPI_COPIES", 1, 1);
+    if (zm_net_job.nprocs == 1 && copies > 1) {
+        fprintf(stderr, "zmpi: zmpirun started %ld copies of this program, as of one that is "
+                "not linked with zmpi (a script interpreter), so each copy would be a "
+                "one-rank job of its own.  Run it as one job of %ld processes with one rank "
+                "each: zmpirun -n %ld -p %ld (through the system MPI's launcher), or "
+                "mpiexec -n %ld\n", copies, copies, copies, copies, copies);
+        exit(1);
+    }
     if (zm_net_job.nlocal != 1) {
         fprintf(stderr, "zmpi: a program not started through zmpi's launcher runs one rank "
                 "per process (it asked for %d: unset ZMPI_NP and ZMPI_RANKS_PER_PROC, or "
@@ -222,7 +259,13 @@ static int singleton_setup(void)
 
 zm_mpi_rank_t *zm_mpi_rank_attach(void)
 {
-    if (!zm_ult_self() && singleton_setup() != 0)
+    if (zm_ult_self())
+        return zm_mpi_me();
+    /* A thread that is no rank's ULT in a running job: the rank it acts
+     * for, if any (threads.c); it is not made the rank's thread. */
+    if (zm_ult_job_scheduled() || zm_ult_job_adopted())
+        return zm_mpi_thread_rank();
+    if (singleton_setup() != 0)
         return NULL;
     return zm_mpi_me();
 }
@@ -231,21 +274,35 @@ static int init_common(const char *fn, int *argc, char ***argv, int required, in
 {
     zm_mpi_rank_t *me = zm_mpi_rank_attach();
     if (!me) {
+        if (zm_ult_job_scheduled())
+            zm_mpi_enter_fail(fn); /* a thread of no rank: says so and ends the job */
         fprintf(stderr, "zmpi: %s: cannot set up a one-rank job\n", fn);
         exit(1);
     }
     if (me->initialized)
         return zm_mpi_error(NULL, MPI_ERR_OTHER, fn, "MPI is already %s on this rank",
                             me->finalized ? "finalized" : "initialized");
-    /* Every rank is a user-level thread: MPI may be called from the rank
-     * itself only, so FUNNELED is the highest level that is true. */
-    me->thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-    if (me->thread_level < MPI_THREAD_SINGLE)
-        me->thread_level = MPI_THREAD_SINGLE;
+    /* The thread that initializes MPI is the rank's main thread: its ULT,
+     * or the thread running an OpenMP region for it (threads_omp.c). */
+    if (!zm_mpi_thread_is_main()) {
+        fflush(stdout);
+        fprintf(stderr, "zmpi: rank %d: %s called from a thread the rank created: call it from "
+                "the rank's own thread (the one that runs its main)\n", me->world_rank, fn);
+        fflush(NULL);
+        _exit(1);
+    }
+    zm_mpi_thread_activate();
+    /* Every level is provided: threads a rank creates may call MPI for it
+     * from SERIALIZED on (threads.c, docs/threads.md). */
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
+    me->thread_level = level;
+    zm_mpi_thread_grant(me, level);
     if (provided)
         *provided = me->thread_level;
     /* A singleton's arguments come from MPI_Init. */
-    if (!zm_ult_in_job() && argc && argv && *argc > 0 && *argv)
+    if (zm_ult_job_adopted() && argc && argv && *argc > 0 && *argv)
         zm_mpi_info_env_args(*argc, *argv);
     me->initialized = 1;
     return MPI_SUCCESS;
@@ -265,7 +322,7 @@ ZM_WEAK(Init_thread)
 
 int PMPI_Initialized(int *flag)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
+    zm_mpi_rank_t *me = zm_mpi_me() ? zm_mpi_me() : zm_mpi_thread_rank();
     *flag = me && me->initialized;
     return MPI_SUCCESS;
 }
@@ -273,7 +330,7 @@ ZM_WEAK(Initialized)
 
 int PMPI_Finalized(int *flag)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
+    zm_mpi_rank_t *me = zm_mpi_me() ? zm_mpi_me() : zm_mpi_thread_rank();
     *flag = me && me->finalized;
     return MPI_SUCCESS;
 }
@@ -282,12 +339,17 @@ ZM_WEAK(Finalized)
 int PMPI_Finalize(void)
 {
     zm_mpi_rank_t *me = zm_mpi_enter("MPI_Finalize");
+    /* MPI 4.1 section 11.2.2: the thread that initialized MPI finalizes. */
+    if (!zm_mpi_thread_is_main())
+        return zm_mpi_error(NULL, MPI_ERR_OTHER, "MPI_Finalize", "called from a thread the rank "
+                            "created; call it from the rank's main thread, the one that called "
+                            "MPI_Init");
     /* Attributes on MPI_COMM_SELF go first, while MPI is still usable: their
      * delete callbacks may call MPI (MPI 4.1 section 11.2.4). */
     int attr_cls = zm_mpi_attr_finalize();
     if (attr_cls != MPI_SUCCESS)
         zm_mpi_error(NULL, attr_cls, "MPI_Finalize", "an attribute's delete callback failed");
-    zm_p2p_self()->wait_call = "MPI_Finalize";
+    zm_p2p_waiter()->wait_call = "MPI_Finalize";
     /* Finalize is collective over the job: no rank leaves while another can
      * still need it. */
     struct zm_coll_shm *cs = zm_mpi_coll_shm(&me->world);
@@ -296,7 +358,7 @@ int PMPI_Finalize(void)
     fflush(stdout);
     /* A program not started by zmpirun (one rank per process) ends its
      * network here: nothing else runs after its main. */
-    if (!zm_ult_in_job() && rc == ZM_OK)
+    if (zm_ult_job_adopted() && rc == ZM_OK)
         zm_net_finalize();
     return rc == ZM_OK ? MPI_SUCCESS : zm_mpi_error(NULL, zm_mpi_class_of(rc), "MPI_Finalize", "barrier failed");
 }
@@ -304,7 +366,7 @@ ZM_WEAK(Finalize)
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
+    zm_mpi_rank_t *me = zm_mpi_me() ? zm_mpi_me() : zm_mpi_thread_rank();
     (void)comm;
     fflush(stdout);
     fprintf(stderr, "zmpi: rank %d called MPI_Abort with error code %d: ending the job\n",
@@ -318,7 +380,10 @@ ZM_WEAK(Abort)
 
 int PMPI_Query_thread(int *provided)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter("MPI_Query_thread");
+    /* Any thread of the rank may ask, whatever the level. */
+    zm_mpi_rank_t *me = zm_mpi_me() ? zm_mpi_me() : zm_mpi_thread_rank();
+    if (!me || !me->initialized || me->finalized)
+        me = zm_mpi_enter("MPI_Query_thread");
     *provided = me->thread_level;
     return MPI_SUCCESS;
 }
@@ -326,10 +391,12 @@ ZM_WEAK(Query_thread)
 
 int PMPI_Is_thread_main(int *flag)
 {
-    zm_mpi_enter("MPI_Is_thread_main");
-    /* Only the rank's own user-level thread can call MPI, and it is the
-     * thread that called MPI_Init. */
-    *flag = 1;
+    zm_mpi_rank_t *me = zm_mpi_me() ? zm_mpi_me() : zm_mpi_thread_rank();
+    if (!me || !me->initialized || me->finalized)
+        zm_mpi_enter("MPI_Is_thread_main");
+    /* The rank's ULT called MPI_Init (or the thread running an OpenMP
+     * region for it stands in for it). */
+    *flag = zm_mpi_thread_is_main();
     return MPI_SUCCESS;
 }
 ZM_WEAK(Is_thread_main)
@@ -375,8 +442,11 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                      "errors, sessions, one-sided, MPI-IO, buffers per communicator and "
                      "session, large counts (all _c functions but Register_datarep_c), MPI_T "
                      "with events, handle conversion; Fortran mpif.h, mpi and mpi_f08 when "
-                     "built with gfortran. Missing: dynamic processes, MPI_THREAD_MULTIPLE; "
-                     "across processes: windows, files, partitioned communication.",
+                     "built with gfortran; dynamic processes (spawned ranks are new virtual "
+                     "ranks of the job; Comm_join refused); MPI_THREAD_MULTIPLE (threads the "
+                     "ranks create, OpenMP inside ranks). Missing "
+                     "across processes: windows, files, partitioned communication, dynamic "
+                     "processes.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -112,7 +112,7 @@ static int go(struct zmpi_comm *c, const char *fn, zm_mpi_sched_t *s, int rc,
         return zm_mpi_error(c, rc, fn, "building the operation failed");
     }
     if (request == ZM_INTER_BLOCKING) {
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         rc = zm_mpi_sched_run(s);
     } else if ((rc = zm_mpi_sched_start(s)) == MPI_SUCCESS) {
         *request = zm_mpi_sched_request(s, 0);

@@ -249,7 +249,7 @@ static int inter_swap(struct zmpi_comm *c, MPI_Comm h, const char *fn, int *buf,
     if (!t)
         return MPI_ERR_NO_MEM;
     t[0] = MPI_SUCCESS;
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     if (c->p.rank == 0) {
         memcpy(t + 1, buf, sizeof(int) * (size_t)nmine);
         zm_mpi_sched_t *s = zm_mpi_sched_new(c, h, 2, 0);
@@ -300,7 +300,7 @@ int zm_mpi_inter_split(struct zmpi_comm *c, MPI_Comm h, const char *fn, int colo
     int *buf = malloc(sizeof(int) * (size_t)(2 + 2 * nl + 2 * nr));
     if (!buf)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     struct zm_coll_shm *cs = zm_mpi_coll_shm(c->local);
     zm_status_t st = cs ? zm_coll_allgather_int(cs, c->p.rank, mine, 2, buf + 1) : ZM_ERR_NOMEM;
     int cls = st == ZM_OK ? MPI_SUCCESS : zm_mpi_class_of(st);
@@ -444,7 +444,7 @@ static int leader_part(zm_mpi_rank_t *me, struct zmpi_comm *c, const char *fn,
     if (in_list(lg->world, lg->size, rl))
         return zm_mpi_error(c, MPI_ERR_RANK, fn, "(remote_leader=%d): is a member of local_comm "
                             "(world rank %d); the two groups must be disjoint", remote_leader, rl);
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     int out[2] = { lg->size, (int)zm_mpi_ctx_draw(4) }, in[2] = { 0, 0 };
     if (peer_swap(&pc->p, peer_comm, remote_leader, tag, out, 2, in, 2) != 2 || in[0] <= 0)
         return zm_mpi_error(c, MPI_ERR_OTHER, fn, "(remote_leader=%d): unexpected reply from the "
@@ -483,7 +483,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     int hdr[HDR_N] = { 0, 0, 0, 0 }, *rw = NULL;
     if (c->p.rank == local_leader)
         hdr[HDR_ERR] = leader_part(me, c, fn, lg, peer_comm, remote_leader, tag, hdr, &rw);
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     struct zm_coll_shm *cs = zm_mpi_coll_shm(c);
     zm_status_t st = cs ? zm_coll_bcast(cs, c->p.rank, hdr, HDR_N, MPI_INT, local_leader)
                         : ZM_ERR_NOMEM;

@@ -18,7 +18,9 @@
  * (files) go straight to libc.
  */
 #define _GNU_SOURCE /* memrchr, fwrite_unlocked */
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,23 @@ typedef struct {
 
 static line_t lines[2];
 static int tag = -1; /* ZMPI_TAG_OUTPUT, read once per rank */
+
+/* The threads a rank creates share its lines (MPI_THREAD_MULTIPLE,
+ * docs/threads.md): each call's text goes in whole, under this lock.  It
+ * is never held across anything that waits. */
+static atomic_flag out_lock = ATOMIC_FLAG_INIT;
+
+static void out_take(void)
+{
+    for (unsigned i = 1; atomic_flag_test_and_set_explicit(&out_lock, memory_order_acquire); i++)
+        if (i % 1024 == 0)
+            sched_yield();
+}
+
+static void out_drop(void)
+{
+    atomic_flag_clear_explicit(&out_lock, memory_order_release);
+}
 
 static int stream_index(FILE *f)
 {
@@ -69,8 +88,8 @@ static void hand_over(int w, size_t n)
 
 /* Appends n bytes of text to stream w and hands over every line it
  * completes.  Returns 0, or EOF if out of memory (the text then goes to
- * libc directly, so nothing is lost). */
-static int append(int w, const char *s, size_t n)
+ * libc directly, so nothing is lost).  Under out_lock. */
+static int append_locked(int w, const char *s, size_t n)
 {
     line_t *l = &lines[w];
     if (tag < 0) {
@@ -97,6 +116,14 @@ static int append(int w, const char *s, size_t n)
     if (nl)
         hand_over(w, (size_t)(nl - l->buf) + 1);
     return 0;
+}
+
+static int append(int w, const char *s, size_t n)
+{
+    out_take();
+    int rc = append_locked(w, s, n);
+    out_drop();
+    return rc;
 }
 
 /* The wrapped calls.  Each returns what libc's would. */
@@ -194,9 +221,10 @@ int __wrap_fputs(const char *s, FILE *f)
 
 int __wrap_puts(const char *s)
 {
-    if (append(0, s, strlen(s)) || append(0, "\n", 1))
-        return EOF;
-    return 1;
+    out_take();
+    int rc = append_locked(0, s, strlen(s)) || append_locked(0, "\n", 1);
+    out_drop();
+    return rc ? EOF : 1;
 }
 
 int __wrap_fputc(int c, FILE *f)
@@ -228,9 +256,11 @@ size_t __wrap_fwrite(const void *p, size_t size, size_t n, FILE *f)
 
 int __wrap_fflush(FILE *f)
 {
+    out_take();
     for (int w = 0; w < 2; w++)
         if ((!f || stream_index(f) == w) && lines[w].len)
             hand_over(w, lines[w].len);
+    out_drop();
     return __real_fflush(f);
 }
 

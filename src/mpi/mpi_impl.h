@@ -117,6 +117,13 @@ struct zmpi_win {
 enum { ZM_WIN_LOCK_SHARED = 1, ZM_WIN_LOCK_EXCL = 2, ZM_WIN_LOCK_NOCHECK = 4,
        ZM_WIN_IN_START = 8 };
 
+/* A lock of a rank's API state that several of its threads may take at
+ * MPI_THREAD_MULTIPLE (threads.h). */
+typedef struct zm_mpi_rlock {
+    _Atomic(zm_ult_t *) owner;   /* zm_ult_self() of the holder, or NULL */
+    int depth;                   /* holder's nesting */
+} zm_mpi_rlock_t;
+
 /* Per-rank state of the API layer. */
 typedef struct zm_mpi_rank {
     int initialized;                 /* MPI_Init done */
@@ -131,6 +138,11 @@ typedef struct zm_mpi_rank {
     struct zm_mpi_type_names *type_names; /* names this rank gave predefined types (type_query.c) */
     int sched_capture;               /* sched.c: the next schedule started is kept
                                       * unstarted, as a persistent request */
+    int thread_max;                  /* highest thread level granted, by Init_thread
+                                      * or a session (threads.c) */
+    zm_mpi_rlock_t attr_lock;        /* attr.c's state at MPI_THREAD_MULTIPLE */
+    struct zm_mpi_omp *_Atomic omp;  /* OpenMP in the rank, made on first use
+                                      * (threads_omp.c) */
 } zm_mpi_rank_t;
 
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */

@@ -291,7 +291,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
         return rc;
     (void)reorder; /* identity mapping, see topo.c */
     struct zm_mpi_topo *t;
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     /* A rank that gives no edges may pass anything as weights; NULL then
      * leaves the graph's weightedness to the ranks that give edges. */
     int weighted = weights == MPI_UNWEIGHTED ? 0 : nedges == 0 && !weights ? -1 : 1;
@@ -525,7 +525,7 @@ static int nb_call(const char *fn, MPI_Comm comm, const struct nb_side *snd,
     if ((rc = nb_check_side(c, fn, snd, t->nout)) != MPI_SUCCESS ||
         (rc = nb_check_side(c, fn, rcv, t->nin)) != MPI_SUCCESS)
         return rc;
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     /* The cache's key holds int counts: larger ones are never cached. */
     if (form == NB_BLOCKING && snd->mode <= NB_BLOCK && rcv->mode <= NB_BLOCK &&
         zm_mpi_fits_int(snd->count) && zm_mpi_fits_int(rcv->count))

@@ -72,7 +72,7 @@ static inline zm_status_t isend_mode(struct zmpi_comm *c, const void *buf, MPI_C
 static void wait_req(const char *fn, zm_req_t *req)
 {
     if (!zm_p2p_req_done(req)) {
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         zm_p2p_wait(&req, 1, 1);
     }
 }
@@ -218,7 +218,7 @@ __attribute__((always_inline)) inline int zm_mpi_recv(const char *fn, void *buf,
     }
     req.pooled = 0;
     req.comm = comm;
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     zm_p2p_recv(&c->p, buf, (size_t)count, dt, source, tag, &req);
     zm_mpi_status_set(status, &req);
     return zm_mpi_req_error(&req, fn);
@@ -283,7 +283,7 @@ int zm_mpi_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
                      ZM_SEND_STD, &sreq);
     zm_req_t *reqs[2] = { dest != MPI_PROC_NULL ? &sreq : NULL,
                           source != MPI_PROC_NULL ? &rreq : NULL };
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     zm_p2p_wait(reqs, 2, 1);
     if (source == MPI_PROC_NULL) {
         zm_mpi_status_null(status);
@@ -368,7 +368,7 @@ static int probe_common(const char *fn, int source, int tag, MPI_Comm comm, int 
     }
     zm_msg_t *m;
     if (block) {
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         m = zm_p2p_probe_wait(&c->p, source, tag, take);
     } else {
         m = zm_p2p_probe(&c->p, source, tag, take);
@@ -490,7 +490,7 @@ void zm_mpi_bsend_select(struct zmpi_comm *c)
     /* No buffer of its own: the session's, if c comes from one that has a
      * buffer; otherwise the selection stays empty, which means the
      * process's. */
-    if (!zm_p2p_self()->bsend_cur) {
+    if (!zm_p2p_waiter()->bsend_cur) {
         uint32_t key = zm_mpi_session_bsend_key(c);
         if (key != ZM_BSEND_PROCESS)
             zm_p2p_bsend_select(key);

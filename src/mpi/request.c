@@ -118,7 +118,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!req_done(r)) {
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         if (r->kind == ZM_REQ_SCHED)
             zm_mpi_sched_wait(r);
         else
@@ -202,7 +202,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
     if (!live)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_self()->wait_call = fn;
+    zm_p2p_waiter()->wait_call = fn;
     for (int i = 0; i < count; i++) {
         live[i] = req_live(reqs[i]);
         /* A composite request is waited for through its children. */
@@ -245,7 +245,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
             return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
         for (int k = 0; k < count; k++)
             live[k] = req_live(reqs[k]);
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         wait_any(live, count);
         if (live != small)
             free(live);
@@ -292,7 +292,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
             return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
         for (int k = 0; k < count; k++)
             live[k] = req_live(reqs[k]);
-        zm_p2p_self()->wait_call = fn;
+        zm_p2p_waiter()->wait_call = fn;
         wait_any(live, count);
         if (live != small)
             free(live);

@@ -5,8 +5,10 @@
  *
  * Every operation is checked (window, buffers, datatypes, target rank,
  * epoch, and that the target range lies inside the target's window), then
- * done at once by the calling rank with direct copies (src/rma/).  So a
- * flush has nothing to wait for: it is a memory fence, plus a yield when
+ * done at once by the calling rank with direct copies (src/rma/), or, for
+ * a target in another process, sent there and waited for until the
+ * target's process applied it (src/rma/rma_net.c).  So a flush has nothing
+ * to wait for: it is a memory fence, plus a yield when
  * other ranks share the worker, so that a rank spinning on a flag with
  * flush (the mpi4py.util.sync pattern) lets the rank that will set the
  * flag run.
@@ -81,8 +83,17 @@ static int target_range(struct zmpi_win *w, const char *fn, int t, MPI_Aint disp
         hi = dt->true_ub + (span > 0 ? span : 0);
     }
     int dyn = w->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    if (dyn && zm_rma_is_remote(w->rma, t)) {
+        /* Another process's attached regions are known there only: the
+         * target checks the range (remote_error reports what it found).
+         * Any non-NULL address means "something to do". */
+        *addr = (char *)(uintptr_t)1;
+        return MPI_SUCCESS;
+    }
     *addr = zm_rma_target_addr(w->rma, t, dyn, disp, lo, hi);
-    if (*addr)
+    /* No data is never out of range, even at a window of size 0 whose
+     * base is NULL (NULL then just means nothing to do). */
+    if (*addr || lo == hi)
         return MPI_SUCCESS;
     if (dyn)
         return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
@@ -134,7 +145,44 @@ static int match_check(struct zmpi_win *w, const char *fn, const char *what, MPI
                             (long long)tcount, tdt->name, b, wname(w));
 }
 
+/* The error of an operation on a target of another process that did not
+ * return ZM_OK: the target found the range outside its attached memory,
+ * the element type is unknown across processes, or memory ran out. */
+static int remote_error(struct zmpi_win *w, const char *fn, zm_status_t st, int t,
+                        MPI_Aint disp, MPI_Count count, MPI_Datatype dt)
+{
+    if (st == ZM_ERR_ARG)
+        return zm_mpi_win_error(w, MPI_ERR_RMA_RANGE, fn, "(target_rank=%d, target_disp=%lld, "
+                                "target_count=%lld, target_datatype=%s): not inside memory "
+                                "attached by the target (in another process) to window %s", t,
+                                (long long)disp, (long long)count, dt->name, wname(w));
+    if (st == ZM_ERR_OTHER)
+        return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(target_datatype=%s): its element type "
+                                "is not a predefined type zmpi can name to another process",
+                                dt->name);
+    return zm_mpi_win_error(w, MPI_ERR_NO_MEM, fn, "out of memory");
+}
+
+/* Whether the window is a dynamic one (target displacements are addresses). */
+static int is_dyn(const struct zmpi_win *w)
+{
+    return w->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC;
+}
+
 /* ---- Put and Get ----------------------------------------------------------- */
+
+/* Put or Get to a target of another process, checked.  Out of line, so
+ * that the one-process path stays as short as it was. */
+static __attribute__((noinline, cold)) int
+put_get_remote(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Datatype odt, int t,
+               MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
+{
+    zm_status_t st = get ? zm_rma_net_get(win->rma, win->rank, t, is_dyn(win), disp, obuf,
+                                          (size_t)ocount, odt, (size_t)tcount, tdt)
+                         : zm_rma_net_put(win->rma, win->rank, t, is_dyn(win), disp, obuf,
+                                          (size_t)ocount, odt, (size_t)tcount, tdt);
+    return st == ZM_OK ? MPI_SUCCESS : remote_error(win, fn, st, t, disp, tcount, tdt);
+}
 
 /* Put (get = 0) or Get (get = 1), checked and done; passive: the
  * request forms' epoch rule. */
@@ -153,6 +201,8 @@ static int put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Da
     size_t bytes = zm_dt_bytes(odt, (size_t)ocount);
     if (!taddr || bytes == 0)
         return MPI_SUCCESS;
+    if (zm_rma_is_remote(win->rma, t))
+        return put_get_remote(fn, get, obuf, ocount, odt, t, disp, tcount, tdt, win);
     if (get)
         zm_dt_copy(obuf, (size_t)ocount, odt, taddr, (size_t)tcount, tdt, bytes);
     else
@@ -247,6 +297,20 @@ static int acc_types(struct zmpi_win *w, const char *fn, const struct acc *a, in
     return MPI_SUCCESS;
 }
 
+/* An accumulate to a target of another process, checked.  Out of line,
+ * as put_get_remote. */
+static __attribute__((noinline, cold)) int
+accumulate_remote(const char *fn, const struct acc *a, MPI_Win win, int fetch,
+                  const zm_dt_t *basic)
+{
+    zm_status_t st = zm_rma_net_acc(win->rma, win->rank, a->t, is_dyn(win), a->disp, a->op,
+                                    basic, a->obuf, (size_t)a->ocount, a->odt,
+                                    (size_t)a->tcount, a->tdt, fetch ? a->rbuf : NULL,
+                                    (size_t)a->rcount, a->rdt);
+    return st == ZM_OK ? MPI_SUCCESS : remote_error(win, fn, st, a->t, a->disp, a->tcount,
+                                                     a->tdt);
+}
+
 /* Accumulate (a->rbuf NULL) or Get_accumulate, checked and done. */
 static int accumulate(const char *fn, const struct acc *a, MPI_Win win, int passive)
 {
@@ -269,6 +333,8 @@ static int accumulate(const char *fn, const struct acc *a, MPI_Win win, int pass
         return rc;
     if (!taddr || zm_dt_bytes(a->tdt, (size_t)a->tcount) == 0)
         return MPI_SUCCESS;
+    if (zm_rma_is_remote(win->rma, a->t))
+        return accumulate_remote(fn, a, win, fetch, basic);
     if (zm_rma_accumulate(win->rma, a->t, a->op, basic, a->obuf, (size_t)a->ocount, a->odt,
                           taddr, (size_t)a->tcount, a->tdt, fetch ? a->rbuf : NULL,
                           (size_t)a->rcount, a->rdt) != ZM_OK)
@@ -356,6 +422,13 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (!origin_addr || !compare_addr || !result_addr)
         return zm_mpi_win_error(win, MPI_ERR_BUFFER, fn, "origin_addr, compare_addr or "
                                 "result_addr is NULL");
+    if (zm_rma_is_remote(win->rma, target_rank)) {
+        zm_status_t st = zm_rma_net_cas(win->rma, win->rank, target_rank, is_dyn(win),
+                                        target_disp, datatype, origin_addr, compare_addr,
+                                        result_addr);
+        return st == ZM_OK ? MPI_SUCCESS : remote_error(win, fn, st, target_rank, target_disp,
+                                                         1, datatype);
+    }
     zm_rma_compare_and_swap(win->rma, target_rank, datatype, origin_addr, compare_addr,
                             result_addr, taddr);
     return MPI_SUCCESS;
@@ -482,6 +555,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         return MPI_SUCCESS;
     zm_p2p_self()->wait_call = fn;
     zm_p2p_self()->wait_req = NULL;
+    if (win->rma->proc)
+        return PMPI_Barrier(win->comm); /* remote operations are acknowledged: done */
     zm_coll_shm_t *s = zm_mpi_coll_shm(win->comm);
     if (!s || zm_coll_barrier(s, win->rank) != ZM_OK)
         return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
@@ -580,7 +655,7 @@ int PMPI_Win_complete(MPI_Win win)
     if (!win->started)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): no access epoch opened "
                                 "by MPI_Win_start", wname(win));
-    zm_rma_complete(win->rma, win->start_ranks, win->nstart);
+    zm_rma_complete(win->rma, win->rank, win->start_ranks, win->nstart);
     for (int i = 0; i < win->nstart; i++)
         win->lock_type[win->start_ranks[i]] &= (unsigned char)~ZM_WIN_IN_START;
     free(win->start_ranks);
@@ -603,6 +678,10 @@ static int wait_or_test(const char *fn, MPI_Win win, int test, int *flag)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): no exposure epoch "
                                 "opened by MPI_Win_post", wname(win));
     if (test) {
+        /* Completes from other processes arrive through the network: a
+         * rank polling Win_test drives it. */
+        if (win->rma->proc)
+            zm_net_poll();
         *flag = zm_rma_test_completes(win->rma, win->rank, win->npost);
         if (!*flag) {
             /* A rank polling Win_test lets the origins on its worker run. */
@@ -767,6 +846,12 @@ static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
                                 "passive-target epoch%s (MPI_Win_lock or MPI_Win_lock_all)",
                                 wname(win), win->rank, all ? "" : " to this target");
     atomic_thread_fence(memory_order_seq_cst);
+    /* A rank spinning on its own window memory with flush or sync waits
+     * for origins; those of other processes reach it through the
+     * network, which it then drives too.  (zm_net_remote first: a
+     * one-process job then reads no more than before.) */
+    if (ZM_UNLIKELY(zm_net_remote != NULL) && win->rma->proc)
+        zm_net_poll();
     zm_ult_yield();
     return MPI_SUCCESS;
 }

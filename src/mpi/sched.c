@@ -25,7 +25,7 @@
  * the collectives of a communicator in the same order, so schedules need no
  * sequence numbers.
  */
-#include "mpi_impl.h"
+#include "threads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -222,18 +222,29 @@ void zm_mpi_sched_finish_with(zm_mpi_sched_t *s, zm_mpi_sched_fn *fn, void *arg)
     s->arg = arg;
 }
 
+/* The capture flag of the calling thread: the rank's, or a foreign
+ * thread's own (threads.c), since two threads of a rank may build
+ * schedules at the same time. */
+static int *capture_flag(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    if (ZM_UNLIKELY(u->foreign))
+        return &zm_mpi_thread_self()->sched_capture;
+    return &((zm_mpi_rank_t *)u->user)->sched_capture;
+}
+
 void zm_mpi_sched_capture(int on)
 {
-    zm_mpi_me()->sched_capture = on;
+    *capture_flag() = on;
 }
 
 int zm_mpi_sched_start(zm_mpi_sched_t *s)
 {
     zm_req_t *r = &s->req;
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_UNLIKELY(me->sched_capture)) {
+    int *capture = capture_flag();
+    if (ZM_UNLIKELY(*capture)) {
         /* A persistent init: keep it inactive for MPI_Start. */
-        me->sched_capture = 0;
+        *capture = 0;
         s->captured = 1;
         return MPI_SUCCESS;
     }

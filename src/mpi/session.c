@@ -21,6 +21,7 @@
  */
 #include "large.h"
 #include "inter_impl.h"
+#include "threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +48,16 @@ static const char *const level_names[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNN
 zm_status_t zm_mpi_session_setup(int nranks)
 {
     free(live_count);
+    /* Ranks spawned at run time have ids up to zm_ult_capacity(). */
+    if (zm_ult_capacity() > nranks)
+        nranks = zm_ult_capacity();
     live_count = calloc((size_t)nranks, sizeof(int));
     return live_count && sbuf_setup(nranks) == ZM_OK ? ZM_OK : ZM_ERR_NOMEM;
 }
 
 int zm_mpi_session_live(const zm_mpi_rank_t *me)
 {
-    return live_count && live_count[me->world_rank] > 0;
+    return live_count && __atomic_load_n(&live_count[me->world_rank], __ATOMIC_RELAXED) > 0;
 }
 
 int zm_mpi_session_valid(const void *h)
@@ -63,7 +67,7 @@ int zm_mpi_session_valid(const void *h)
 
 int zm_mpi_session_check(const char *fn, MPI_Session s)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
+    zm_mpi_rank_t *me = zm_mpi_me_thread();
     if (s == MPI_SESSION_NULL)
         return zm_mpi_error(NULL, MPI_ERR_SESSION, fn, "(session=MPI_SESSION_NULL): invalid "
                             "session");
@@ -153,12 +157,13 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
                                     "out of memory");
     s->magic = ZM_SESSION_MAGIC;
     s->owner = me->world_rank;
-    /* Only the rank's own user-level thread may call MPI, as in the world
-     * model, so FUNNELED is the highest level that is true. */
-    s->thread_level = level < MPI_THREAD_FUNNELED ? level : MPI_THREAD_FUNNELED;
+    /* Every level is provided, as in the world model (threads.c). */
+    s->thread_level = level;
+    zm_mpi_thread_grant(me, level);
+    zm_mpi_thread_activate(); /* a thread the rank created may init a session */
     s->eh = errhandler;
     zm_mpi_eh_ref(errhandler);
-    live_count[me->world_rank]++;
+    __atomic_fetch_add(&live_count[me->world_rank], 1, __ATOMIC_RELAXED);
     *session = s;
     return MPI_SUCCESS;
 }
@@ -167,7 +172,7 @@ ZM_WEAK(Session_init)
 int PMPI_Session_finalize(MPI_Session *session)
 {
     const char *fn = "MPI_Session_finalize";
-    zm_mpi_rank_t *me = zm_mpi_me();
+    zm_mpi_rank_t *me = zm_mpi_me_thread();
     if (!session)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(session=NULL): invalid pointer");
     int rc = zm_mpi_session_check(fn, *session);
@@ -175,7 +180,7 @@ int PMPI_Session_finalize(MPI_Session *session)
         return rc;
     struct zmpi_session *s = *session;
     sbuf_finalize(me, s);
-    live_count[me->world_rank]--;
+    __atomic_fetch_sub(&live_count[me->world_rank], 1, __ATOMIC_RELAXED);
     zm_mpi_eh_unref(s->eh);
     zm_mpi_handle_forget(s);
     zm_mpi_magic_clear(&s->magic);

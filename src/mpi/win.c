@@ -12,6 +12,12 @@
  * together.  Win_allocate_shared instead lets rank 0 lay out all segments
  * in one block, contiguous in rank order as the standard requires, unless
  * the alloc_shared_noncontig hint asks for each on its own pages.
+ *
+ * A window whose ranks span processes has one state per process instead
+ * (src/rma/rma_net.c), registered under the window communicator's
+ * context id, and every rank's segment geometry is gathered into each so
+ * that origins check ranges before sending; shared windows cannot span
+ * processes (they share no memory) and are refused.
  */
 #include "mpi_impl.h"
 
@@ -82,14 +88,6 @@ static int create_check(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Aint s
     if ((*c)->inter)
         return zm_mpi_error(*c, MPI_ERR_COMM, fn, "(comm=%s): must be an intracommunicator",
                             (*c)->name);
-    /* Windows reach every member's memory directly (src/rma/): a member in
-     * another process is out of reach.  Every rank of the communicator
-     * finds the same, so all refuse and none waits for the others. */
-    if (zm_net_any_remote((*c)->p.world, (*c)->p.size))
-        return zm_mpi_error(*c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(comm=%s): the "
-                            "communicator's ranks live in several processes; zmpi's windows "
-                            "work only among the ranks of one process (docs/net.md)",
-                            (*c)->name);
     if (size < 0)
         return zm_mpi_error(*c, MPI_ERR_SIZE, fn, "(size=%lld): must be >= 0", (long long)size);
     if (disp_unit <= 0)
@@ -107,6 +105,12 @@ static int create_check(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Aint s
  * everything is undone and the error raised on c; all ranks fail alike
  * (the shared state's address is broadcast, NULL if rank 0 failed, but a
  * rank failing on its own object still joins the broadcast). */
+/* The predefined datatypes in the order every process shares: an
+ * accumulate to another process names its element type by index. */
+#define PREDEF_ADDR(name) name,
+static const zm_dt_t *const predef_types[] = { ZMPI_DT_LIST(PREDEF_ADDR) };
+#undef PREDEF_ADDR
+
 static int win_begin(const char *fn, struct zmpi_comm *c, MPI_Comm comm, MPI_Info info,
                      int flavor, struct zmpi_win **out)
 {
@@ -119,9 +123,18 @@ static int win_begin(const char *fn, struct zmpi_comm *c, MPI_Comm comm, MPI_Inf
     }
     struct zmpi_comm *d = dup;
     zm_rma_win_t *r = NULL;
-    if (d->p.rank == 0)
-        r = zm_rma_win_new(d->p.size);
-    PMPI_Bcast(&r, (int)sizeof(r), MPI_BYTE, 0, dup);
+    int net = zm_net_any_remote(d->p.world, d->p.size);
+    if (net) {
+        /* Ranks in several processes: each process has its own state of
+         * the window, joined by its ranks (src/rma/rma_net.c). */
+        zm_rma_net_set_types(predef_types, (int)(sizeof(predef_types) /
+                                                  sizeof(predef_types[0])));
+        r = zm_rma_net_win_get(d->p.ctx, d->p.size, d->p.world);
+    } else {
+        if (d->p.rank == 0)
+            r = zm_rma_win_new(d->p.size);
+        PMPI_Bcast(&r, (int)sizeof(r), MPI_BYTE, 0, dup);
+    }
     if (w) {
         w->lock_type = calloc((size_t)d->p.size, 1);
         PMPI_Info_create(&w->info);
@@ -129,7 +142,9 @@ static int win_begin(const char *fn, struct zmpi_comm *c, MPI_Comm comm, MPI_Inf
     int ok = w && r && w->lock_type && w->info, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, dup);
     if (!all_ok) {
-        if (r && d->p.rank == 0) {
+        if (r && net) {
+            zm_rma_win_unref(r);
+        } else if (r && d->p.rank == 0) {
             /* Nobody else took the state: drop it at once. */
             atomic_store(&r->refs, 1);
             zm_rma_win_unref(r);
@@ -171,6 +186,34 @@ static void win_abandon(struct zmpi_win *w)
     free(w);
 }
 
+/* A window spanning processes: every rank's segment geometry to every
+ * rank, so that origins check ranges before sending.  The first local
+ * rank of the window writes the remote entries of its process's state;
+ * the reduction in win_end orders that before any access. */
+static int segments_share(struct zmpi_win *w, void *base, MPI_Aint size, int disp_unit)
+{
+    int64_t mine[3] = { (int64_t)(uintptr_t)base, (int64_t)size, disp_unit };
+    int64_t *all = malloc(sizeof(mine) * (size_t)w->size);
+    int rc = PMPI_Allgather(mine, 3, MPI_INT64_T, all, all ? 3 : 0, MPI_INT64_T, w->comm);
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    zm_rma_win_t *r = w->rma;
+    int first = 0;
+    while (first < r->n && r->proc[first] >= 0)
+        first++;
+    if (rc == MPI_SUCCESS && first == w->rank) {
+        for (int i = 0; i < r->n; i++) {
+            if (r->proc[i] < 0)
+                continue;
+            r->t[i].base = (char *)(uintptr_t)all[3 * i];
+            r->t[i].size = (size_t)all[3 * i + 1];
+            r->t[i].disp_unit = (int)all[3 * i + 2];
+        }
+    }
+    free(all);
+    return rc;
+}
+
 /* Second half: publish the caller's segment and agree that every rank
  * got this far (`ok`).  Returns MPI_SUCCESS, or raises MPI_ERR_NO_MEM on
  * c after undoing the window on every rank. */
@@ -183,6 +226,8 @@ static int win_end(const char *fn, struct zmpi_comm *c, struct zmpi_win *w, void
         t->size = (size_t)size;
         t->disp_unit = disp_unit;
     }
+    if (w->rma->proc && segments_share(w, base, size, disp_unit) != MPI_SUCCESS)
+        ok = 0;
     int all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
     if (!all_ok) {
@@ -279,6 +324,15 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     int rc = create_check(fn, comm, info, size, disp_unit, baseptr, win, &c);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* Processes share no memory here (not even on one node): the
+     * communicator must be one whose ranks can share memory, such as a
+     * part of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), which groups the
+     * ranks of each process.  Every rank finds the same, so all refuse. */
+    if (zm_net_any_remote(c->p.world, c->p.size))
+        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): the communicator's ranks live "
+                            "in several processes, which share no memory; use a "
+                            "communicator from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), "
+                            "whose ranks share one process (docs/net.md)", c->name);
     struct zmpi_win *w;
     if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_SHARED, &w)) != MPI_SUCCESS)
         return rc;
@@ -328,9 +382,15 @@ int PMPI_Win_free(MPI_Win *win)
      * touches our memory any more. */
     zm_p2p_self()->wait_call = fn;
     zm_p2p_self()->wait_req = NULL;
-    zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
-    if (s)
-        zm_coll_barrier(s, w->rank);
+    if (w->rma->proc) {
+        /* Across processes every operation was acknowledged before its
+         * call returned: after this barrier none is on its way to us. */
+        PMPI_Barrier(w->comm);
+    } else {
+        zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
+        if (s)
+            zm_coll_barrier(s, w->rank);
+    }
     zm_rma_win_unref(w->rma);
     MPI_Comm dup = w->comm;
     PMPI_Comm_free(&dup);
@@ -411,9 +471,19 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (!size || !disp_unit || !baseptr)
         return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
     if (rank == MPI_PROC_NULL) {
-        /* The first segment of non-zero size. */
-        for (rank = 0; rank < r->n - 1 && r->t[rank].size == 0; rank++)
+        /* The first segment of non-zero size this process can reach. */
+        for (rank = 0; rank < r->n - 1 && (r->t[rank].size == 0 || zm_rma_is_remote(r, rank));
+             rank++)
             ;
+    }
+    if (zm_rma_is_remote(r, rank)) {
+        /* Memory of another process cannot be shared (MPI 4.1 section
+         * 12.2.3: no base, size 0, for ranks whose memory is not
+         * accessible). */
+        *size = 0;
+        *disp_unit = r->t[rank].disp_unit ? r->t[rank].disp_unit : 1;
+        *(void **)baseptr = NULL;
+        return MPI_SUCCESS;
     }
     /* Every flavor's memory is shared by all ranks of a process (MPI 4.1
      * lets Win_shared_query answer for any flavor); a dynamic window has

@@ -152,6 +152,38 @@ int zm_net_poll(void);
  * until it returns nonzero.  Any thread. */
 void zm_net_defer(int (*fn)(void *), void *arg);
 
+/* ---- Other layers' envelopes ---------------------------------------------
+ * Every envelope holds a 32-bit kind at byte offset ZM_NET_KIND_AT.  p2p's
+ * kinds are small; kinds from ZM_NET_KIND_RMA on are one-sided requests
+ * and replies (src/rma/rma_net.c), which p2p's handler passes on to
+ * zm_net_arrive_rma.  One tag for both keeps every envelope between two
+ * processes in one ordered stream and costs the p2p path no extra probe. */
+#define ZM_NET_KIND_AT 24
+#define ZM_NET_KIND_RMA 64
+
+/* Handler of one-sided envelopes: `msg` (`bytes` bytes) lies inside the
+ * malloc'd block `pkt`, which the handler owns.  Called under the lock. */
+typedef void zm_net_rma_fn(void *pkt, void *msg, size_t bytes, int src_proc);
+
+/* Install the one-sided handler (rma, when its first window spanning
+ * processes is made).  Any thread. */
+void zm_net_set_rma_handler(zm_net_rma_fn *fn);
+
+/* Called by the envelope handler (under the lock) for an envelope `pkt`
+ * of kind ZM_NET_KIND_RMA or above; takes ownership of pkt.  An envelope
+ * of that kind with no handler installed ends the job. */
+void zm_net_arrive_rma(void *pkt, size_t bytes, int src_proc);
+
+/* Passive-target progress: while at least one hold is taken, a progress
+ * thread of this process polls the network (without sleeping for 5 ms
+ * after each one-sided envelope, else backing off to sleeps of at most
+ * 1 ms when nobody else polls), so one-sided requests to ranks that are
+ * busy computing (their workers never idle) are still served.  Any
+ * thread; release drops a hold taken by hold.  The thread ends in
+ * zm_net_finalize. */
+void zm_net_progress_hold(void);
+void zm_net_progress_release(void);
+
 /* Operations started and not yet completed, plus deferred work: nonzero
  * while something is in flight.  Any thread (a snapshot). */
 int zm_net_busy(void);

@@ -134,7 +134,10 @@ static bseg_t *bsend_place(zm_p2p_barea_t *a, size_t need)
  * of the sender. */
 zm_status_t zm_p2p_bsend_reserve(zm_p2p_rank_t *me, size_t bytes, zm_msg_t **out)
 {
-    zm_p2p_barea_t *a = me->bsend_cur ? me->bsend_cur : area_find(me, ZM_BSEND_PROCESS);
+    /* The selection is the calling thread's (a foreign thread's own at
+     * MPI_THREAD_MULTIPLE: p2p.h); the areas are the rank's. */
+    zm_p2p_barea_t *cur = zm_p2p_waiter()->bsend_cur;
+    zm_p2p_barea_t *a = cur ? cur : area_find(me, ZM_BSEND_PROCESS);
     if (!a)
         return ZM_ERR_BUFFER;
     size_t need = bseg_size(bytes);
@@ -286,13 +289,12 @@ zm_status_t zm_p2p_bsend_iflush_key(uint32_t key, zm_req_t *req)
 
 void zm_p2p_bsend_select(uint32_t ctx)
 {
-    zm_p2p_rank_t *me = zm_p2p_self();
-    me->bsend_cur = area_find(me, ctx);
+    zm_p2p_waiter()->bsend_cur = area_find(zm_p2p_self(), ctx);
 }
 
 void zm_p2p_bsend_unselect(void)
 {
-    zm_p2p_self()->bsend_cur = NULL;
+    zm_p2p_waiter()->bsend_cur = NULL;
 }
 
 zm_status_t zm_p2p_bsend_attach(void *buf, size_t size)

@@ -272,7 +272,9 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     /* Indexed by world rank, but only this process's entries are ever
      * touched: calloc's fresh pages of a large block cost nothing until
      * then (a job of many processes).  Aligned by hand, one line spare. */
-    char *block = calloc(1, sizeof(zm_p2p_rank_t) * (size_t)nranks + ZM_CACHE_LINE);
+    /* Records for ranks spawned at run time too (zm_ult_capacity). */
+    size_t cap = (size_t)(zm_ult_capacity() > nranks ? zm_ult_capacity() : nranks);
+    char *block = calloc(1, sizeof(zm_p2p_rank_t) * cap + ZM_CACHE_LINE);
     zm_p2p_ranks = block ? (zm_p2p_rank_t *)(((uintptr_t)block + ZM_CACHE_LINE - 1) &
                                              ~(uintptr_t)(ZM_CACHE_LINE - 1))
                          : NULL;
@@ -302,6 +304,17 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         zm_ult_set_poll(zm_net_poll);
     }
     return ZM_OK;
+}
+
+void zm_p2p_rank_open(int id)
+{
+    zm_p2p_rank_t *r = &zm_p2p_ranks[id];
+    r->local = 1;
+    zm_dlist_init(&r->posted);
+    zm_dlist_init(&r->unexp);
+    zm_dlist_init(&r->bsend_segs);
+    r->ult = zm_ult_get(id);
+    r->world_rank = id;
 }
 
 size_t zm_p2p_eager_max(void)
@@ -773,8 +786,10 @@ static void send_expected(zm_p2p_rank_t *r, zm_req_t *rr, const zm_p2p_comm_t *c
  * take the two-copy eager path. */
 static inline void handoff(const zm_p2p_rank_t *r, size_t bytes)
 {
+    if (ZM_LIKELY(bytes <= zm_p2p_eager_max()))
+        return;
     const zm_p2p_rank_t *me = zm_p2p_self();
-    if (bytes > zm_p2p_eager_max() && r != me && r->ult->worker == me->ult->worker)
+    if (r != me && r->ult->worker == me->ult->worker)
         zm_ult_yield();
 }
 
@@ -794,7 +809,8 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     req->peer = dest;
     req->tag = tag;
     req->mode = (uint8_t)mode;
-    if (zm_net_is_remote(wdest))
+    /* r->local, not zm_net_is_remote: the line is the one locked next. */
+    if (ZM_UNLIKELY(!r->local))
         return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, mode, req);
     zm_spin_lock(&r->lock);
     void *copy_to;

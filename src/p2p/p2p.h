@@ -205,6 +205,11 @@ typedef struct zm_p2p_rank {
  * the job starts. */
 zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max);
 
+/* Set up the state of rank `id`, a ULT reserved at run time for a
+ * spawned rank (zm_ult_reserve), before it is launched.  The record was
+ * reserved zeroed by zm_p2p_init.  ULT context, the spawning rank. */
+void zm_p2p_rank_open(int id);
+
 /* Per-rank state, indexed by world rank (set by zm_p2p_init); only the
  * entries of this process's ranks are set up (`local`). */
 extern zm_p2p_rank_t *zm_p2p_ranks;
@@ -219,6 +224,38 @@ static inline zm_p2p_rank_t *zm_p2p_self(void)
 static inline zm_p2p_rank_t *zm_p2p_rank(int r)
 {
     return &zm_p2p_ranks[r];
+}
+
+/* ---- Foreign threads (MPI_THREAD_MULTIPLE, src/mpi/threads.c) ----
+ * A thread acting for a rank uses the rank's queues (under the rank's
+ * lock, as every sender does) but waits on its own: blocked requests name
+ * their waiter in cstate, and the waiter's `pending`, `ult`, `wait_call`,
+ * `wait_req`, `wait_nreg` and `bsend_cur` belong to one caller.  For the
+ * rank's own ULT the waiter is the rank's state itself; a foreign thread
+ * has this record, its ULT-layer record inside. */
+typedef struct zm_p2p_thread {
+    zm_p2p_rank_t w;               /* the thread's waiter (queues unused) */
+    zm_ult_t ult;                  /* its record (ult.h), bound to the thread */
+} zm_p2p_thread_t;
+
+/* Set up `t` for a thread acting for world rank `rank`; `user` is the
+ * upper layers' data of the rank (zm_ult_t.user), `counted` as for
+ * zm_ult_foreign_init.  Any thread. */
+void zm_p2p_thread_init(zm_p2p_thread_t *t, int rank, void *user, int counted);
+
+/* The waiter of the caller that `u` (zm_ult_self()) stands for. */
+static inline zm_p2p_rank_t *zm_p2p_waiter_of(zm_ult_t *u)
+{
+    if (ZM_LIKELY(!u->foreign))
+        return &zm_p2p_ranks[u->id];
+    return &zm_container_of(u, zm_p2p_thread_t, ult)->w;
+}
+
+/* The calling thread's waiter (the rank's state on its own ULT).  ULT
+ * context or a foreign thread acting for a rank. */
+static inline zm_p2p_rank_t *zm_p2p_waiter(void)
+{
+    return zm_p2p_waiter_of(zm_ult_self());
 }
 
 /* Whether m is in r's unexpected queue.  m may be a freed envelope, so it

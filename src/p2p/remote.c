@@ -46,6 +46,8 @@ typedef struct net_hdr {
     int32_t dtag;          /* HDR_RTS: tag of the data message */
 } net_hdr_t;
 
+_Static_assert(offsetof(net_hdr_t, kind) == ZM_NET_KIND_AT, "kinds sit where net.h says");
+
 /* Room the engine leaves in front of each arriving envelope: the message
  * an unexpected arrival becomes. */
 #define HEADROOM ((sizeof(zm_msg_t) + 15) & ~(size_t)15)
@@ -270,10 +272,13 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
 {
     zm_msg_t *m = pkt;
     net_hdr_t *h = (net_hdr_t *)((char *)pkt + HEADROOM);
+    if (ZM_UNLIKELY(h->kind >= ZM_NET_KIND_RMA)) {
+        zm_net_arrive_rma(pkt, bytes, src_proc); /* a one-sided request or reply */
+        return;
+    }
     void *data = h + 1;
     zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
     zm_req_t *probes = NULL;
-    (void)bytes;
     zm_spin_lock(&r->lock);
     if (slot_fill(r, h, data)) {
         zm_spin_unlock(&r->lock);

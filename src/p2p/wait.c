@@ -12,6 +12,7 @@
 #include "p2p/p2p.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int wait_commit(void *arg)
 {
@@ -143,18 +144,22 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 {
-    zm_p2p_rank_t *me;
+    zm_p2p_rank_t *me, *rank;
     int n_done, reg;
     if (wait_satisfied(reqs, n, need_all) || wait_poll(reqs, n, need_all))
         return;
-    me = zm_p2p_self();
+    /* `me` waits: the rank on its own ULT, or a foreign thread acting for
+     * it (p2p.h); the receives are the rank's, under its lock. */
+    zm_ult_t *u = zm_ult_self();
+    rank = &zm_p2p_ranks[u->id];
+    me = zm_p2p_waiter_of(u);
     me->wait_req = NULL;
     atomic_store_explicit(&me->pending, need_all ? 1 : ANY_GUARD + 1, memory_order_relaxed);
     /* Receives may be completed by a sender holding our lock with a plain
      * store (p2p.c, complete_locked), so we register under that lock. */
-    zm_spin_lock(&me->lock);
+    zm_spin_lock(&rank->lock);
     reg = wait_register(me, reqs, n, need_all, &n_done);
-    zm_spin_unlock(&me->lock);
+    zm_spin_unlock(&rank->lock);
     me->wait_nreg = reg;
     if (!need_all && n_done > 0) {
         /* Take the needed unit ourselves together with the guard: no
@@ -176,9 +181,9 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
      * quiet before the next wait reuses it.  A request found DONE here may
      * have been DONE before we registered (counted in n_done); only the
      * registrations we could not withdraw were taken by completers. */
-    zm_spin_lock(&me->lock);
+    zm_spin_lock(&rank->lock);
     int taken = reg - wait_unregister(me, reqs, n);
-    zm_spin_unlock(&me->lock);
+    zm_spin_unlock(&rank->lock);
     int expect = 1 - (n_done > 0) - taken;
     while (atomic_load_explicit(&me->pending, memory_order_acquire) != expect)
         zm_arch_cpu_relax();
@@ -186,7 +191,7 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 
 void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len)
 {
-    zm_p2p_rank_t *r = zm_p2p_rank(ult->id);
+    zm_p2p_rank_t *r = zm_p2p_waiter_of(ult);
     const char *call = r->wait_call ? r->wait_call : "a blocking MPI call";
     zm_req_t *q = r->wait_req;
     if (!q || zm_p2p_req_done(q)) {
@@ -203,4 +208,15 @@ void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len)
     else
         snprintf(buf, len, "%s waiting for a send to be received (dest=%d, tag=%d, comm=%s)",
                  call, q->peer, q->tag, comm);
+}
+
+void zm_p2p_thread_init(zm_p2p_thread_t *t, int rank, void *user, int counted)
+{
+    memset(&t->w, 0, sizeof(t->w));
+    zm_dlist_init(&t->w.posted);
+    zm_dlist_init(&t->w.unexp);
+    zm_dlist_init(&t->w.bsend_segs);
+    zm_ult_foreign_init(&t->ult, rank, user, counted);
+    t->w.ult = &t->ult;
+    t->w.world_rank = rank;
 }

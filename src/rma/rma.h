@@ -19,15 +19,22 @@
  * worker, then park, so a rank that can never be woken is found by the
  * deadlock detector, which prints what the rank waits for.
  *
- * Seam for a multi-process layer: a target in another process would be
- * reached through the system MPI's own one-sided calls on a window that
- * spans the processes' leaders (paper 004); passive-target progress there
- * comes from the system MPI (or a progress thread), not from this layer.
+ * Across processes (rma_net.c, docs/net.md "Windows across processes"):
+ * every process of a window keeps its own zm_rma_win_t for the window,
+ * registered under the window communicator's context id, with the
+ * segment table of all ranks (remote entries only for the origin's range
+ * checks).  An operation on a target in another process is an active
+ * message through the network layer: the target process's progress (its
+ * idle workers, its waiting ranks, and a progress thread while windows
+ * span processes) applies it to the target's memory with the same
+ * functions and locks as the direct path, so accumulates stay atomic per
+ * element between origins of every process, and replies when done.
  */
 #ifndef ZM_RMA_H
 #define ZM_RMA_H
 
 #include "coll/coll.h"
+#include "net/net.h"
 
 /* A region attached to a dynamic window (MPI_Win_attach). */
 typedef struct zm_rma_region {
@@ -41,6 +48,8 @@ typedef struct zm_rma_locker {
     zm_dlink_t link;               /* in zm_rma_target_t.queue */
     int exclusive;                 /* wants an exclusive lock */
     int rank;                      /* waiting rank (window rank), to wake it */
+    int proc;                      /* a locker in another process: its process, else -1 */
+    uint64_t cookie;               /* that locker's reply cookie (rma_net.c) */
     _Atomic int granted;           /* set by the releaser that grants it */
 } zm_rma_locker_t;
 
@@ -69,7 +78,19 @@ typedef struct zm_rma_win {
     void *block;                   /* shared windows: the one allocation, or NULL */
     zm_rma_target_t *t;            /* n targets */
     _Atomic int *posted;           /* posted[o * n + t]: Win_posts of t to o not yet started */
+    /* Windows spanning processes (rma_net.c); proc is NULL otherwise. */
+    int *proc;                     /* per rank: its process, or -1 for this process's ranks */
+    uint32_t ctx;                  /* registry key: the window communicator's context */
+    int nlocal;                    /* ranks of this process in the window */
+    int joined;                    /* of those, how many took the state (under the registry lock) */
+    struct zm_rma_win *next;       /* in the process's registry */
 } zm_rma_win_t;
+
+/* Nonzero if window rank t lives in another process.  Any thread. */
+static inline int zm_rma_is_remote(const zm_rma_win_t *w, int t)
+{
+    return ZM_UNLIKELY(w->proc != NULL) && w->proc[t] >= 0;
+}
 
 /* A new window state for n ranks, refs = n (every rank drops one).  NULL
  * if out of memory.  ULT context, one rank of the window. */
@@ -93,6 +114,80 @@ char *zm_rma_target_addr(zm_rma_win_t *w, int t, int dynamic, int64_t disp, ptrd
  * base.  ULT context, the rank owning t. */
 zm_status_t zm_rma_attach(zm_rma_win_t *w, int t, void *base, size_t size);
 zm_status_t zm_rma_detach(zm_rma_win_t *w, int t, const void *base);
+
+/* ---- Across processes (rma_net.c) -------------------------------------- */
+
+/* This process's state of the window whose communicator has context
+ * `ctx`, n ranks, world ranks world[] (NULL: identity), made by the first
+ * of its local ranks to ask and registered (refs = the local ranks).
+ * NULL if out of memory.  ULT context, every local rank of the window,
+ * before the window's first collective completes. */
+zm_rma_win_t *zm_rma_net_win_get(uint32_t ctx, int n, const int *world);
+
+/* The predefined datatypes in an order every process shares (the API
+ * layer's ZMPI_DT_LIST): accumulates name their element type by index.
+ * Main thread or the first window creation, before any use. */
+void zm_rma_net_set_types(const zm_dt_t *const *types, int n);
+
+/* Remote operations: each sends a request to the target's process and
+ * blocks the calling rank until it was applied there (so flushes have
+ * nothing to wait for).  `dyn`: a dynamic window, disp an address the
+ * target checks against its attached regions.  The target side is
+ * (count, dt) at disp, described to the target as its runs of bytes.
+ * Return ZM_OK, ZM_ERR_ARG when the target found the range outside its
+ * window (dynamic windows), ZM_ERR_NOMEM, ZM_ERR_OTHER (an accumulate's
+ * element type is not in the type table).  ULT context, rank `me`. */
+zm_status_t zm_rma_net_put(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
+                           const void *obuf, size_t ocount, const zm_dt_t *odt,
+                           size_t tcount, const zm_dt_t *tdt);
+zm_status_t zm_rma_net_get(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
+                           void *obuf, size_t ocount, const zm_dt_t *odt,
+                           size_t tcount, const zm_dt_t *tdt);
+/* Accumulate-family (rbuf NULL: no result); basic as for zm_rma_accumulate. */
+zm_status_t zm_rma_net_acc(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
+                           const zm_op_t *op, const zm_dt_t *basic,
+                           const void *obuf, size_t ocount, const zm_dt_t *odt,
+                           size_t tcount, const zm_dt_t *tdt,
+                           void *rbuf, size_t rcount, const zm_dt_t *rdt);
+zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
+                           const zm_dt_t *dt, const void *origin, const void *compare,
+                           void *result);
+
+/* Passive-target lock / unlock of remote target t for rank me (blocks
+ * until granted / released).  ULT context. */
+void zm_rma_net_lock(zm_rma_win_t *w, int me, int t, int exclusive);
+void zm_rma_net_unlock(zm_rma_win_t *w, int me, int t, int exclusive);
+
+/* PSCW notices to another process: rank me posted to origin o / completed
+ * its access to target t.  ULT context. */
+void zm_rma_net_post(zm_rma_win_t *w, int me, int o);
+void zm_rma_net_complete(zm_rma_win_t *w, int me, int t);
+
+/* Grant a remote locker (proc, cookie) its lock.  net_locked: the caller
+ * holds the network lock (the arrival handler).  Any thread, no rma lock
+ * held. */
+void zm_rma_net_grant(int proc, uint64_t cookie, int net_locked);
+
+/* Drop the window from the registry (its last local reference is gone).
+ * Any thread. */
+void zm_rma_net_forget(zm_rma_win_t *w);
+
+/* Accumulate into the target's runs at tbase: runs[i] = { offset, bytes }
+ * in data order, n elements of basic in all; `in` holds the origin's n
+ * elements (unused for MPI_NO_OP), `result` receives the old ones (NULL:
+ * none).  Atomic under t's accumulate lock like zm_rma_accumulate.
+ * Returns ZM_OK or ZM_ERR_NOMEM.  Any thread. */
+zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
+                                   const zm_dt_t *basic, const void *in, char *tbase,
+                                   const int64_t (*runs)[2], size_t nruns, void *result);
+
+/* Target side of remote lock requests and PSCW notices (rma_sync.c), from
+ * the arrival handler with the network lock held.  lock_remote returns 1
+ * if granted at once (else the grant is sent later by an unlock). */
+int zm_rma_lock_remote(zm_rma_win_t *w, int t, int exclusive, int proc, uint64_t cookie);
+void zm_rma_unlock_target(zm_rma_win_t *w, int t, int exclusive, int net_locked);
+void zm_rma_post_arrived(zm_rma_win_t *w, int o, int t);
+void zm_rma_complete_arrived(zm_rma_win_t *w, int t);
 
 /* ---- Data movement (rma_ops.c) -----------------------------------------
  * Every call moves or combines data at once.  Addresses are already
@@ -120,22 +215,25 @@ void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const vo
  * while the caller waits.  ULT context, the calling rank. */
 
 /* Block until the passive-target lock of target t is granted (shared or
- * exclusive), in arrival order. */
+ * exclusive), in arrival order.  A target in another process is locked
+ * through rma_net.c (same queue, in the target's process). */
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what);
 
-/* Release a lock on t taken by zm_rma_lock and grant the next waiters. */
+/* Release a lock on t taken by zm_rma_lock and grant the next waiters
+ * (locally, or in t's process when t is remote). */
 void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive);
 
 /* Win_post: tell each of the n origins in `ranks` that the caller's
- * window is exposed to it. */
+ * window is exposed to it (origins in other processes by a notice). */
 void zm_rma_post(zm_rma_win_t *w, int me, const int *ranks, int n);
 
 /* Win_start: block until every target in `ranks` has posted to the
  * caller, then consume those posts. */
 void zm_rma_start(zm_rma_win_t *w, int me, const int *ranks, int n, const char *what);
 
-/* Win_complete: tell each target in `ranks` that the caller is done. */
-void zm_rma_complete(zm_rma_win_t *w, const int *ranks, int n);
+/* Win_complete: tell each target in `ranks` that the caller (rank me)
+ * is done (targets in other processes by a notice). */
+void zm_rma_complete(zm_rma_win_t *w, int me, const int *ranks, int n);
 
 /* Win_wait / Win_test: wait until (or check whether) n origins have
  * completed their access to the caller, then consume them.  Test returns

@@ -81,3 +81,44 @@ void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const vo
         memcpy(target, origin, dt->size);
     zm_spin_unlock(&w->t[t].acc_lk);
 }
+
+zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
+                                   const zm_dt_t *basic, const void *in, char *tbase,
+                                   const int64_t (*runs)[2], size_t nruns, void *result)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < nruns; i++)
+        bytes += (size_t)runs[i][1];
+    size_t m = bytes / basic->size;
+    /* One run is operated on in place; several are gathered into scratch
+     * (the kernels want the elements in a row) and scattered back. */
+    int one = nruns == 1;
+    unsigned char stack[RMA_STACK_SCRATCH];
+    unsigned char *tmp = stack;
+    if (!one && bytes > sizeof(stack) && !(tmp = malloc(bytes)))
+        return ZM_ERR_NOMEM;
+    zm_spin_lock(&w->t[t].acc_lk);
+    if (one) {
+        char *a = tbase + runs[0][0];
+        if (result)
+            memcpy(result, a, bytes);
+        if (op->id != ZM_OP_NO_OP)
+            zm_op_apply(op, in, a, m, basic);
+    } else {
+        size_t at = 0;
+        for (size_t i = 0; i < nruns; i++, at += (size_t)runs[i - 1][1])
+            memcpy(tmp + at, tbase + runs[i][0], (size_t)runs[i][1]);
+        if (result)
+            memcpy(result, tmp, bytes);
+        if (op->id != ZM_OP_NO_OP) {
+            zm_op_apply(op, in, tmp, m, basic);
+            at = 0;
+            for (size_t i = 0; i < nruns; i++, at += (size_t)runs[i - 1][1])
+                memcpy(tbase + runs[i][0], tmp + at, (size_t)runs[i][1]);
+        }
+    }
+    zm_spin_unlock(&w->t[t].acc_lk);
+    if (tmp != stack)
+        free(tmp);
+    return ZM_OK;
+}

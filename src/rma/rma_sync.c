@@ -13,6 +13,9 @@
  */
 #include "rma.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 /* Polls before a rank alone on its worker parks (as p2p's waits). */
 #define RMA_WAIT_SPINS 20000
 
@@ -31,6 +34,10 @@ static void wait_until(zm_rma_win_t *w, int me, cond_fn *cond, const void *arg,
     if (cond(w, me, arg))
         return;
     for (int i = 0; i < RMA_WAIT_SPINS && zm_ult_alone(); i++) {
+        /* What a rank waits for may come from another process: a rank
+         * alone on its worker drives the network itself (as p2p's waits). */
+        if (ZM_UNLIKELY(w->proc != NULL))
+            zm_net_poll();
         zm_arch_cpu_relax();
         if (cond(w, me, arg))
             return;
@@ -83,8 +90,12 @@ static int granted(zm_rma_win_t *w, int me, const void *arg)
 
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what)
 {
+    if (zm_rma_is_remote(w, t)) {
+        zm_rma_net_lock(w, me, t, exclusive);
+        return;
+    }
     zm_rma_target_t *tg = &w->t[t];
-    zm_rma_locker_t lk = { .exclusive = exclusive, .rank = me };
+    zm_rma_locker_t lk = { .exclusive = exclusive, .rank = me, .proc = -1 };
     zm_spin_lock(&tg->lock_lk);
     int free_now = zm_dlist_empty(&tg->queue) && !tg->writer &&
                    (!exclusive || tg->readers == 0);
@@ -101,10 +112,49 @@ void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what
     wait_until(w, me, granted, &lk, what);
 }
 
-void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive)
+int zm_rma_lock_remote(zm_rma_win_t *w, int t, int exclusive, int proc, uint64_t cookie)
 {
     zm_rma_target_t *tg = &w->t[t];
-    int wake[64], nwake = 0;
+    zm_spin_lock(&tg->lock_lk);
+    int free_now = zm_dlist_empty(&tg->queue) && !tg->writer &&
+                   (!exclusive || tg->readers == 0);
+    if (free_now) {
+        if (exclusive)
+            tg->writer = 1;
+        else
+            tg->readers++;
+        zm_spin_unlock(&tg->lock_lk);
+        return 1;
+    }
+    /* The locker waits in another process: its record lives on the heap
+     * until the unlock that grants it (a failed allocation cannot be
+     * reported to the origin, which waits for the grant). */
+    zm_rma_locker_t *lk = calloc(1, sizeof(*lk));
+    if (!lk) {
+        zm_spin_unlock(&tg->lock_lk);
+        fprintf(stderr, "zmpi: out of memory queueing a lock request from process %d\n", proc);
+        zm_net_abort(1);
+    }
+    lk->exclusive = exclusive;
+    lk->rank = -1;
+    lk->proc = proc;
+    lk->cookie = cookie;
+    zm_dlist_push(&tg->queue, &lk->link);
+    zm_spin_unlock(&tg->lock_lk);
+    return 0;
+}
+
+/* A granted locker to tell: a local rank to wake, or a remote one. */
+struct grant {
+    int rank, proc;
+    uint64_t cookie;
+};
+
+void zm_rma_unlock_target(zm_rma_win_t *w, int t, int exclusive, int net_locked)
+{
+    zm_rma_target_t *tg = &w->t[t];
+    struct grant wake[64];
+    int nwake = 0;
     zm_spin_lock(&tg->lock_lk);
     if (exclusive)
         tg->writer = 0;
@@ -122,19 +172,37 @@ void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive)
                 tg->writer = 1;
             else
                 tg->readers++;
-            wake[nwake++] = l->rank;
+            wake[nwake++] = (struct grant){ l->rank, l->proc, l->cookie };
+            if (l->proc >= 0) {
+                free(l); /* a remote locker's record: ours */
+                continue;
+            }
             /* After this store the locker may return and its record (on
              * its stack) vanish: nothing below touches l. */
             atomic_store_explicit(&l->granted, 1, memory_order_release);
         }
         zm_spin_unlock(&tg->lock_lk);
-        for (int i = 0; i < nwake; i++)
-            slot_wake(w, wake[i]);
+        /* Grants are sent with no rma lock held: the network lock comes
+         * first in the lock order. */
+        for (int i = 0; i < nwake; i++) {
+            if (wake[i].proc >= 0)
+                zm_rma_net_grant(wake[i].proc, wake[i].cookie, net_locked);
+            else
+                slot_wake(w, wake[i].rank);
+        }
         if (nwake < 64)
             return;
         nwake = 0;
         zm_spin_lock(&tg->lock_lk);
     }
+}
+
+void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive)
+{
+    if (zm_rma_is_remote(w, t))
+        zm_rma_net_unlock(w, -1, t, exclusive);
+    else
+        zm_rma_unlock_target(w, t, exclusive, 0);
 }
 
 /* ---- Post / start / complete / wait ------------------------------------- */
@@ -157,9 +225,25 @@ void zm_rma_post(zm_rma_win_t *w, int me, const int *ranks, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) {
+        if (zm_rma_is_remote(w, ranks[i])) {
+            zm_rma_net_post(w, me, ranks[i]);
+            continue;
+        }
         atomic_fetch_add(&w->posted[(size_t)ranks[i] * (size_t)w->n + (size_t)me], 1);
         slot_wake(w, ranks[i]);
     }
+}
+
+void zm_rma_post_arrived(zm_rma_win_t *w, int o, int t)
+{
+    atomic_fetch_add(&w->posted[(size_t)o * (size_t)w->n + (size_t)t], 1);
+    slot_wake(w, o);
+}
+
+void zm_rma_complete_arrived(zm_rma_win_t *w, int t)
+{
+    atomic_fetch_add(&w->t[t].completes, 1);
+    slot_wake(w, t);
 }
 
 void zm_rma_start(zm_rma_win_t *w, int me, const int *ranks, int n, const char *what)
@@ -170,12 +254,16 @@ void zm_rma_start(zm_rma_win_t *w, int me, const int *ranks, int n, const char *
         atomic_fetch_sub(&w->posted[(size_t)me * (size_t)w->n + (size_t)ranks[i]], 1);
 }
 
-void zm_rma_complete(zm_rma_win_t *w, const int *ranks, int n)
+void zm_rma_complete(zm_rma_win_t *w, int me, const int *ranks, int n)
 {
     /* The epoch's copies are done; make them visible before the target
      * learns that they are. */
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) {
+        if (zm_rma_is_remote(w, ranks[i])) {
+            zm_rma_net_complete(w, me, ranks[i]);
+            continue;
+        }
         atomic_fetch_add(&w->t[ranks[i]].completes, 1);
         slot_wake(w, ranks[i]);
     }

@@ -38,6 +38,10 @@ void zm_rma_win_unref(zm_rma_win_t *w)
 {
     if (atomic_fetch_sub(&w->refs, 1) != 1)
         return;
+    if (w->proc) {
+        zm_rma_net_forget(w);
+        free(w->proc);
+    }
     for (int i = 0; i < w->n; i++) {
         /* A program may free a dynamic window with regions still attached;
          * the regions' memory is the program's, only the records are ours. */

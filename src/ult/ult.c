@@ -31,6 +31,12 @@
 #define IDLE_SPIN_NS 5000000ull
 #define IDLE_POLLS_PER_CLOCK 256
 
+/* How long a parked foreign thread (a thread a rank created, ult.h) polls
+ * its state before it sleeps, and an idle worker while such threads run:
+ * long enough for a round trip between a rank and a thread, short enough
+ * not to hold a core the other may need. */
+#define FOREIGN_SPIN_NS 20000ull
+
 /* With a poll function (a job of several processes), an idle worker polls
  * the network every POLL_EVERY inbox polls, and the worker that keeps
  * polling once the others sleep sleeps between polls, from POLL_SLEEP_MIN
@@ -61,6 +67,14 @@ static struct {
     zm_ult_poll_fn poll;    /* network progress, or NULL (one-process job) */
     _Atomic int poller;     /* worker that polls while the others sleep, or -1 */
     uint64_t poll_sleep_max; /* cap of the poller's sleeps (ns) */
+    int capacity;           /* ULT records, spare ones for zm_ult_spawn included */
+    _Atomic int nids;       /* ids handed out: nults, then grown by zm_ult_reserve */
+    _Atomic unsigned spread; /* next worker for a ULT started at run time */
+    /* Foreign threads (the end of this file). */
+    _Atomic int frunning;   /* threads that may act for a ULT and are not parked */
+    _Atomic int threaded;   /* adopted job: other threads may wake the rank */
+    zm_ult_t *fhead;        /* foreign records, for deadlock reports (under flock) */
+    _Atomic int flock;      /* guards fhead */
 } job = { .poller = -1 };
 
 __thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
@@ -80,7 +94,7 @@ zm_ult_t *zm_ult_get(int id)
 
 int zm_ult_count(void)
 {
-    return job.cfg.nults;
+    return atomic_load_explicit(&job.nids, memory_order_acquire);
 }
 
 int zm_ult_nworkers(void)
@@ -148,15 +162,20 @@ static void worker_kick(zm_worker_t *w)
     }
 }
 
+static void wake_unscheduled(zm_ult_t *u);
+
 void zm_ult_wake(zm_ult_t *u)
 {
     zm_worker_t *w = u->worker;
+    if (__builtin_expect(!w, 0)) {
+        /* No worker: a foreign thread's record, or the adopted single
+         * rank (woken by a resolver or the network on its own thread, or
+         * by its other threads). */
+        wake_unscheduled(u);
+        return;
+    }
     u->state = ZM_ULT_READY;
     if (w == tl_worker) {
-        /* No worker: the adopted single rank, which only a resolver wakes,
-         * on the rank's own thread (zm_ult_park). */
-        if (__builtin_expect(!w, 0))
-            return;
         rq_push(w, u);
         return;
     }
@@ -168,6 +187,8 @@ void zm_ult_wake(zm_ult_t *u)
                                                     memory_order_relaxed));
     worker_kick(w);
 }
+
+static void foreign_report(void);
 
 static void deadlock_report(const char *note)
 {
@@ -191,6 +212,7 @@ static void deadlock_report(const char *note)
             job.cfg.describe(u, line, sizeof(line));
         fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
     }
+    foreign_report();
     if (note && note[0])
         fprintf(stderr, "zmpi: %s\n", note);
     fflush(stderr);
@@ -256,6 +278,9 @@ static void deadlock_check(zm_worker_t *w)
         unsigned g = atomic_load(&job.gen);
         if (atomic_load(&job.done) || atomic_load(&job.alive) == 0)
             return;
+        /* A foreign thread still running may wake anyone (ult.h). */
+        if (atomic_load(&job.frunning) > 0)
+            return;
         for (int i = 0; i < job.cfg.nworkers; i++)
             if (atomic_load(&job.workers[i].inbox))
                 return;
@@ -302,7 +327,12 @@ static void worker_sleep(zm_worker_t *w)
  * arrives or the job ends, 0 if the worker should sleep. */
 static int idle_spin(zm_worker_t *w)
 {
-    uint64_t end = zm_arch_time_ns() + IDLE_SPIN_NS;
+    /* While threads that ranks created run (ult.h, foreign threads), they
+     * need the cores an idle worker would spin on: spin as briefly as
+     * they do. */
+    int threads = atomic_load_explicit(&job.frunning, memory_order_relaxed) > 0;
+    uint64_t end = zm_arch_time_ns() + (__builtin_expect(threads, 0) ? FOREIGN_SPIN_NS
+                                                                    : IDLE_SPIN_NS);
     do {
         for (int i = 0; i < IDLE_POLLS_PER_CLOCK; i++) {
             if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
@@ -413,7 +443,10 @@ static void ult_entry(void *arg)
 {
     zm_ult_t *u = arg;
     finish_switch(tl_worker);
-    job.cfg.entry(u, job.cfg.arg);
+    if (u->entry)
+        u->entry(u, u->entry_arg);
+    else
+        job.cfg.entry(u, job.cfg.arg);
     zm_ult_exit(0);
 }
 
@@ -460,7 +493,7 @@ void zm_ult_yield(void)
 
 static int adopted_woken(void *arg)
 {
-    return ((zm_ult_t *)arg)->state != ZM_ULT_PARKED;
+    return __atomic_load_n(&((zm_ult_t *)arg)->state, __ATOMIC_ACQUIRE) != ZM_ULT_PARKED;
 }
 
 /* The adopted rank of a process started by a system launcher, parked:
@@ -489,16 +522,29 @@ static int adopted_spin(zm_ult_t *u)
     return adopted_woken(u);
 }
 
+static void unscheduled_park(zm_ult_t *u, int (*commit)(void *), void *arg);
+
 void zm_ult_park(int (*commit)(void *), void *arg)
 {
     zm_worker_t *w = tl_worker;
     if (!w || !w->current) {
+        zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
+        /* A foreign thread, or an adopted rank that other threads may
+         * wake: sleep until woken (unscheduled_park). */
+        if (u->foreign || (atomic_load_explicit(&job.threaded, memory_order_relaxed) &&
+                           !job.poll)) {
+            unscheduled_park(u, commit, arg);
+            return;
+        }
         /* Adopted single-rank job: nobody else can end the wait, but the
-         * resolver may (it wakes the rank synchronously, see zm_ult_wake). */
-        if (!commit(arg)) {
+         * resolver may (it wakes the rank synchronously, see zm_ult_wake).
+         * Parked before the commit publishes the wait: once it has, the
+         * rank's other threads (MPI_THREAD_MULTIPLE) may wake it. */
+        __atomic_store_n(&u->state, ZM_ULT_PARKED, __ATOMIC_RELAXED);
+        if (commit(arg)) {
+            __atomic_store_n(&u->state, ZM_ULT_READY, __ATOMIC_RELAXED);
+        } else {
             char note[1024] = "";
-            zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
-            u->state = ZM_ULT_PARKED;
             if (job.poll) {
                 /* One rank per process (a program started by a system
                  * launcher): the network wakes it, on this thread. */
@@ -570,7 +616,20 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 {
     int n = cfg->nults, nw = cfg->nworkers, nl = cfg->local ? cfg->nlocal : n;
     job.cfg = *cfg;
-    job.ults = calloc((size_t)n, sizeof(zm_ult_t));
+    /* Spare records for ranks spawned at run time, only in a job of one
+     * process (across processes the ids would collide). */
+    long spare = 0;
+    if (nl == n) {
+        const char *e = getenv("ZMPI_SPAWN_MAX");
+        spare = e && *e ? atol(e) : ZM_ULT_SPAWN_DEFAULT;
+        if (spare < 0)
+            spare = 0;
+        if (spare > 0x7fffffffL - n)
+            spare = 0x7fffffffL - n;
+    }
+    job.capacity = n + (int)spare;
+    atomic_store(&job.nids, n);
+    job.ults = calloc((size_t)job.capacity, sizeof(zm_ult_t));
     job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
     job.threads = calloc((size_t)nw, sizeof(pthread_t));
     if (!job.ults || !job.workers || !job.threads)
@@ -637,6 +696,8 @@ void zm_ult_set_poll(zm_ult_poll_fn fn)
 void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults)
 {
     job.adopted = 1;
+    job.capacity = nults;
+    atomic_store(&job.nids, nults);
     job.adopted_ult.id = id;
     job.cfg.nults = nults;
     job.cfg.nworkers = 1;
@@ -644,4 +705,200 @@ void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults)
     job.adopted_ult.state = ZM_ULT_READY;
     atomic_store(&job.alive, 1);
     tl_adopted = &job.adopted_ult;
+}
+
+int zm_ult_capacity(void)
+{
+    return job.capacity;
+}
+
+int zm_ult_reserve(int n)
+{
+    if (job.adopted || !tl_worker || n < 0)
+        return -1;
+    int first = atomic_load(&job.nids);
+    do {
+        if (n > job.capacity - first)
+            return -1;
+    } while (!atomic_compare_exchange_weak(&job.nids, &first, first + n));
+    return first;
+}
+
+int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg)
+{
+    zm_ult_t *u = &job.ults[id];
+    int nw = job.cfg.nworkers;
+    u->id = id;
+    u->entry = entry;
+    u->entry_arg = arg;
+    u->worker_id = (int)(atomic_fetch_add(&job.spread, 1) % (unsigned)nw);
+    u->worker = &job.workers[u->worker_id];
+    if (zm_arch_stack_alloc(job.cfg.stack_size, &u->stack) != 0)
+        return -1;
+    zm_arch_ctx_make(&u->ctx, &u->stack, ult_entry, u);
+    /* Counted alive before it is runnable: the caller runs, so the job
+     * cannot have ended, and the deadlock check sees the new ULT either
+     * in an inbox or running. */
+    atomic_fetch_add(&job.alive, 1);
+    zm_ult_wake(u);
+    return 0;
+}
+
+/* ---- Foreign threads (ult.h) ---------------------------------------------
+ * A foreign record's state word is also its futex: READY, PARKED while its
+ * thread spins, UNSCHED_SLEEPING once it sleeps.  The waker exchanges
+ * READY in and calls the kernel only if the thread sleeps; it touches the
+ * record no more after the exchange but for that wake (a woken thread may
+ * leave and free its record at once, and waking a futex word that was
+ * freed meanwhile is harmless). */
+#define UNSCHED_SLEEPING 16
+
+
+static void flock_take(void)
+{
+    while (atomic_exchange_explicit(&job.flock, 1, memory_order_acquire))
+        zm_arch_cpu_relax();
+}
+
+static void flock_drop(void)
+{
+    atomic_store_explicit(&job.flock, 0, memory_order_release);
+}
+
+void zm_ult_foreign_init(zm_ult_t *rec, int id, void *user, int counted)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->id = id;
+    rec->worker_id = -1;
+    rec->user = user;
+    rec->foreign = counted ? ZM_ULT_FOREIGN_COUNTED : ZM_ULT_FOREIGN_UNCOUNTED;
+    rec->state = ZM_ULT_READY;
+}
+
+void zm_ult_foreign_bind(zm_ult_t *rec)
+{
+    zm_ult_t *old = tl_adopted && tl_adopted->foreign ? tl_adopted : NULL;
+    if (old == rec)
+        return;
+    /* Listed while bound, for deadlock reports (rq_next links them). */
+    flock_take();
+    if (old) {
+        zm_ult_t **pp = &job.fhead;
+        while (*pp && *pp != old)
+            pp = &(*pp)->rq_next;
+        if (*pp)
+            *pp = old->rq_next;
+    }
+    if (rec) {
+        rec->rq_next = job.fhead;
+        job.fhead = rec;
+    }
+    flock_drop();
+    tl_adopted = rec;
+}
+
+zm_ult_t *zm_ult_foreign_self(void)
+{
+    return tl_adopted && tl_adopted->foreign ? tl_adopted : NULL;
+}
+
+/* The thread counts of foreign threads fell by one: if none runs any more
+ * and every worker is idle, wake one so that it looks for a deadlock
+ * again as it goes back to sleep (only the last worker to go idle looks,
+ * and they may all be asleep already). */
+static void foreign_stopped(void)
+{
+    if (atomic_fetch_sub(&job.frunning, 1) != 1 || !job.ults || job.poll)
+        return;
+    if (atomic_load(&job.idle) == job.cfg.nworkers && !atomic_load(&job.done)) {
+        atomic_fetch_add_explicit(&job.workers[0].wake_seq, 1, memory_order_release);
+        zm_arch_futex_wake((uint32_t *)&job.workers[0].wake_seq, 1);
+    }
+}
+
+void zm_ult_foreign_count(int delta)
+{
+    if (delta > 0)
+        atomic_fetch_add(&job.frunning, delta);
+    else
+        while (delta++ < 0)
+            foreign_stopped();
+}
+
+void zm_ult_set_threaded(void)
+{
+    atomic_store(&job.threaded, 1);
+}
+
+int zm_ult_job_adopted(void)
+{
+    return job.adopted;
+}
+
+int zm_ult_job_scheduled(void)
+{
+    return job.ults != NULL;
+}
+
+static void unscheduled_park(zm_ult_t *u, int (*commit)(void *), void *arg)
+{
+    __atomic_store_n(&u->state, ZM_ULT_PARKED, __ATOMIC_RELAXED);
+    if (commit(arg)) {
+        __atomic_store_n(&u->state, ZM_ULT_READY, __ATOMIC_RELAXED);
+        return;
+    }
+    if (u->foreign == ZM_ULT_FOREIGN_COUNTED)
+        foreign_stopped();
+    if (job.poll && job.adopted) {
+        /* A process started by a system launcher has no worker to poll
+         * the network while its threads wait: they poll it themselves. */
+        if (!adopted_spin(u))
+            poll_until(adopted_woken, u);
+        return;
+    }
+    uint64_t end = zm_arch_time_ns() + FOREIGN_SPIN_NS;
+    for (unsigned i = 1;; i++) {
+        if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ZM_ULT_PARKED)
+            return;
+        /* What it waits for may come from another process. */
+        if (job.poll && i % POLL_EVERY == 0)
+            job.poll();
+        zm_arch_cpu_relax();
+        if (i % IDLE_POLLS_PER_CLOCK == 0 && zm_arch_time_ns() >= end)
+            break;
+    }
+    int expect = ZM_ULT_PARKED;
+    if (!__atomic_compare_exchange_n(&u->state, &expect, UNSCHED_SLEEPING, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
+    while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == UNSCHED_SLEEPING)
+        zm_arch_futex_wait((uint32_t *)&u->state, UNSCHED_SLEEPING);
+}
+
+static void wake_unscheduled(zm_ult_t *u)
+{
+    /* Counted running again before it can run (foreign_stopped's
+     * opposite), so no deadlock check sees everyone stopped meanwhile. */
+    if (u->foreign == ZM_ULT_FOREIGN_COUNTED)
+        atomic_fetch_add(&job.frunning, 1);
+    int old = __atomic_exchange_n(&u->state, ZM_ULT_READY, __ATOMIC_ACQ_REL);
+    if (old == UNSCHED_SLEEPING)
+        zm_arch_futex_wake((uint32_t *)&u->state, 1);
+}
+
+/* Add the parked foreign threads to a deadlock report. */
+static void foreign_report(void)
+{
+    char line[512];
+    flock_take();
+    for (zm_ult_t *u = job.fhead; u; u = u->rq_next) {
+        int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+        if (st != ZM_ULT_PARKED && st != UNSCHED_SLEEPING)
+            continue;
+        line[0] = '\0';
+        if (job.cfg.describe)
+            job.cfg.describe(u, line, sizeof(line));
+        fprintf(stderr, "zmpi:   a thread of rank %d: %s\n", u->id, line[0] ? line : "blocked");
+    }
+    flock_drop();
 }

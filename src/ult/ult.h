@@ -1,7 +1,8 @@
 /*
  * ult: user-level threads (one per virtual rank) scheduled on worker threads.
  *
- * A job is a fixed set of ULTs mapped in blocks onto W workers.  The main
+ * A job is a set of ULTs mapped in blocks onto W workers (more may be
+ * started while it runs, for spawned ranks: zm_ult_launch).  The main
  * thread becomes worker 0.  Each worker runs its ULTs from a private FIFO;
  * other workers hand ULTs to it through a lock-free inbox.  A ULT that has
  * to wait parks itself; it runs again only when someone calls zm_ult_wake.
@@ -32,6 +33,14 @@ struct zm_ult {
     int state;                        /* ZM_ULT_* below */
     int exit_status;                  /* value passed to zm_ult_exit */
     void *user;                       /* upper layers' per-rank data */
+    /* A ULT started at run time (zm_ult_launch) runs its own body instead
+     * of the job's entry. */
+    void (*entry)(zm_ult_t *, void *);
+    void *entry_arg;
+    /* Nonzero for the record of a foreign OS thread acting for ULT `id`
+     * (zm_ult_foreign_init): no worker runs it; it parks on a futex.
+     * ZM_ULT_FOREIGN_COUNTED if the thread is counted (below). */
+    int foreign;
 };
 
 enum {
@@ -166,5 +175,74 @@ void zm_ult_exit(int status);
 /* Nonzero if the current thread runs a ULT of a scheduled job (not an
  * adopted single-rank job). */
 int zm_ult_in_job(void);
+
+/* ---- ULTs started at run time (dynamic processes, src/mpi/spawn.c) ----
+ * A scheduled job of one process keeps spare ULT records after its
+ * nults ranks (ZMPI_SPAWN_MAX of them, default ZM_ULT_SPAWN_DEFAULT),
+ * so that per-rank arrays indexed by ULT id (here, in p2p and the API
+ * layer) are sized once at start and never move.  Untouched records cost
+ * no memory.  Ids are never reused: a finished ULT keeps its record. */
+#define ZM_ULT_SPAWN_DEFAULT 16384
+
+/* Number of ULT records of the job, spare ones included: every id ever
+ * handed out is below it.  Any thread. */
+int zm_ult_capacity(void);
+
+/* Reserve n consecutive new ULT ids; returns the first, or -1 if the
+ * spare records are used up or the job cannot start ULTs at run time
+ * (an adopted rank, a job of several processes).  zm_ult_count() covers
+ * them from now on; records stay in ZM_ULT_NEW until zm_ult_launch.  ULT
+ * context. */
+int zm_ult_reserve(int n);
+
+/* Start reserved ULT `id` running entry(u, arg) on a stack of the job's
+ * size, on the next worker in turn (new ULTs are spread round-robin).
+ * The job does not end before it finishes.  Returns 0, or -1 if its stack
+ * cannot be mapped (the record then stays unused).  ULT context. */
+int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg);
+
+/* ---- Foreign threads (MPI_THREAD_MULTIPLE, src/mpi/threads.c) ----
+ * An OS thread that is no worker may act for a ULT (a thread a rank
+ * created calls MPI for the rank).  It gets a record of its own, bound to
+ * the thread, that zm_ult_self() returns there: same id and user data as
+ * the ULT, no worker (worker_id -1).  Parking such a record spins
+ * briefly, then sleeps on a futex until zm_ult_wake; waking it from any
+ * thread ends the sleep.  Nothing else of the scheduler changes, so ULTs
+ * pay nothing for it.
+ *
+ * The deadlock detector must not report a job whose ULTs all wait while
+ * a foreign thread still runs (it may send what they wait for): threads
+ * that may act for a ULT are counted from their creation
+ * (zm_ult_foreign_count), and a counted thread parked in a record does
+ * not count while it waits. */
+
+enum { ZM_ULT_FOREIGN_COUNTED = 1, ZM_ULT_FOREIGN_UNCOUNTED = 2 };
+
+/* Set up `rec` as the record of a foreign thread acting for ULT `id`,
+ * with upper-layer data `user`; `counted` if the thread was counted by
+ * zm_ult_foreign_count (its waits then count too).  Any thread. */
+void zm_ult_foreign_init(zm_ult_t *rec, int id, void *user, int counted);
+
+/* Make zm_ult_self() return `rec` on the calling thread from now on
+ * (NULL: no record any more).  The calling thread must not be a worker. */
+void zm_ult_foreign_bind(zm_ult_t *rec);
+
+/* The calling thread's bound foreign record, or NULL. */
+zm_ult_t *zm_ult_foreign_self(void);
+
+/* A thread that may act for a ULT starts (+1) or ends (-1).  Any
+ * thread. */
+void zm_ult_foreign_count(int delta);
+
+/* An adopted single-rank job (a program not started by zmpirun) whose
+ * other threads may call MPI: its rank, parked, sleeps until one of them
+ * wakes it instead of being reported deadlocked.  Any thread. */
+void zm_ult_set_threaded(void);
+
+/* Nonzero in an adopted single-rank job. */
+int zm_ult_job_adopted(void);
+
+/* Nonzero once this process runs a scheduled job (zm_ult_job_prepare). */
+int zm_ult_job_scheduled(void);
 
 #endif /* ZM_ULT_H */

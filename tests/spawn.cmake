@@ -1,0 +1,47 @@
+# ---- Dynamic processes (issue 15, docs/spawn.md) ----
+# Spawned ranks are new virtual ranks of the running job.  spawn_basic is
+# privatized (each child runs its own copy of the program); spawn_other is
+# a second program that Comm_spawn_multiple starts beside it.
+zmpi_add_priv_program(zt_spawn_basic spawn_basic.c)
+zmpi_add_priv_program(zt_spawn_other spawn_other.c)
+zmpi_add_priv_program(zt_spawn_ports spawn_ports.c)
+# Spawn 1, 3 and 32 children from 1, 2 and 7 parents (64 parents spawn 1
+# and 3), one and two workers.
+zmpi_add_mpi_layouts(spawn_self PROGRAM spawn_basic LAYOUTS 1x1 1x2 2x1 2x2 7x1 7x2
+                     ARGS spawn 1,3,32 TIMEOUT 180)
+zmpi_add_mpi_layouts(spawn_self_many PROGRAM spawn_basic LAYOUTS 64x2
+                     ARGS spawn 1,3 TIMEOUT 180)
+# Every parent spawns alone (MPI_COMM_SELF), all at the same time.
+zmpi_add_mpi_layouts(spawn_self_concurrent PROGRAM spawn_basic LAYOUTS 7x2 16x2
+                     ARGS selfspawn 2,1,3)
+# Two argv sets of this program and a second program in one spawned world.
+zmpi_add_mpi_layouts(spawn_multiple PROGRAM spawn_basic LAYOUTS 1x1 2x2 7x2
+                     ARGS multi $<TARGET_FILE:zt_spawn_other>)
+zmpi_add_mpi_layouts(spawn_multiple_argv PROGRAM spawn_basic LAYOUTS 2x1
+                     ARGS multi)
+# Children that spawn a grandchild.
+zmpi_add_mpi_layouts(spawn_nested PROGRAM spawn_basic LAYOUTS 1x1 3x2 ARGS nest)
+# Refused commands (missing, not built by zmpicc, a zmpi program linked
+# without privatization), bad arguments, info keys, Comm_join.
+zmpi_add_mpi_layouts(spawn_errors PROGRAM spawn_basic LAYOUTS 1x1 3x2
+                     ARGS errors $<TARGET_FILE:zt_errors_return>)
+# "soft" when the spare rank records run out (ZMPI_SPAWN_MAX=4).
+add_test(NAME spawn_soft_2x2
+  COMMAND env ZMPI_SPAWN_MAX=4 $<TARGET_FILE:zmpirun> -n 2 -w 2 $<TARGET_FILE:zt_spawn_basic> soft)
+set_tests_properties(spawn_soft_2x2 PROPERTIES TIMEOUT 120 ENVIRONMENT "MPIEXEC_TIMEOUT=120")
+# Ports and names between two halves of MPI_COMM_WORLD.
+zmpi_add_mpi_layouts(spawn_ports PROGRAM spawn_ports LAYOUTS 2x1 2x2 7x2 64x2)
+# A spawned child that aborts ends the job, naming its rank (world ranks
+# 0-1 are the parents, so the children are 2-4 and rank 1 of them is 3).
+zmpi_add_fatal_test(spawn_child_abort PROGRAM spawn_basic NP 2 WORKERS 2
+                    REGEX "rank 3 called MPI_Abort with error code 3" ARGS abort)
+# Spawned ranks that wait forever are a deadlock like any other: the
+# report names them (ranks 2-4) and what they wait for.
+zmpi_add_fatal_test(spawn_child_deadlock PROGRAM spawn_basic NP 2 WORKERS 2
+                    REGEX "deadlock: all 3 live ranks" "rank 4: MPI_Recv" ARGS hang)
+# Across processes spawning and ports are refused (docs/spawn.md).
+foreach(be ${ZMPI_NET_BACKENDS})
+  zmpi_add_net_test(net_${be}_spawn_refused_2px2 PROGRAM spawn_basic NP 4 PROCS 2
+                    BACKEND ${be} ARGS net)
+endforeach()
+# ---- end of dynamic processes ----
