@@ -17,12 +17,12 @@
 extern "C" {
 #endif
 
-/* The highest standard level whose every C function zmpi provides: all of
- * MPI 1.3 is there, while MPI 2.0 adds MPI-IO and dynamic processes, which
- * are not yet.  Much of MPI 4.1 is implemented besides (README.md);
- * MPI_Get_library_version says what is there and what is missing. */
-#define MPI_VERSION 1
-#define MPI_SUBVERSION 3
+/* The highest standard level whose every C function zmpi provides: MPI
+ * 4.1.  Some work in one process only (files, partitioned communication,
+ * shared windows, spawning and ports are refused across processes);
+ * MPI_Get_library_version says so (README.md). */
+#define MPI_VERSION 4
+#define MPI_SUBVERSION 1
 
 #define ZMPI 1
 #define ZMPI_VERSION_STRING "0.1.0"

@@ -53,6 +53,11 @@ void zm_arch_stack_free(zm_arch_stack_t *stack);
 /* Sleep while *word == expected (or until woken / spuriously).  Any thread. */
 void zm_arch_futex_wait(uint32_t *word, uint32_t expected);
 
+/* zm_arch_futex_wait for at most ns nanoseconds; returns 1 if the time
+ * ran out, 0 otherwise (woken, *word != expected, or interrupted).  Any
+ * thread. */
+int zm_arch_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t ns);
+
 /* Wake up to `n` threads sleeping on word.  Any thread. */
 void zm_arch_futex_wake(uint32_t *word, int n);
 
@@ -143,6 +148,24 @@ void zm_arch_image_close(void *image);
 #endif
 
 /* Pause hint for spin loops. */
+/* A cheap, monotonic-enough tick count for measuring short delays (the
+ * time-stamp counter on x86-64, the virtual counter on AArch64); units
+ * are the CPU's, about a nanosecond.  Any thread. */
+static inline uint64_t zm_arch_ticks(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return zm_arch_time_ns();
+#endif
+}
+
 static inline void zm_arch_cpu_relax(void)
 {
 #if defined(__x86_64__)

@@ -90,6 +90,13 @@ void zm_arch_futex_wait(uint32_t *word, uint32_t expected)
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
+int zm_arch_futex_wait_ns(uint32_t *word, uint32_t expected, uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+    long r = syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
+    return r < 0 && errno == ETIMEDOUT;
+}
+
 void zm_arch_futex_wake(uint32_t *word, int n)
 {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);

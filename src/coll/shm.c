@@ -65,7 +65,9 @@ static unsigned ring_for(int n)
     return r;
 }
 
-/* The worker that rank r of c runs on (ULTs never migrate). */
+/* The worker that rank r of c runs on now.  Wake-ups may move a rank to
+ * another worker later (ult.c): the groups below only save work when they
+ * hold, the phase's counters are correct whatever runs where. */
 static int rank_worker(const zm_p2p_comm_t *c, int r)
 {
     return zm_ult_get(c->world ? c->world[r] : r)->worker_id;

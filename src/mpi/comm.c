@@ -426,10 +426,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 ZM_WEAK(Comm_split)
 
-/* The worker thread world rank w runs on (ranks never migrate). */
+/* The worker thread world rank w was placed on: wake-ups may run a rank
+ * on another worker for a while (ult.c), so its home worker is the one
+ * stable answer every rank agrees on. */
 static int worker_of(int w)
 {
-    return zm_ult_get(w)->worker_id;
+    return zm_ult_get(w)->home_id;
 }
 
 /* A colour for the worker of local world rank w that no worker of another

@@ -435,18 +435,14 @@ int PMPI_Get_library_version(char *version, int *resultlen)
      * level whose every function exists (mpi.h). */
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "zmpi %s: virtual ranks as user-level threads, in one process or several "
-                     "over the system MPI. Complete in C: MPI 1.3. Of MPI 4.1 also: "
-                     "point-to-point (persistent, Isendrecv, generalized requests), "
-                     "partitioned, collectives (non-blocking, persistent, neighbourhood, "
-                     "intercommunicator), communicators, groups, caching, topologies, info, "
-                     "errors, sessions, one-sided, MPI-IO, buffers per communicator and "
-                     "session, large counts (all _c functions but Register_datarep_c), MPI_T "
-                     "with events, handle conversion; Fortran mpif.h, mpi and mpi_f08 when "
-                     "built with gfortran; dynamic processes (spawned ranks are new virtual "
-                     "ranks of the job; Comm_join refused); MPI_THREAD_MULTIPLE (threads the "
-                     "ranks create, OpenMP inside ranks). Missing "
-                     "across processes: windows, files, partitioned communication, dynamic "
-                     "processes.",
+                     "over the system MPI. Every C function of MPI 4.1: point-to-point, "
+                     "partitioned, collectives, communicators, topologies, caching, info, "
+                     "errors, sessions, dynamic processes (spawned ranks are new virtual "
+                     "ranks of the job; Comm_join refused), one-sided, MPI-IO, large counts, "
+                     "MPI_T with events, MPI_THREAD_MULTIPLE (threads the ranks create, "
+                     "OpenMP inside ranks); Fortran mpif.h, mpi and mpi_f08 when built with "
+                     "gfortran (no Fortran Comm_spawn). Refused across processes: files, "
+                     "partitioned communication, shared windows, spawning and ports.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -434,7 +434,11 @@ static void dispatch(omp_call_t *c)
         if (n > 1)
             wo->pool_rank = u->id;
         c->n = n;
+        /* The region's libgomp state is this worker thread's: the rank
+         * must resume here whenever it blocks in MPI inside it. */
+        zm_ult_pin();
         call_real(c);
+        zm_ult_unpin();
         wo->owner = NULL;
         return;
     }

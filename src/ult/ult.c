@@ -44,6 +44,26 @@
  * overrides the cap): a message that arrives while the whole process is
  * idle waits at most that long, and an idle process costs a few percent
  * of a core instead of a whole one. */
+/* Hand-offs under a loaded host (issue 23): a ULT woken for a worker
+ * that sleeps runs on the waker's worker instead (it migrates), since the
+ * sleeper would have to be scheduled by the OS first, which on a host
+ * whose cores are busy takes a time slice (milliseconds) per hand-off.
+ * The ranks of a communicating phase so gather on the workers that run.
+ * An idle worker gets work back when another worker's ready ULTs have
+ * waited STEAL_AFTER_NS while its running ULT went on without a switch
+ * (a computing phase): it asks that worker (hungry), which gives it one
+ * at its next switch.  A sleeping worker looks every STEAL_CHECK_NS.
+ * Migration needs thread-local addresses that are never cached across a
+ * switch: on x86-64 every access goes through %fs; elsewhere it is off. */
+#define LAG_MIGRATE_TICKS 100000ull
+#define STEAL_AFTER_NS 1000000ull
+#define STEAL_CHECK_NS 2000000ull
+#if defined(__x86_64__)
+#define CAN_MIGRATE 1
+#else
+#define CAN_MIGRATE 0
+#endif
+
 #define POLL_EVERY 16
 #define POLL_SLEEP_MIN 1000ull
 #define POLL_SLEEP_MAX 50000ull
@@ -64,6 +84,7 @@ static struct {
     zm_ult_t adopted_ult;   /* its ULT record */
     zm_ult_resolve_fn resolve; /* tried before reporting a deadlock, or NULL */
     _Atomic int checking;   /* a worker is in deadlock_check's verdict */
+    int migrate;            /* wake-ups may move a ULT to the waker's worker */
     zm_ult_poll_fn poll;    /* network progress, or NULL (one-process job) */
     _Atomic int poller;     /* worker that polls while the others sleep, or -1 */
     uint64_t poll_sleep_max; /* cap of the poller's sleeps (ns) */
@@ -107,6 +128,13 @@ int zm_ult_in_job(void)
     return tl_worker != NULL && tl_worker->current != NULL;
 }
 
+/* The FIFO's length is written by its owner only; idle workers read it. */
+static inline void rq_count(zm_worker_t *w, int d)
+{
+    atomic_store_explicit(&w->rq_len, atomic_load_explicit(&w->rq_len, memory_order_relaxed) + d,
+                          memory_order_relaxed);
+}
+
 static void rq_push(zm_worker_t *w, zm_ult_t *u)
 {
     u->rq_next = NULL;
@@ -115,6 +143,7 @@ static void rq_push(zm_worker_t *w, zm_ult_t *u)
     else
         w->rq_head = u;
     w->rq_tail = u;
+    rq_count(w, 1);
 }
 
 static zm_ult_t *rq_pop(zm_worker_t *w)
@@ -124,6 +153,7 @@ static zm_ult_t *rq_pop(zm_worker_t *w)
         w->rq_head = u->rq_next;
         if (!w->rq_head)
             w->rq_tail = NULL;
+        rq_count(w, -1);
     }
     return u;
 }
@@ -137,6 +167,9 @@ static int inbox_drain(zm_worker_t *w)
     if (!atomic_load_explicit(&w->inbox, memory_order_relaxed))
         return 0;
     list = atomic_exchange_explicit(&w->inbox, NULL, memory_order_acquire);
+    /* How long hand-offs to this worker wait (its newest arrival's wait,
+     * which is the least): zm_ult_wake moves ULTs away from a slow one. */
+    atomic_store_explicit(&w->lag, zm_arch_ticks() - list->pushed_at, memory_order_relaxed);
     while (list) {
         zm_ult_t *next = atomic_load_explicit(&list->inbox_next, memory_order_relaxed);
         atomic_store_explicit(&list->inbox_next, rev, memory_order_relaxed);
@@ -164,9 +197,29 @@ static void worker_kick(zm_worker_t *w)
 
 static void wake_unscheduled(zm_ult_t *u);
 
+/* Push u onto worker w's inbox (any thread) and wake w if it sleeps. */
+static void inbox_push(zm_worker_t *w, zm_ult_t *u)
+{
+    u->pushed_at = zm_arch_ticks();
+    zm_ult_t *head = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&u->inbox_next, head, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, u,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+    worker_kick(w);
+}
+
+/* Make worker w run ULT u from now on (u is parked or ready, on no queue). */
+static inline void ult_move(zm_ult_t *u, zm_worker_t *w)
+{
+    u->worker = w;
+    u->worker_id = w->id;
+}
+
 void zm_ult_wake(zm_ult_t *u)
 {
-    zm_worker_t *w = u->worker;
+    zm_worker_t *w = u->worker, *me = tl_worker;
     if (__builtin_expect(!w, 0)) {
         /* No worker: a foreign thread's record, or the adopted single
          * rank (woken by a resolver or the network on its own thread, or
@@ -175,17 +228,73 @@ void zm_ult_wake(zm_ult_t *u)
         return;
     }
     u->state = ZM_ULT_READY;
-    if (w == tl_worker) {
+    if (w == me) {
         rq_push(w, u);
         return;
     }
-    zm_ult_t *head = atomic_load_explicit(&w->inbox, memory_order_relaxed);
-    do {
-        atomic_store_explicit(&u->inbox_next, head, memory_order_relaxed);
-    } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, u,
-                                                    memory_order_release,
-                                                    memory_order_relaxed));
-    worker_kick(w);
+    /* Its worker sleeps, or its hand-offs wait long (a busy host): run it
+     * here (see STEAL_AFTER_NS), unless either ULT is pinned (a pinned
+     * waker may hold this thread in an OpenMP region until others move). */
+    if (CAN_MIGRATE && me && job.migrate && !__atomic_load_n(&u->pinned, __ATOMIC_RELAXED) &&
+        !(me->current && __atomic_load_n(&me->current->pinned, __ATOMIC_RELAXED)) &&
+        (atomic_load_explicit(&w->sleeping, memory_order_relaxed) ||
+         atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS)) {
+        ult_move(u, me);
+        rq_push(me, u);
+        return;
+    }
+    inbox_push(w, u);
+}
+
+/* An idle worker w asks for work: some other worker has had ready ULTs
+ * (queued or in its inbox) while its switch count stayed the same for
+ * STEAL_AFTER_NS, i.e. its running ULT computes while others wait. */
+static void want_work(zm_worker_t *w, uint64_t now)
+{
+    for (int i = 0; i < job.cfg.nworkers; i++) {
+        zm_worker_t *o = &job.workers[i];
+        if (o == w)
+            continue;
+        uint32_t sw = atomic_load_explicit(&o->nswitch, memory_order_relaxed);
+        int ready = atomic_load_explicit(&o->rq_len, memory_order_relaxed) > 0 ||
+                    atomic_load_explicit(&o->inbox, memory_order_relaxed) != NULL;
+        if (sw != w->seen_sw[i] || !ready) {
+            w->seen_sw[i] = sw;
+            w->seen_ns[i] = now;
+        } else if (now - w->seen_ns[i] >= STEAL_AFTER_NS) {
+            int none = 0;
+            atomic_compare_exchange_strong(&o->hungry, &none, w->id + 1);
+            w->seen_ns[i] = now;
+            return;
+        }
+    }
+}
+
+/* At a switch of worker w: hand one of its ready ULTs to the idle worker
+ * that asked, keeping `keep` of them to run here. */
+static void give_one(zm_worker_t *w, int keep)
+{
+    int h = atomic_exchange_explicit(&w->hungry, 0, memory_order_relaxed);
+    if (!h || atomic_load_explicit(&w->rq_len, memory_order_relaxed) < keep)
+        return;
+    /* The first ready ULT that may move (not pinned). */
+    zm_ult_t *u = w->rq_head, *prev = NULL;
+    while (u && __atomic_load_n(&u->pinned, __ATOMIC_RELAXED)) {
+        prev = u;
+        u = u->rq_next;
+    }
+    if (!u)
+        return;
+    if (prev) {
+        prev->rq_next = u->rq_next;
+        if (w->rq_tail == u)
+            w->rq_tail = prev;
+        rq_count(w, -1);
+    } else {
+        rq_pop(w);
+    }
+    ult_move(u, &job.workers[h - 1]);
+    inbox_push(u->worker, u);
 }
 
 static void foreign_report(void);
@@ -246,6 +355,9 @@ static void finish_switch(zm_worker_t *w)
     zm_ult_t *u = w->prev;
     int action = w->action;
     w->action = ACT_NONE;
+    atomic_store_explicit(&w->nswitch,
+                          atomic_load_explicit(&w->nswitch, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     switch (action) {
     case ACT_YIELD:
         rq_push(w, u);
@@ -314,8 +426,17 @@ static void worker_sleep(zm_worker_t *w)
     /* The resolver may have made ULTs of this worker ready: do not sleep
      * on them. */
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_seq_cst) &&
-        !atomic_load(&job.done))
-        zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
+        !atomic_load(&job.done)) {
+        if (job.cfg.nworkers == 1 || !CAN_MIGRATE || !job.migrate)
+            zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
+        /* Wake now and then to see whether another worker's ready ULTs
+         * wait for a computing one (want_work); still idle meanwhile. */
+        else
+            while (zm_arch_futex_wait_ns((uint32_t *)&w->wake_seq, seq, STEAL_CHECK_NS) &&
+                   !atomic_load_explicit(&w->inbox, memory_order_relaxed) &&
+                   !atomic_load(&job.done))
+                want_work(w, zm_arch_time_ns());
+    }
     /* Leave idle before draining, so a checker that saw us idle and our
      * inbox full cannot miss that we took the ULT (see deadlock_check). */
     atomic_fetch_add(&job.gen, 1);
@@ -331,8 +452,8 @@ static int idle_spin(zm_worker_t *w)
      * need the cores an idle worker would spin on: spin as briefly as
      * they do. */
     int threads = atomic_load_explicit(&job.frunning, memory_order_relaxed) > 0;
-    uint64_t end = zm_arch_time_ns() + (__builtin_expect(threads, 0) ? FOREIGN_SPIN_NS
-                                                                    : IDLE_SPIN_NS);
+    uint64_t now, end = zm_arch_time_ns() + (__builtin_expect(threads, 0) ? FOREIGN_SPIN_NS
+                                                                         : IDLE_SPIN_NS);
     do {
         for (int i = 0; i < IDLE_POLLS_PER_CLOCK; i++) {
             if (atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
@@ -347,7 +468,10 @@ static int idle_spin(zm_worker_t *w)
             }
             zm_arch_cpu_relax();
         }
-    } while (zm_arch_time_ns() < end);
+        now = zm_arch_time_ns();
+        if (CAN_MIGRATE && job.migrate && job.cfg.nworkers > 1)
+            want_work(w, now);
+    } while (now < end);
     return atomic_load_explicit(&w->inbox, memory_order_relaxed) != NULL || w->rq_head;
 }
 
@@ -465,6 +589,8 @@ static void switch_away(int action)
      * a rank woken from the other worker never ran (HPL and the zmpi_hy
      * examples live-locked on 2 workers).  The check is one relaxed load. */
     inbox_drain(w);
+    if (__builtin_expect(atomic_load_explicit(&w->hungry, memory_order_relaxed) != 0, 0))
+        give_one(w, action == ACT_YIELD ? 1 : 2);
     next = rq_pop(w);
     if (next) {
         w->current = next;
@@ -473,7 +599,8 @@ static void switch_away(int action)
         w->current = NULL;
         zm_arch_ctx_switch(&u->ctx, &w->sched_ctx);
     }
-    /* Resumed, on the same worker: ULTs never migrate yet. */
+    /* Resumed, maybe on another worker (zm_ult_wake, give_one): the
+     * thread-local read is made after the switch. */
     finish_switch(tl_worker);
 }
 
@@ -635,8 +762,16 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
     if (!job.ults || !job.workers || !job.threads)
         return -1;
     memset(job.workers, 0, sizeof(zm_worker_t) * (size_t)nw);
-    for (int i = 0; i < nw; i++)
+    for (int i = 0; i < nw; i++) {
         job.workers[i].id = i;
+        job.workers[i].seen_sw = calloc((size_t)nw, sizeof(uint32_t));
+        job.workers[i].seen_ns = calloc((size_t)nw, sizeof(uint64_t));
+        if (!job.workers[i].seen_sw || !job.workers[i].seen_ns)
+            return -1;
+    }
+    /* ZMPI_WAKE_MIGRATE=0 keeps every ULT on its first worker. */
+    const char *mig = getenv("ZMPI_WAKE_MIGRATE");
+    job.migrate = !(mig && strcmp(mig, "0") == 0);
     /* Only this process's ULTs get a record: the array is indexed by
      * world rank, and calloc'd memory nobody touches costs nothing. */
     for (int l = 0; l < nl; l++) {
@@ -646,6 +781,7 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
         /* Block mapping: consecutive ranks share a worker, so neighbour
          * exchanges mostly stay on one worker. */
         u->worker_id = (int)((long long)l * nw / nl);
+        u->home_id = u->worker_id;
         u->worker = &job.workers[u->worker_id];
         if (zm_arch_stack_alloc(cfg->stack_size, &u->stack) != 0) {
             fprintf(stderr, "zmpi: cannot map a %zu-byte stack for rank %d of %d "
@@ -732,6 +868,7 @@ int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg)
     u->entry = entry;
     u->entry_arg = arg;
     u->worker_id = (int)(atomic_fetch_add(&job.spread, 1) % (unsigned)nw);
+    u->home_id = u->worker_id;
     u->worker = &job.workers[u->worker_id];
     if (zm_arch_stack_alloc(job.cfg.stack_size, &u->stack) != 0)
         return -1;
@@ -770,6 +907,7 @@ void zm_ult_foreign_init(zm_ult_t *rec, int id, void *user, int counted)
     memset(rec, 0, sizeof(*rec));
     rec->id = id;
     rec->worker_id = -1;
+    rec->home_id = -1;
     rec->user = user;
     rec->foreign = counted ? ZM_ULT_FOREIGN_COUNTED : ZM_ULT_FOREIGN_UNCOUNTED;
     rec->state = ZM_ULT_READY;

@@ -30,8 +30,11 @@ struct zm_ult {
     _Atomic(zm_ult_t *) inbox_next;   /* link in a worker's inbox stack */
     int id;                           /* index in the job (the world rank) */
     int worker_id;                    /* index of `worker` */
+    int home_id;                      /* worker it was placed on first (stable) */
+    int pinned;                       /* zm_ult_pin depth: not moved to another worker */
     int state;                        /* ZM_ULT_* below */
     int exit_status;                  /* value passed to zm_ult_exit */
+    uint64_t pushed_at;               /* zm_arch_ticks when put in another worker's inbox */
     void *user;                       /* upper layers' per-rank data */
     /* A ULT started at run time (zm_ult_launch) runs its own body instead
      * of the job's entry. */
@@ -66,6 +69,14 @@ struct zm_worker {
     _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
     _Atomic uint32_t sleeping;        /* 1 while in or near futex wait */
     _Atomic uint32_t wake_seq;        /* futex word bumped by wakers */
+    _Atomic int hungry;               /* 1 + id of an idle worker asking for a ULT, or 0 */
+    /* Written by the owner at every switch, read by idle workers that look
+     * for one whose ready ULTs have waited long (ult.c, want_work). */
+    _Alignas(64) _Atomic uint32_t nswitch; /* switches so far */
+    _Atomic int rq_len;               /* ULTs in the local FIFO */
+    _Atomic uint64_t lag;             /* ticks the last ULT drained from the inbox waited */
+    uint32_t *seen_sw;                /* per worker: its nswitch when last looked at */
+    uint64_t *seen_ns;                /* per worker: when that count was first seen */
 };
 
 /* Thread-local scheduler state.  initial-exec: libzmpi is linked into the
@@ -136,6 +147,26 @@ static inline zm_ult_t *zm_ult_self(void)
 {
     zm_worker_t *w = zm_ult_tl_worker;
     return w ? w->current : zm_ult_tl_adopted;
+}
+
+/* Keep the calling ULT on its worker until the matching zm_ult_unpin
+ * (nestable): wake-ups and idle workers otherwise may move a parked or
+ * ready ULT to another worker (ult.c), and code that holds state of its
+ * worker's OS thread across a switch (an OpenMP region run in place, whose
+ * libgomp state is that thread's) must resume on that thread.  ULT
+ * context; a no-op elsewhere. */
+static inline void zm_ult_pin(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    if (u)
+        __atomic_add_fetch(&u->pinned, 1, __ATOMIC_RELAXED);
+}
+
+static inline void zm_ult_unpin(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    if (u)
+        __atomic_sub_fetch(&u->pinned, 1, __ATOMIC_RELAXED);
 }
 
 /* Nonzero when no other ULT is ready on the caller's worker, so a waiting
