@@ -37,7 +37,8 @@ mkdir -p "$work"
 # interpreter, which cannot become virtual ranks (zmpi runs spawned ranks
 # as threads running a zmpicc-built program's main), and a Python program
 # is a singleton, which cannot start ranks at all: its Spawn raises
-# MPI_ERR_UNSUPPORTED_OPERATION.  test_dynproc needs two processes, where zmpi
+# MPI_ERR_UNSUPPORTED_OPERATION (mpi4py skips the module by itself while
+# MPI_VERSION is below 2).  test_dynproc needs two processes, where zmpi
 # refuses MPI_Open_port (the port table is one per process): its first
 # test fails and the other rank then waits for the port name until the
 # time-out.
