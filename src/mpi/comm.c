@@ -109,18 +109,21 @@ void zm_mpi_comm_destroy(struct zmpi_comm *c)
 }
 
 /* The (local) group of a communicator, with a new reference. */
+struct zmpi_group *zm_mpi_comm_members(zm_mpi_rank_t *me, struct zmpi_comm *c)
+{
+    struct zmpi_group *g = zm_mpi_group_new(c->p.size);
+    for (int i = 0; g && i < c->p.size; i++)
+        g->world[i] = c->p.world ? c->p.world[i] : (c == &me->self ? me->world_rank : i);
+    return g;
+}
+
 static struct zmpi_group *comm_group(zm_mpi_rank_t *me, struct zmpi_comm *c)
 {
     if (c->group) {
         zm_mpi_group_ref(c->group);
         return c->group;
     }
-    struct zmpi_group *g = zm_mpi_group_new(c->p.size);
-    if (!g)
-        return NULL;
-    for (int i = 0; i < c->p.size; i++)
-        g->world[i] = c->p.world ? c->p.world[i] : (c == &me->self ? me->world_rank : i);
-    return g;
+    return zm_mpi_comm_members(me, c);
 }
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)

@@ -31,7 +31,7 @@ static struct {
 } L;
 
 
-static void comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int size,
+void zm_mpi_comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int size,
                              const int *world, const char *name)
 {
     memset(c, 0, sizeof(*c));
@@ -67,9 +67,9 @@ zm_status_t zm_mpi_setup(int nranks)
         zm_ult_get(i)->user = m;
         /* World uses contexts 0/1, self 2/3; new communicators get theirs
          * from a process-wide counter starting at 4. */
-        comm_init_predef(&m->world, 0, i, nranks, NULL, "MPI_COMM_WORLD");
+        zm_mpi_comm_init_predef(&m->world, 0, i, nranks, NULL, "MPI_COMM_WORLD");
         m->world.group = wg;
-        comm_init_predef(&m->self, 2, 0, 1, &m->world_rank, "MPI_COMM_SELF");
+        zm_mpi_comm_init_predef(&m->self, 2, 0, 1, &m->world_rank, "MPI_COMM_SELF");
     }
     return ZM_OK;
 }

@@ -148,6 +148,19 @@ typedef struct zm_mpi_rank {
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
 zm_status_t zm_mpi_setup(int nranks);
 
+/* Fill c as a predefined communicator (MPI_COMM_WORLD, MPI_COMM_SELF, a
+ * spawned group's world) of `size` ranks with world ranks `world` (NULL:
+ * the identity), context ctx, the caller's rank and name; the object is
+ * the rank's own and never freed.  The rank's thread (or the launcher,
+ * before the job runs). */
+void zm_mpi_comm_init_predef(struct zmpi_comm *c, uint32_t ctx, int rank, int size,
+                             const int *world, const char *name);
+
+/* The world ranks of intracommunicator c's members, as a new group the
+ * caller owns (NULL if out of memory), even when c records a group.  ULT
+ * context, a rank of c (me). */
+struct zmpi_group *zm_mpi_comm_members(zm_mpi_rank_t *me, struct zmpi_comm *c);
+
 /* The calling rank's API state, or NULL if the thread is not a rank. */
 static inline zm_mpi_rank_t *zm_mpi_me(void)
 {

@@ -118,15 +118,23 @@ ZM_WEAK(Close_port)
 
 /* ---- Publishing names ---------------------------------------------------- */
 
-int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+/* The arguments the three name calls share: both strings given, a valid
+ * info.  Returns MPI_SUCCESS or the raised error. */
+static int name_args(const char *fn, const char *service_name, MPI_Info info,
+                     const char *port_name)
 {
-    const char *fn = "MPI_Publish_name";
     zm_mpi_enter(fn);
-    int rc;
     if (!service_name || !port_name)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer",
                             service_name ? "port_name" : "service_name");
-    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+    return info != MPI_INFO_NULL ? zm_mpi_info_check(fn, info) : MPI_SUCCESS;
+}
+
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    const char *fn = "MPI_Publish_name";
+    int rc = name_args(fn, service_name, info, port_name);
+    if (rc != MPI_SUCCESS)
         return rc;
     struct service *s = calloc(1, sizeof(*s));
     if (!s || !(s->name = strdup(service_name))) {
@@ -154,12 +162,8 @@ ZM_WEAK(Publish_name)
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     const char *fn = "MPI_Unpublish_name";
-    zm_mpi_enter(fn);
-    int rc;
-    if (!service_name || !port_name)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer",
-                            service_name ? "port_name" : "service_name");
-    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+    int rc = name_args(fn, service_name, info, port_name);
+    if (rc != MPI_SUCCESS)
         return rc;
     zm_spin_lock(&lock);
     struct service **pp = service_find(service_name), *s = *pp;
@@ -180,12 +184,8 @@ ZM_WEAK(Unpublish_name)
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     const char *fn = "MPI_Lookup_name";
-    zm_mpi_enter(fn);
-    int rc;
-    if (!service_name || !port_name)
-        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer",
-                            service_name ? "port_name" : "service_name");
-    if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
+    int rc = name_args(fn, service_name, info, port_name);
+    if (rc != MPI_SUCCESS)
         return rc;
     zm_spin_lock(&lock);
     struct service *s = *service_find(service_name);
@@ -288,15 +288,6 @@ nomem:
     return MPI_ERR_NO_MEM;
 }
 
-/* World ranks of the members of intracommunicator c, as a new group. */
-static struct zmpi_group *members(zm_mpi_rank_t *me, struct zmpi_comm *c)
-{
-    struct zmpi_group *g = zm_mpi_group_new(c->p.size);
-    for (int i = 0; g && i < c->p.size; i++)
-        g->world[i] = c->p.world ? c->p.world[i] : c == &me->self ? me->world_rank : i;
-    return g;
-}
-
 enum { X_CLS, X_BASE, X_N, X_LEN };
 
 /* Give every rank of c the root's outcome (hdr, and on failure msg) and
@@ -340,7 +331,7 @@ static int accept_connect(const char *fn, int accept, const char *port_name, MPI
     if (!newcomm)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
     *newcomm = MPI_COMM_NULL;
-    struct zmpi_group *lg = members(me, c);
+    struct zmpi_group *lg = zm_mpi_comm_members(me, c);
     if (!lg)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     int hdr[X_LEN] = { 0, 0, 0 }, *rw = NULL;

@@ -122,24 +122,6 @@ static void child_entry(zm_ult_t *u, void *arg)
     zm_ult_exit(status);
 }
 
-/* A world communicator made by hand, as the launcher makes the first
- * one: the rank's own object, never freed. */
-static void world_init(struct zmpi_comm *c, uint32_t ctx, int rank, int size, const int *world,
-                       struct zmpi_group *g, const char *name)
-{
-    memset(c, 0, sizeof(*c));
-    c->magic = ZM_COMM_MAGIC;
-    c->p.ctx = ctx;
-    c->p.rank = rank;
-    c->p.size = size;
-    c->p.world = world;
-    c->p.name = c->name;
-    c->eh = MPI_ERRORS_ARE_FATAL;
-    c->predefined = 1;
-    c->group = g;
-    snprintf(c->name, sizeof(c->name), "%s", name);
-}
-
 /* ---- Planning a spawn at the root -------------------------------------- */
 
 /* One command of a spawn as the root resolved it. */
@@ -336,15 +318,6 @@ static int root_plan(struct cmd *cmds, int count, char *cmdv[], char **argvs[],
     return MPI_SUCCESS;
 }
 
-/* World ranks of the members of intracommunicator c, as a new group. */
-static struct zmpi_group *comm_members(zm_mpi_rank_t *me, struct zmpi_comm *c)
-{
-    struct zmpi_group *g = zm_mpi_group_new(c->p.size);
-    for (int i = 0; g && i < c->p.size; i++)
-        g->world[i] = c->p.world ? c->p.world[i] : c == &me->self ? me->world_rank : i;
-    return g;
-}
-
 /* The group of n consecutive ids from `first`. */
 static struct zmpi_group *id_range(int first, int n)
 {
@@ -391,9 +364,10 @@ static int child_start(struct spawn_grp *g, struct cmd *c, int appnum, int idx, 
     ch->g = g;
     ch->appnum = appnum;
     m->world_rank = id;
-    world_init(&m->world, g->base + 6, idx, g->cgroup->size, g->cgroup->world, g->cgroup,
-               "MPI_COMM_WORLD");
-    world_init(&m->self, 2, 0, 1, &m->world_rank, NULL, "MPI_COMM_SELF");
+    zm_mpi_comm_init_predef(&m->world, g->base + 6, idx, g->cgroup->size, g->cgroup->world,
+                            "MPI_COMM_WORLD");
+    m->world.group = g->cgroup;
+    zm_mpi_comm_init_predef(&m->self, 2, 0, 1, &m->world_rank, "MPI_COMM_SELF");
     zm_ult_get(id)->user = m;
     zm_p2p_rank_open(id);
     tab[id] = ch;
@@ -424,7 +398,7 @@ static int root_start(zm_mpi_rank_t *me, struct zmpi_comm *c, struct cmd *cmds, 
         return MPI_ERR_SPAWN;
     }
     if (g) {
-        g->pgroup = comm_members(me, c);
+        g->pgroup = zm_mpi_comm_members(me, c);
         g->cgroup = id_range(*first, total);
     }
     if (!g || !g->pgroup || !g->cgroup) {
@@ -540,7 +514,7 @@ static int spawn_common(const char *fn, int count, char *cmdv[], char **argvs[],
     if (hdr[H_CLS] != MPI_SUCCESS)
         return zm_mpi_error(c, hdr[H_CLS], fn, "%s%s", c->p.rank == root ? "" : "at the root: ",
                             msg);
-    struct zmpi_group *lg = comm_members(me, c), *rg = id_range(hdr[H_FIRST], hdr[H_N]);
+    struct zmpi_group *lg = zm_mpi_comm_members(me, c), *rg = id_range(hdr[H_FIRST], hdr[H_N]);
     struct zmpi_comm *n = lg && rg ? zm_mpi_intercomm_new(c->eh, lg, rg, (uint32_t)hdr[H_BASE],
                                                           (uint32_t)hdr[H_BASE] + 2,
                                                           me->world_rank)

@@ -88,6 +88,19 @@ static int granted(zm_rma_win_t *w, int me, const void *arg)
     return atomic_load_explicit(&((zm_rma_locker_t *)arg)->granted, memory_order_acquire);
 }
 
+/* Take target tg's lock (tg->lock_lk held) if it is free for this kind
+ * and no one queues before us; returns 1 if taken. */
+static int lock_take_free(zm_rma_target_t *tg, int exclusive)
+{
+    if (!zm_dlist_empty(&tg->queue) || tg->writer || (exclusive && tg->readers != 0))
+        return 0;
+    if (exclusive)
+        tg->writer = 1;
+    else
+        tg->readers++;
+    return 1;
+}
+
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what)
 {
     if (zm_rma_is_remote(w, t)) {
@@ -97,13 +110,7 @@ void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what
     zm_rma_target_t *tg = &w->t[t];
     zm_rma_locker_t lk = { .exclusive = exclusive, .rank = me, .proc = -1 };
     zm_spin_lock(&tg->lock_lk);
-    int free_now = zm_dlist_empty(&tg->queue) && !tg->writer &&
-                   (!exclusive || tg->readers == 0);
-    if (free_now) {
-        if (exclusive)
-            tg->writer = 1;
-        else
-            tg->readers++;
+    if (lock_take_free(tg, exclusive)) {
         zm_spin_unlock(&tg->lock_lk);
         return;
     }
@@ -116,13 +123,7 @@ int zm_rma_lock_remote(zm_rma_win_t *w, int t, int exclusive, int proc, uint64_t
 {
     zm_rma_target_t *tg = &w->t[t];
     zm_spin_lock(&tg->lock_lk);
-    int free_now = zm_dlist_empty(&tg->queue) && !tg->writer &&
-                   (!exclusive || tg->readers == 0);
-    if (free_now) {
-        if (exclusive)
-            tg->writer = 1;
-        else
-            tg->readers++;
+    if (lock_take_free(tg, exclusive)) {
         zm_spin_unlock(&tg->lock_lk);
         return 1;
     }
