@@ -58,6 +58,9 @@ struct options {
     const char *net;         /* --net value. */
     int separate;            /* --separate-nodes: the network path only. */
     int tag;                 /* --tag-output (-l, -prepend-rank): "[rank] " lines. */
+    const char *lb;          /* --lb value: ZMPI_Migrate's default strategy. */
+    int lb_report;           /* --lb-report: print each migration step's loads. */
+    const char *steal;       /* --steal "1" / --no-steal "0". */
     char **argv;             /* The program and its arguments. */
 };
 
@@ -85,6 +88,13 @@ static void print_usage(FILE *out)
           "  --tag-output       start every output line with \"[rank] \" (also\n"
           "                     -l, -prepend-rank, --prepend-rank; privatized\n"
           "                     programs, $ZMPI_TAG_OUTPUT=1)\n"
+          "  --lb STRATEGY      default strategy of ZMPI_Migrate: greedy (default),\n"
+          "                     refine, rotate or none ($ZMPI_LB); given, the ranks'\n"
+          "                     busy time is measured from the start (none: never)\n"
+          "  --lb-report        print per-worker loads before and after each\n"
+          "                     migration step to stderr ($ZMPI_LB_REPORT=1)\n"
+          "  --steal, --no-steal  idle workers take ready ranks of busy ones (default\n"
+          "                     on; $ZMPI_STEAL=1 or 0)\n"
           "  -h, --help         show this help\n"
           "\n"
           "A program not linked with zmpi (hostname, a script, python) runs as N\n"
@@ -204,6 +214,12 @@ static void parse_args(int argc, char **argv, struct options *o)
                    strcmp(a, "-l") == 0 || strcmp(a, "-prepend-rank") == 0 ||
                    strcmp(a, "--prepend-rank") == 0) {
             o->tag = 1;
+        } else if (is_opt(a, "--lb")) {
+            o->lb = option_value(argv, &i, "--lb");
+        } else if (strcmp(a, "--lb-report") == 0) {
+            o->lb_report = 1;
+        } else if (strcmp(a, "--steal") == 0 || strcmp(a, "--no-steal") == 0) {
+            o->steal = a[2] == 'n' ? "0" : "1";
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -250,6 +266,37 @@ static void export_stack_size(const char *flag)
                     "suffix k, m or g)", v);
     snprintf(buf, sizeof(buf), "%llu", bytes);
     if (setenv("ZMPI_STACK_SIZE", buf, 1) != 0) {
+        perror("zmpirun: setenv");
+        exit(EXIT_USAGE);
+    }
+}
+
+/* Exports the balancer's switches (docs/migrate.md): the flags win; an
+ * inherited ZMPI_LB is checked here too, so that a typo is reported before
+ * the job starts. */
+static void export_lb(const struct options *o)
+{
+    static const char *const names[] = { "greedy", "refine", "rotate", "none" };
+    const char *v = o->lb != NULL ? o->lb : getenv("ZMPI_LB");
+    size_t i;
+
+    if (v != NULL && *v != '\0') {
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strcmp(v, names[i]) == 0)
+                break;
+        if (i == sizeof(names) / sizeof(names[0]))
+            usage_error("invalid load-balancing strategy '%s' (--lb / ZMPI_LB: want greedy, "
+                        "refine, rotate or none)", v);
+        if (setenv("ZMPI_LB", v, 1) != 0) {
+            perror("zmpirun: setenv");
+            exit(EXIT_USAGE);
+        }
+    }
+    if (o->lb_report && setenv("ZMPI_LB_REPORT", "1", 1) != 0) {
+        perror("zmpirun: setenv");
+        exit(EXIT_USAGE);
+    }
+    if (o->steal != NULL && setenv("ZMPI_STEAL", o->steal, 1) != 0) {
         perror("zmpirun: setenv");
         exit(EXIT_USAGE);
     }
@@ -698,6 +745,10 @@ static char **launch_argv(const struct options *o, long procs)
         exit(EXIT_USAGE);
     }
     put_env("ZMPI_NET", net);
+    /* Every process a node of its own: no memory shared between them
+     * either (src/net/net.c). */
+    if (o->separate)
+        put_env("ZMPI_NET_SEPARATE", "1");
     if (o->separate && !openmpi) {
         /* MPICH (ch4 over UCX): no shared-memory path between processes,
          * UCX's TCP transport between them. */
@@ -821,6 +872,7 @@ int main(int argc, char **argv)
     export_count("ZMPI_WORKERS", o.workers, "invalid number of workers '%s' "
                  "(want an integer >= 1)");
     export_stack_size(o.stack_size);
+    export_lb(&o);
     procs = export_procs(&o);
     timeout = read_timeout();
     if (o.tag)

@@ -10,9 +10,8 @@
  * is still alive: that is a deadlock, unless the upper layers' resolver
  * (p2p's send-cycle breaker) can end it by waking some ULTs itself.
  */
-#include "ult/ult.h"
+#include "ult/ult_impl.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +28,6 @@
  * here, 1 in 20.  Polls are counted in batches between clock reads, so
  * the time does not depend on the cost of a pause. */
 #define IDLE_SPIN_NS 5000000ull
-#define IDLE_POLLS_PER_CLOCK 256
-
-/* How long a parked foreign thread (a thread a rank created, ult.h) polls
- * its state before it sleeps, and an idle worker while such threads run:
- * long enough for a round trip between a rank and a thread, short enough
- * not to hold a core the other may need. */
-#define FOREIGN_SPIN_NS 20000ull
 
 /* With a poll function (a job of several processes), an idle worker polls
  * the network every POLL_EVERY inbox polls, and the worker that keeps
@@ -53,50 +45,28 @@
  * waited STEAL_AFTER_NS while its running ULT went on without a switch
  * (a computing phase): it asks that worker (hungry), which gives it one
  * at its next switch.  A sleeping worker looks every STEAL_CHECK_NS.
+ * Stealing can be turned off (ZMPI_STEAL=0, zmpirun --no-steal: lb.c).
  * Migration needs thread-local addresses that are never cached across a
- * switch: on x86-64 every access goes through %fs; elsewhere it is off. */
+ * switch (CAN_MIGRATE, ult_impl.h); elsewhere it is off. */
 #define LAG_MIGRATE_TICKS 100000ull
+/* A sleeping worker is passed over only while waking sleepers has been
+ * slow (wake_sample): on a quiet host waking it costs tens of
+ * microseconds, and moving the ULT instead put two ranks on one worker
+ * until stealing spread them again, which made the bucket sort of
+ * examples/isort.c 20-25 % slower at 8 ranks on 2 workers (alternated
+ * runs, quiet host, 16.4 against 21 ms per iteration). */
+#define SLOW_WAKE_TICKS 1000000ull
+#define SLOW_WAKE_SCORE 32u
 #define STEAL_AFTER_NS 1000000ull
 #define STEAL_CHECK_NS 2000000ull
-#if defined(__x86_64__)
-#define CAN_MIGRATE 1
-#else
-#define CAN_MIGRATE 0
-#endif
 
-#define POLL_EVERY 16
 #define POLL_SLEEP_MIN 1000ull
 #define POLL_SLEEP_MAX 50000ull
 
 enum { ACT_NONE, ACT_YIELD, ACT_PARK, ACT_EXIT };
 
-static struct {
-    zm_ult_job_config_t cfg;
-    zm_ult_t *ults;
-    zm_worker_t *workers;
-    pthread_t *threads;     /* OS threads of workers 1.. */
-    _Atomic int idle;       /* workers asleep or about to sleep */
-    _Atomic unsigned gen;   /* bumped whenever a worker leaves idle */
-    _Atomic int alive;      /* ULTs not yet finished */
-    _Atomic int done;       /* set when alive reaches 0 */
-    _Atomic int status;     /* first nonzero exit status */
-    int adopted;            /* single-rank job on the caller's thread */
-    zm_ult_t adopted_ult;   /* its ULT record */
-    zm_ult_resolve_fn resolve; /* tried before reporting a deadlock, or NULL */
-    _Atomic int checking;   /* a worker is in deadlock_check's verdict */
-    int migrate;            /* wake-ups may move a ULT to the waker's worker */
-    zm_ult_poll_fn poll;    /* network progress, or NULL (one-process job) */
-    _Atomic int poller;     /* worker that polls while the others sleep, or -1 */
-    uint64_t poll_sleep_max; /* cap of the poller's sleeps (ns) */
-    int capacity;           /* ULT records, spare ones for zm_ult_spawn included */
-    _Atomic int nids;       /* ids handed out: nults, then grown by zm_ult_reserve */
-    _Atomic unsigned spread; /* next worker for a ULT started at run time */
-    /* Foreign threads (the end of this file). */
-    _Atomic int frunning;   /* threads that may act for a ULT and are not parked */
-    _Atomic int threaded;   /* adopted job: other threads may wake the rank */
-    zm_ult_t *fhead;        /* foreign records, for deadlock reports (under flock) */
-    _Atomic int flock;      /* guards fhead */
-} job = { .poller = -1 };
+zm_ult_state_t zm_ult_job = { .poller = -1 };
+#define job zm_ult_job
 
 __thread zm_worker_t *zm_ult_tl_worker __attribute__((tls_model("initial-exec")));
 __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
@@ -158,6 +128,17 @@ static zm_ult_t *rq_pop(zm_worker_t *w)
     return u;
 }
 
+/* Fold one wake-up delay of a sleeping worker into job.slow_wakes, a
+ * score that stays above SLOW_WAKE_SCORE while most recent wake-ups took
+ * longer than SLOW_WAKE_TICKS (a host whose cores other work keeps busy).
+ * Racy updates from several workers only blur a heuristic. */
+static void wake_sample(uint64_t ticks)
+{
+    unsigned sc = atomic_load_explicit(&job.slow_wakes, memory_order_relaxed);
+    sc = sc - sc / 4 + (ticks > SLOW_WAKE_TICKS ? 64 : 0);
+    atomic_store_explicit(&job.slow_wakes, sc, memory_order_relaxed);
+}
+
 /* Move everything other workers handed us into the local FIFO, oldest
  * first.  Taking the whole stack with one exchange makes the consumer side
  * immune to ABA. */
@@ -168,8 +149,17 @@ static int inbox_drain(zm_worker_t *w)
         return 0;
     list = atomic_exchange_explicit(&w->inbox, NULL, memory_order_acquire);
     /* How long hand-offs to this worker wait (its newest arrival's wait,
-     * which is the least): zm_ult_wake moves ULTs away from a slow one. */
-    atomic_store_explicit(&w->lag, zm_arch_ticks() - list->pushed_at, memory_order_relaxed);
+     * which is the least): zm_ult_wake moves ULTs away from a slow one.
+     * Right after a sleep the wait is the time the OS took to run the
+     * woken worker: a sample of how busy the host is, not of this
+     * worker's lag. */
+    uint64_t waited = zm_arch_ticks() - list->pushed_at;
+    if (w->woke) {
+        w->woke = 0;
+        wake_sample(waited);
+        waited = 0;
+    }
+    atomic_store_explicit(&w->lag, waited, memory_order_relaxed);
     while (list) {
         zm_ult_t *next = atomic_load_explicit(&list->inbox_next, memory_order_relaxed);
         atomic_store_explicit(&list->inbox_next, rev, memory_order_relaxed);
@@ -195,8 +185,6 @@ static void worker_kick(zm_worker_t *w)
     }
 }
 
-static void wake_unscheduled(zm_ult_t *u);
-
 /* Push u onto worker w's inbox (any thread) and wake w if it sleeps. */
 static void inbox_push(zm_worker_t *w, zm_ult_t *u)
 {
@@ -205,6 +193,20 @@ static void inbox_push(zm_worker_t *w, zm_ult_t *u)
     do {
         atomic_store_explicit(&u->inbox_next, head, memory_order_relaxed);
     } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, u,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+    worker_kick(w);
+}
+
+/* Push the chain first..last (linked by inbox_next) onto w's inbox in one
+ * exchange, and wake w if it sleeps. */
+static void inbox_push_chain(zm_worker_t *w, zm_ult_t *first, zm_ult_t *last)
+{
+    first->pushed_at = zm_arch_ticks();
+    zm_ult_t *head = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&last->inbox_next, head, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&w->inbox, &head, first,
                                                     memory_order_release,
                                                     memory_order_relaxed));
     worker_kick(w);
@@ -224,7 +226,7 @@ void zm_ult_wake(zm_ult_t *u)
         /* No worker: a foreign thread's record, or the adopted single
          * rank (woken by a resolver or the network on its own thread, or
          * by its other threads). */
-        wake_unscheduled(u);
+        zm_ult_unsched_wake(u);
         return;
     }
     u->state = ZM_ULT_READY;
@@ -235,8 +237,10 @@ void zm_ult_wake(zm_ult_t *u)
     /* Its worker sleeps, or its hand-offs wait long (a busy host): run it
      * here (see STEAL_AFTER_NS), unless either ULT is pinned (a pinned
      * waker may hold this thread in an OpenMP region until others move). */
-    if (CAN_MIGRATE && me && job.migrate && !__atomic_load_n(&u->pinned, __ATOMIC_RELAXED) &&
+    if (CAN_MIGRATE && me && __atomic_load_n(&job.migrate, __ATOMIC_RELAXED) &&
+        !__atomic_load_n(&u->pinned, __ATOMIC_RELAXED) &&
         !(me->current && __atomic_load_n(&me->current->pinned, __ATOMIC_RELAXED)) &&
+        atomic_load_explicit(&job.slow_wakes, memory_order_relaxed) > SLOW_WAKE_SCORE &&
         (atomic_load_explicit(&w->sleeping, memory_order_relaxed) ||
          atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS)) {
         ult_move(u, me);
@@ -244,6 +248,73 @@ void zm_ult_wake(zm_ult_t *u)
         return;
     }
     inbox_push(w, u);
+}
+
+void zm_ult_wake_on(zm_ult_t *u, int worker)
+{
+    zm_worker_t *w = &job.workers[worker];
+    ult_move(u, w);
+    u->home_id = worker;
+    u->state = ZM_ULT_READY;
+    if (w == tl_worker)
+        rq_push(w, u);
+    else
+        inbox_push(w, u);
+}
+
+void zm_ult_wake_all_on(zm_ult_t *const *us, const int *worker, int n, int skip)
+{
+    int nw = job.cfg.nworkers;
+    zm_ult_t **first = calloc((size_t)nw * 2, sizeof(zm_ult_t *)), **last = first + nw;
+    for (int i = 0; i < n; i++) {
+        if (i == skip)
+            continue;
+        zm_ult_t *u = us[i];
+        zm_worker_t *w = &job.workers[worker[i]];
+        if (!first || w == tl_worker) {
+            zm_ult_wake_on(u, worker[i]);
+            continue;
+        }
+        ult_move(u, w);
+        u->home_id = worker[i];
+        u->state = ZM_ULT_READY;
+        atomic_store_explicit(&u->inbox_next, first[w->id], memory_order_relaxed);
+        if (!first[w->id])
+            last[w->id] = u;
+        first[w->id] = u;
+    }
+    for (int k = 0; first && k < nw; k++)
+        if (first[k])
+            inbox_push_chain(&job.workers[k], first[k], last[k]);
+    free(first);
+}
+
+/* zm_ult_move_self's park: the ULT's context is saved, so it may be
+ * queued on its new worker at once.  Nothing of `arg` (the mover's stack)
+ * is read after that: the ULT may already run there. */
+typedef struct {
+    zm_ult_t *u;
+    int worker;
+} move_arg_t;
+
+static int move_commit(void *arg)
+{
+    move_arg_t *m = arg;
+    zm_ult_t *u = m->u;
+    zm_ult_wake_on(u, m->worker);
+    return 0;
+}
+
+void zm_ult_move_self(int worker)
+{
+    zm_worker_t *w = tl_worker;
+    if (!w || !w->current)
+        return;
+    w->current->home_id = worker;
+    if (worker == w->id)
+        return;
+    move_arg_t m = { w->current, worker };
+    zm_ult_park(move_commit, &m);
 }
 
 /* An idle worker w asks for work: some other worker has had ready ULTs
@@ -297,8 +368,6 @@ static void give_one(zm_worker_t *w, int keep)
     inbox_push(u->worker, u);
 }
 
-static void foreign_report(void);
-
 static void deadlock_report(const char *note)
 {
     int n = zm_ult_count(), shown = 0, blocked = 0;
@@ -321,7 +390,7 @@ static void deadlock_report(const char *note)
             job.cfg.describe(u, line, sizeof(line));
         fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
     }
-    foreign_report();
+    zm_ult_foreign_report();
     if (note && note[0])
         fprintf(stderr, "zmpi: %s\n", note);
     fflush(stderr);
@@ -427,7 +496,7 @@ static void worker_sleep(zm_worker_t *w)
      * on them. */
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_seq_cst) &&
         !atomic_load(&job.done)) {
-        if (job.cfg.nworkers == 1 || !CAN_MIGRATE || !job.migrate)
+        if (job.cfg.nworkers == 1 || !CAN_MIGRATE || !job.steal)
             zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
         /* Wake now and then to see whether another worker's ready ULTs
          * wait for a computing one (want_work); still idle meanwhile. */
@@ -436,6 +505,7 @@ static void worker_sleep(zm_worker_t *w)
                    !atomic_load_explicit(&w->inbox, memory_order_relaxed) &&
                    !atomic_load(&job.done))
                 want_work(w, zm_arch_time_ns());
+        w->woke = 1;
     }
     /* Leave idle before draining, so a checker that saw us idle and our
      * inbox full cannot miss that we took the ULT (see deadlock_check). */
@@ -469,7 +539,7 @@ static int idle_spin(zm_worker_t *w)
             zm_arch_cpu_relax();
         }
         now = zm_arch_time_ns();
-        if (CAN_MIGRATE && job.migrate && job.cfg.nworkers > 1)
+        if (CAN_MIGRATE && job.steal && job.cfg.nworkers > 1)
             want_work(w, now);
     } while (now < end);
     return atomic_load_explicit(&w->inbox, memory_order_relaxed) != NULL || w->rq_head;
@@ -484,7 +554,7 @@ static void nap(uint64_t ns)
 
 /* Poll the network with a growing back-off; returns once `ready` says
  * there is something to do. */
-static void poll_until(int (*ready)(void *), void *arg)
+void zm_ult_poll_until(int (*ready)(void *), void *arg)
 {
     uint64_t pause = POLL_SLEEP_MIN;
     while (!ready(arg)) {
@@ -514,7 +584,7 @@ static int poll_duty(zm_worker_t *w)
     int free_post = -1;
     if (!atomic_compare_exchange_strong(&job.poller, &free_post, w->id))
         return 0;
-    poll_until(worker_has_work, w);
+    zm_ult_poll_until(worker_has_work, w);
     atomic_store(&job.poller, -1);
     for (int i = 0; i < job.cfg.nworkers; i++) {
         zm_worker_t *o = &job.workers[i];
@@ -551,6 +621,8 @@ static void worker_loop(zm_worker_t *w)
     tl_worker = w;
     while ((u = worker_next(w)) != NULL) {
         w->current = u;
+        if (__atomic_load_n(&job.measure, __ATOMIC_RELAXED))
+            w->since = zm_arch_ticks();
         zm_arch_ctx_switch(&w->sched_ctx, &u->ctx);
         finish_switch(w);
     }
@@ -591,6 +663,15 @@ static void switch_away(int action)
     inbox_drain(w);
     if (__builtin_expect(atomic_load_explicit(&w->hungry, memory_order_relaxed) != 0, 0))
         give_one(w, action == ACT_YIELD ? 1 : 2);
+    /* The balancer's busy time (lb.c): the slice ends here, and the next
+     * one starts now if a ULT follows directly (else worker_loop starts
+     * it).  One tick read per switch, and only when asked for.  A slice
+     * begun before measuring started has no start (0) and is not counted. */
+    if (__atomic_load_n(&job.measure, __ATOMIC_RELAXED)) {
+        uint64_t t = zm_arch_ticks();
+        u->busy += w->since ? t - w->since : 0;
+        w->since = t;
+    }
     next = rq_pop(w);
     if (next) {
         w->current = next;
@@ -618,7 +699,7 @@ void zm_ult_yield(void)
     switch_away(ACT_YIELD);
 }
 
-static int adopted_woken(void *arg)
+int zm_ult_adopted_woken(void *arg)
 {
     return __atomic_load_n(&((zm_ult_t *)arg)->state, __ATOMIC_ACQUIRE) != ZM_ULT_PARKED;
 }
@@ -634,22 +715,20 @@ static int adopted_woken(void *arg)
  * it several times slower).  Returns nonzero once the rank is woken. */
 #define ADOPTED_SPIN_NS 200000ull
 
-static int adopted_spin(zm_ult_t *u)
+int zm_ult_adopted_spin(zm_ult_t *u)
 {
     uint64_t end = zm_arch_time_ns() + ADOPTED_SPIN_NS;
     do {
         for (int i = 0; i < IDLE_POLLS_PER_CLOCK; i++) {
-            if (adopted_woken(u))
+            if (zm_ult_adopted_woken(u))
                 return 1;
             if (job.poll())
                 end = zm_arch_time_ns() + ADOPTED_SPIN_NS;
         }
         sched_yield();
     } while (zm_arch_time_ns() < end);
-    return adopted_woken(u);
+    return zm_ult_adopted_woken(u);
 }
-
-static void unscheduled_park(zm_ult_t *u, int (*commit)(void *), void *arg);
 
 void zm_ult_park(int (*commit)(void *), void *arg)
 {
@@ -657,10 +736,10 @@ void zm_ult_park(int (*commit)(void *), void *arg)
     if (!w || !w->current) {
         zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
         /* A foreign thread, or an adopted rank that other threads may
-         * wake: sleep until woken (unscheduled_park). */
+         * wake: sleep until woken (zm_ult_unsched_park, ult_foreign.c). */
         if (u->foreign || (atomic_load_explicit(&job.threaded, memory_order_relaxed) &&
                            !job.poll)) {
-            unscheduled_park(u, commit, arg);
+            zm_ult_unsched_park(u, commit, arg);
             return;
         }
         /* Adopted single-rank job: nobody else can end the wait, but the
@@ -675,8 +754,8 @@ void zm_ult_park(int (*commit)(void *), void *arg)
             if (job.poll) {
                 /* One rank per process (a program started by a system
                  * launcher): the network wakes it, on this thread. */
-                if (!adopted_spin(u))
-                    poll_until(adopted_woken, u);
+                if (!zm_ult_adopted_spin(u))
+                    zm_ult_poll_until(zm_ult_adopted_woken, u);
                 return;
             }
             if (job.resolve && job.resolve(note, sizeof(note)) && u->state == ZM_ULT_READY)
@@ -769,9 +848,12 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
         if (!job.workers[i].seen_sw || !job.workers[i].seen_ns)
             return -1;
     }
-    /* ZMPI_WAKE_MIGRATE=0 keeps every ULT on its first worker. */
+    /* ZMPI_WAKE_MIGRATE=0 keeps every ULT on its first worker (and turns
+     * stealing off too, unless ZMPI_STEAL says otherwise: lb.c). */
     const char *mig = getenv("ZMPI_WAKE_MIGRATE");
     job.migrate = !(mig && strcmp(mig, "0") == 0);
+    if (zm_ult_lb_setup() != 0)
+        return -1;
     /* Only this process's ULTs get a record: the array is indexed by
      * world rank, and calloc'd memory nobody touches costs nothing. */
     for (int l = 0; l < nl; l++) {
@@ -881,93 +963,6 @@ int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg)
     return 0;
 }
 
-/* ---- Foreign threads (ult.h) ---------------------------------------------
- * A foreign record's state word is also its futex: READY, PARKED while its
- * thread spins, UNSCHED_SLEEPING once it sleeps.  The waker exchanges
- * READY in and calls the kernel only if the thread sleeps; it touches the
- * record no more after the exchange but for that wake (a woken thread may
- * leave and free its record at once, and waking a futex word that was
- * freed meanwhile is harmless). */
-#define UNSCHED_SLEEPING 16
-
-
-static void flock_take(void)
-{
-    while (atomic_exchange_explicit(&job.flock, 1, memory_order_acquire))
-        zm_arch_cpu_relax();
-}
-
-static void flock_drop(void)
-{
-    atomic_store_explicit(&job.flock, 0, memory_order_release);
-}
-
-void zm_ult_foreign_init(zm_ult_t *rec, int id, void *user, int counted)
-{
-    memset(rec, 0, sizeof(*rec));
-    rec->id = id;
-    rec->worker_id = -1;
-    rec->home_id = -1;
-    rec->user = user;
-    rec->foreign = counted ? ZM_ULT_FOREIGN_COUNTED : ZM_ULT_FOREIGN_UNCOUNTED;
-    rec->state = ZM_ULT_READY;
-}
-
-void zm_ult_foreign_bind(zm_ult_t *rec)
-{
-    zm_ult_t *old = tl_adopted && tl_adopted->foreign ? tl_adopted : NULL;
-    if (old == rec)
-        return;
-    /* Listed while bound, for deadlock reports (rq_next links them). */
-    flock_take();
-    if (old) {
-        zm_ult_t **pp = &job.fhead;
-        while (*pp && *pp != old)
-            pp = &(*pp)->rq_next;
-        if (*pp)
-            *pp = old->rq_next;
-    }
-    if (rec) {
-        rec->rq_next = job.fhead;
-        job.fhead = rec;
-    }
-    flock_drop();
-    tl_adopted = rec;
-}
-
-zm_ult_t *zm_ult_foreign_self(void)
-{
-    return tl_adopted && tl_adopted->foreign ? tl_adopted : NULL;
-}
-
-/* The thread counts of foreign threads fell by one: if none runs any more
- * and every worker is idle, wake one so that it looks for a deadlock
- * again as it goes back to sleep (only the last worker to go idle looks,
- * and they may all be asleep already). */
-static void foreign_stopped(void)
-{
-    if (atomic_fetch_sub(&job.frunning, 1) != 1 || !job.ults || job.poll)
-        return;
-    if (atomic_load(&job.idle) == job.cfg.nworkers && !atomic_load(&job.done)) {
-        atomic_fetch_add_explicit(&job.workers[0].wake_seq, 1, memory_order_release);
-        zm_arch_futex_wake((uint32_t *)&job.workers[0].wake_seq, 1);
-    }
-}
-
-void zm_ult_foreign_count(int delta)
-{
-    if (delta > 0)
-        atomic_fetch_add(&job.frunning, delta);
-    else
-        while (delta++ < 0)
-            foreign_stopped();
-}
-
-void zm_ult_set_threaded(void)
-{
-    atomic_store(&job.threaded, 1);
-}
-
 int zm_ult_job_adopted(void)
 {
     return job.adopted;
@@ -976,67 +971,4 @@ int zm_ult_job_adopted(void)
 int zm_ult_job_scheduled(void)
 {
     return job.ults != NULL;
-}
-
-static void unscheduled_park(zm_ult_t *u, int (*commit)(void *), void *arg)
-{
-    __atomic_store_n(&u->state, ZM_ULT_PARKED, __ATOMIC_RELAXED);
-    if (commit(arg)) {
-        __atomic_store_n(&u->state, ZM_ULT_READY, __ATOMIC_RELAXED);
-        return;
-    }
-    if (u->foreign == ZM_ULT_FOREIGN_COUNTED)
-        foreign_stopped();
-    if (job.poll && job.adopted) {
-        /* A process started by a system launcher has no worker to poll
-         * the network while its threads wait: they poll it themselves. */
-        if (!adopted_spin(u))
-            poll_until(adopted_woken, u);
-        return;
-    }
-    uint64_t end = zm_arch_time_ns() + FOREIGN_SPIN_NS;
-    for (unsigned i = 1;; i++) {
-        if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != ZM_ULT_PARKED)
-            return;
-        /* What it waits for may come from another process. */
-        if (job.poll && i % POLL_EVERY == 0)
-            job.poll();
-        zm_arch_cpu_relax();
-        if (i % IDLE_POLLS_PER_CLOCK == 0 && zm_arch_time_ns() >= end)
-            break;
-    }
-    int expect = ZM_ULT_PARKED;
-    if (!__atomic_compare_exchange_n(&u->state, &expect, UNSCHED_SLEEPING, 0,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return;
-    while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == UNSCHED_SLEEPING)
-        zm_arch_futex_wait((uint32_t *)&u->state, UNSCHED_SLEEPING);
-}
-
-static void wake_unscheduled(zm_ult_t *u)
-{
-    /* Counted running again before it can run (foreign_stopped's
-     * opposite), so no deadlock check sees everyone stopped meanwhile. */
-    if (u->foreign == ZM_ULT_FOREIGN_COUNTED)
-        atomic_fetch_add(&job.frunning, 1);
-    int old = __atomic_exchange_n(&u->state, ZM_ULT_READY, __ATOMIC_ACQ_REL);
-    if (old == UNSCHED_SLEEPING)
-        zm_arch_futex_wake((uint32_t *)&u->state, 1);
-}
-
-/* Add the parked foreign threads to a deadlock report. */
-static void foreign_report(void)
-{
-    char line[512];
-    flock_take();
-    for (zm_ult_t *u = job.fhead; u; u = u->rq_next) {
-        int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
-        if (st != ZM_ULT_PARKED && st != UNSCHED_SLEEPING)
-            continue;
-        line[0] = '\0';
-        if (job.cfg.describe)
-            job.cfg.describe(u, line, sizeof(line));
-        fprintf(stderr, "zmpi:   a thread of rank %d: %s\n", u->id, line[0] ? line : "blocked");
-    }
-    flock_drop();
 }

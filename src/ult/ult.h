@@ -30,11 +30,13 @@ struct zm_ult {
     _Atomic(zm_ult_t *) inbox_next;   /* link in a worker's inbox stack */
     int id;                           /* index in the job (the world rank) */
     int worker_id;                    /* index of `worker` */
-    int home_id;                      /* worker it was placed on first (stable) */
+    int home_id;                      /* worker it was placed on (first, then by a
+                                       * balancing step: lb.c) */
     int pinned;                       /* zm_ult_pin depth: not moved to another worker */
     int state;                        /* ZM_ULT_* below */
     int exit_status;                  /* value passed to zm_ult_exit */
     uint64_t pushed_at;               /* zm_arch_ticks when put in another worker's inbox */
+    uint64_t busy;                    /* ticks run on workers since zm_ult_busy_take (lb.c) */
     void *user;                       /* upper layers' per-rank data */
     /* A ULT started at run time (zm_ult_launch) runs its own body instead
      * of the job's entry. */
@@ -64,6 +66,7 @@ struct zm_worker {
     int (*commit)(void *);            /* park commit callback */
     void *commit_arg;                 /* its argument */
     int id;                           /* worker index */
+    uint64_t since;                   /* zm_arch_ticks when `current` was switched in */
     /* The inbox and sleep state are written by other threads, so they sit
      * on their own cache line. */
     _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
@@ -75,6 +78,7 @@ struct zm_worker {
     _Alignas(64) _Atomic uint32_t nswitch; /* switches so far */
     _Atomic int rq_len;               /* ULTs in the local FIFO */
     _Atomic uint64_t lag;             /* ticks the last ULT drained from the inbox waited */
+    int woke;                         /* back from a sleep: the next drain samples the delay */
     uint32_t *seen_sw;                /* per worker: its nswitch when last looked at */
     uint64_t *seen_ns;                /* per worker: when that count was first seen */
 };
@@ -275,5 +279,93 @@ int zm_ult_job_adopted(void);
 
 /* Nonzero once this process runs a scheduled job (zm_ult_job_prepare). */
 int zm_ult_job_scheduled(void);
+
+/* Job-wide deadlock detection (src/net/net.c; ult_quiet.c).  zm_ult_quiet:
+ * nonzero if every live rank of this process is parked, none is ready to
+ * run and no thread a rank created runs; *activity is a count that moves
+ * whenever a rank is switched to, so two equal readings of a quiet
+ * process mean nothing ran in between.  zm_ult_report_blocked prints
+ * this process's (number `proc`) blocked ranks and threads to stderr.
+ * Any thread. */
+int zm_ult_quiet(uint64_t *activity);
+void zm_ult_report_blocked(int proc);
+
+/* ---- Migration between workers and load balancing (lb.c) ----
+ * A ULT parked in a balancing step (zm_ult_lb_join) may be given another
+ * home worker: it resumes there, and wake-ups send it there from then on.
+ * Everything a ULT owns (stack, heap data, upper layers' per-rank state)
+ * is reached through pointers that do not depend on the worker, so moving
+ * it is changing two fields; the code of the layers above that looks at
+ * worker ids uses them only as hints (docs/migrate.md).  A pinned ULT
+ * (zm_ult_pin) never moves, and on architectures where a thread-local
+ * address may be kept across a switch (CAN_MIGRATE, ult_impl.h) nothing
+ * moves.  The first step with a strategy other than none turns wake-up
+ * migration off (unless ZMPI_WAKE_MIGRATE=1), since it would undo the
+ * placement. */
+
+/* Strategies of a balancing step. */
+enum { ZM_ULT_LB_NONE, ZM_ULT_LB_GREEDY, ZM_ULT_LB_REFINE, ZM_ULT_LB_ROTATE };
+
+/* Accepted imbalance of greedy and refine unless the caller says: the
+ * largest worker load may exceed the mean by this fraction before a step
+ * moves anything. */
+#define ZM_ULT_LB_TOLERANCE 0.05
+
+/* The strategy named `name` ("greedy", "refine", "rotate", "none"), or -1
+ * if there is none of that name.  Any thread. */
+int zm_ult_lb_parse(const char *name);
+
+/* Name of strategy s.  Any thread. */
+const char *zm_ult_lb_name(int s);
+
+/* The job's default strategy (ZMPI_LB, zmpirun --lb; greedy when unset).
+ * Steps print their loads when ZMPI_LB_REPORT=1 (zmpirun --lb-report).
+ * Any thread, once the job is prepared. */
+int zm_ult_lb_default(void);
+
+/* One balancing step of a fixed set of n ULTs of this process, reused
+ * from step to step (the ranks of one MPI_COMM_WORLD: src/mpi/migrate.c).
+ * Made by zm_ult_lb_step_new, owned by its maker, never freed while the
+ * job runs. */
+typedef struct zm_ult_lb_step zm_ult_lb_step_t;
+
+/* A step for n participants, or NULL if out of memory.  Any thread. */
+zm_ult_lb_step_t *zm_ult_lb_step_new(int n);
+
+/* What a participant brings to a step. */
+typedef struct zm_ult_lb_args {
+    int strategy;       /* ZM_ULT_LB_*; participant 0's is the step's */
+    double tolerance;   /* accepted imbalance: max worker load / mean - 1 */
+    double load;        /* its load since the last step in seconds (or any
+                         * unit all participants share), or < 0 for its
+                         * measured busy time: the time it ran on a worker
+                         * (waits and other ULTs' turns excluded), measured
+                         * from the job's start when ZMPI_LB names a
+                         * strategy, else from the first step (it costs a
+                         * tick read per switch), 0 before */
+} zm_ult_lb_args_t;
+
+/* The calling ULT joins step s as participant `idx` (0 <= idx < n, each
+ * once per step) and parks until all n have joined; the last to join
+ * plans the placement, reports it if asked (stderr), gives every moved
+ * participant its new home worker and wakes them all there.  Returns
+ * when the caller runs on its new (or old) worker.  ULT context of a
+ * scheduled job. */
+void zm_ult_lb_join(zm_ult_lb_step_t *s, int idx, const zm_ult_lb_args_t *a);
+
+/* Make parked ULT u ready on worker `worker`, which becomes its home
+ * (wake-ups will bring it back there).  Ends u's park like zm_ult_wake,
+ * but always queues it on that worker.  Any ULT of a scheduled job. */
+void zm_ult_wake_on(zm_ult_t *u, int worker);
+
+/* zm_ult_wake_on for the n parked ULTs us[i] onto workers worker[i],
+ * but us[skip] (-1: none): the ULTs for each other worker go to it in one
+ * hand-off, the caller's own are queued here.  The arrays are the
+ * caller's.  ULT context of a scheduled job. */
+void zm_ult_wake_all_on(zm_ult_t *const *us, const int *worker, int n, int skip);
+
+/* Move the calling ULT to worker `worker` (its new home): it returns
+ * running there.  ULT context of a scheduled job. */
+void zm_ult_move_self(int worker);
 
 #endif /* ZM_ULT_H */

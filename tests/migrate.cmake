@@ -1,0 +1,103 @@
+# ---- Rank migration between workers (ZMPI_Migrate; docs/migrate.md) ----
+# tests/migrate.c: ranks rotated over the workers many times with traffic,
+# persistent requests, communicators and attributes in flight, checked
+# byte for byte; the strategies' placements; measured loads; bad input.
+zmpi_add_program(zt_migrate migrate.c)
+zmpi_add_priv_program(zt_migrate_priv migrate.c)
+
+# Ranks must stay where the balancer puts them for the placement checks:
+# no wake-up migration, no stealing.
+set(ZT_MIGRATE_FIXED ZMPI_WAKE_MIGRATE=0 ZMPI_STEAL=0)
+
+# zt_migrate_test(<name> NP <n> WORKERS <w> [PROGRAM p] [FIXED] [ENV ...] ARGS ...)
+function(zt_migrate_test name)
+  cmake_parse_arguments(T "FIXED" "NP;WORKERS;PROGRAM" "ENV;ARGS" ${ARGN})
+  if(NOT T_PROGRAM)
+    set(T_PROGRAM migrate)
+  endif()
+  set(env MPIEXEC_TIMEOUT=240 ${T_ENV})
+  if(T_FIXED)
+    list(APPEND env ${ZT_MIGRATE_FIXED})
+  endif()
+  add_test(NAME ${name}
+    COMMAND $<TARGET_FILE:zmpirun> -n ${T_NP} -w ${T_WORKERS}
+            $<TARGET_FILE:zt_${T_PROGRAM}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 240 ENVIRONMENT "${env}")
+endfunction()
+
+# Back and forth: every rank must resume on another thread after each move.
+zt_migrate_test(migrate_rotate_8x2 NP 8 WORKERS 2 FIXED ARGS moves 60 threads)
+zt_migrate_test(migrate_rotate_7x3 NP 7 WORKERS 3 FIXED ARGS moves 30 threads)
+zt_migrate_test(migrate_rotate_2x2 NP 2 WORKERS 2 FIXED ARGS moves 60 threads)
+# With the scheduler's own moves (wake-ups, stealing) going on as well.
+zt_migrate_test(migrate_rotate_16x2_default NP 16 WORKERS 2 ARGS moves 40)
+# One worker: nowhere to go, everything still works.
+zt_migrate_test(migrate_rotate_4x1 NP 4 WORKERS 1 ARGS moves 10)
+# Privatized: each rank's globals move with it.
+zt_migrate_test(migrate_priv_globals_6x2 NP 6 WORKERS 2 PROGRAM migrate_priv FIXED
+  ARGS moves 30 threads globals)
+# Many ranks.
+zt_migrate_test(migrate_rotate_1000x2 NP 1000 WORKERS 2 FIXED ARGS moves 3 threads)
+
+# Ranks move only where resuming on another OS thread is safe (x86-64,
+# ult_impl.h); elsewhere the checks of where they went do not apply.
+if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  return()
+endif()
+
+# A rank pinned by an OpenMP region run in place stays on its thread.
+find_package(OpenMP COMPONENTS C)
+if(OpenMP_C_FOUND)
+  zmpi_add_program(zt_migrate_omp migrate_omp.c)
+  target_link_libraries(zt_migrate_omp PRIVATE OpenMP::OpenMP_C)
+  zt_migrate_test(migrate_omp_pinned_4x2 NP 4 WORKERS 2 PROGRAM migrate_omp FIXED)
+endif()
+
+# Strategies on stated loads, and on measured busy time.
+zt_migrate_test(migrate_greedy_8x2 NP 8 WORKERS 2 FIXED ARGS greedy)
+zt_migrate_test(migrate_greedy_12x3 NP 12 WORKERS 3 FIXED ARGS greedy)
+zt_migrate_test(migrate_refine_8x2 NP 8 WORKERS 2 FIXED ARGS refine)
+zt_migrate_test(migrate_measured_8x2 NP 8 WORKERS 2 FIXED ARGS measured)
+
+# Bad input: the right class and a message naming call and argument.
+zt_migrate_test(migrate_errors_4x2 NP 4 WORKERS 2 ARGS errors)
+zmpi_add_fatal_test(migrate_wrong_lb PROGRAM migrate NP 2 WORKERS 2
+  REGEX "ZMPI_Migrate" "zmpi_lb" "bogus" ARGS fatal)
+# A rank that never comes: the deadlock report names the call.
+zmpi_add_fatal_test(migrate_wrong_missing PROGRAM migrate NP 3 WORKERS 2
+  REGEX "deadlock" "rank [12]: ZMPI_Migrate" "rank 0: MPI_Barrier" ARGS missing)
+add_test(NAME migrate_wrong_lb_env
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
+          --regex "invalid load-balancing strategy 'sideways'" --
+          $<TARGET_FILE:zmpirun> -n 2 -w 2 --lb sideways $<TARGET_FILE:zt_migrate> errors)
+set_tests_properties(migrate_wrong_lb_env PROPERTIES TIMEOUT 90)
+
+# zmpirun --lb-report: the loads per worker before and after each step.
+add_test(NAME migrate_lb_report
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_report.sh
+          --regex "zmpi: lb step 1 \\(greedy\\): 8 ranks on 2 workers, 4 moved"
+          --regex "zmpi:   worker 0: load 16, 4 ranks -> 10, 4 ranks"
+          --regex "zmpi:   worker 1: load 4, 4 ranks -> 10, 4 ranks"
+          --regex "max/mean load 1.600 -> 1.000"
+          --regex "zmpi: lb step 2 \\(greedy\\): 8 ranks on 2 workers, 0 moved" --
+          $<TARGET_FILE:zmpirun> -n 8 -w 2 --lb-report $<TARGET_FILE:zt_migrate> greedy)
+set_tests_properties(migrate_lb_report PROPERTIES TIMEOUT 120
+  ENVIRONMENT "${ZT_MIGRATE_FIXED}")
+# --lb chooses the default strategy (no hints given).
+add_test(NAME migrate_lb_default_rotate
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_report.sh
+          --regex "zmpi: lb step 1 \\(rotate\\): 4 ranks on 2 workers, 4 moved" --
+          $<TARGET_FILE:zmpirun> -n 4 -w 2 --lb rotate --lb-report
+          $<TARGET_FILE:zt_migrate> moves 1 threads nohint)
+set_tests_properties(migrate_lb_default_rotate PROPERTIES TIMEOUT 120
+  ENVIRONMENT "${ZT_MIGRATE_FIXED}")
+
+# Across processes each process balances its own ranks (interleaved: the
+# world ranks of a process are not consecutive).
+foreach(be ${ZMPI_NET_BACKENDS})
+  add_test(NAME migrate_rotate_net_${be}_8x2p
+    COMMAND $<TARGET_FILE:zmpirun> -n 8 -p 2 -w 2 --net ${be} --interleave
+            $<TARGET_FILE:zt_migrate> moves 10 threads)
+  set_tests_properties(migrate_rotate_net_${be}_8x2p PROPERTIES TIMEOUT 120 LABELS net
+    ENVIRONMENT "MPIEXEC_TIMEOUT=100;${ZT_MIGRATE_FIXED}")
+endforeach()
