@@ -56,6 +56,10 @@ def ftype(a, f08):
         return '%s, %s' % (integer(), intent), ''
     if k in ('str_in', 'str_out'):
         return 'CHARACTER(LEN=*), %s' % intent, ''
+    if k == 'str_arr_in':
+        return 'CHARACTER(LEN=*), %s' % intent, '(*)'
+    if k == 'str_arr2_in':
+        return 'CHARACTER(LEN=*), %s' % intent, '(count,*)'
     if k == 'callback':
         return ('PROCEDURE(%s)' % a.cb if f08 else 'EXTERNAL'), ''
     raise Fail('no Fortran type for kind %s' % k)

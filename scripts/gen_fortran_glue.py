@@ -16,7 +16,7 @@ def cparam(a):
         return '%s *%s' % ('MPI_Aint' if a.fkind else 'MPI_Fint', a.name)
     if k in ('choice', 'address', 'baseptr'):
         return '%svoid *%s' % ('const ' if a.const else '', a.name)
-    if k in ('str_in',):
+    if k in ('str_in', 'str_arr_in', 'str_arr2_in'):
         return 'const char *%s' % a.name
     if k == 'str_out':
         return 'char *%s' % a.name
@@ -30,7 +30,8 @@ def cparam(a):
 
 
 def hidden_lens(fn):
-    return ['size_t %s_len' % a.name for a in fn.args if a.kind in ('str_in', 'str_out')]
+    return ['size_t %s_len' % a.name for a in fn.args
+            if a.kind in ('str_in', 'str_out', 'str_arr_in', 'str_arr2_in')]
 
 
 def f77_proto(fn, name):

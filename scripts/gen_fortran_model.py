@@ -21,8 +21,6 @@ LEAVE_OUT_PATTERNS = [
      'MPI_TYPE_GET_EXTENT)'),
     (r'^Keyval_create$', 'deprecated MPI-1 form whose Fortran callbacks take default-INTEGER '
      'attribute values; use MPI_COMM_CREATE_KEYVAL'),
-    (r'^Comm_spawn(_multiple)?$', 'the command and argument lists are arrays of blank-padded '
-     'Fortran strings, whose hand-written glue is not written yet (docs/spawn.md)'),
     (r'^Register_datarep(_c)?$', 'user data representations take Fortran conversion '
      'callbacks whose hand-written glue is not written yet (docs/fortran.md)'),
 ]
@@ -55,6 +53,11 @@ HANDWRITTEN = {
     'Op_create_c': 'Fortran callback (large-count user function, mpi_f08 only)',
     'Info_get_string': 'Fortran string lengths',
     'Session_get_nth_pset': 'Fortran string lengths',
+    'Comm_spawn': 'argv is an array of blank-padded strings ended by a blank one, read at '
+                  'the root only; MPI_ARGV_NULL and MPI_ERRCODES_IGNORE are sentinels',
+    'Comm_spawn_multiple': 'array_of_argv is a COUNT x * array of blank-padded strings, row i '
+                           'the list of command i ended by a blank one, read at the root only; '
+                           'MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE are sentinels',
 }
 
 # Fortran-only procedures (no C function), written by hand.
@@ -138,7 +141,7 @@ BASEPTR_ARGS = {'baseptr', 'buffer_addr'}
 ARRAY_LEN = {
     'array_of_requests': 'count', 'array_of_statuses': 'count',
     'array_of_indices': None, 'array_of_types': 'count',
-    'array_of_datatypes': 'max_datatypes',
+    'array_of_datatypes': 'max_datatypes', 'array_of_info': 'count',
 }
 ARRAY_LEN_FN = {
     ('Waitsome', 'array_of_requests'): 'incount',
@@ -398,7 +401,12 @@ def classify_void(fn, a, names):
 
 
 def classify_char(fn, a):
-    """A string in (const) or out (with the size of its C buffer)."""
+    """A string in (const) or out (with the size of its C buffer), or an
+    array of strings read by the call (char *x[]: a Fortran CHARACTER
+    array; char **x[]: a rank-2 one, COUNT x *)."""
+    if a.arr and a.ptr in (1, 2):
+        a.kind, a.intent = ('str_arr_in' if a.ptr == 1 else 'str_arr2_in'), 'in'
+        return
     if not (a.ptr == 1 and not a.arr or a.ptr == 0 and a.arr):
         raise Fail('a char argument of unknown shape')
     a.kind = 'str_in' if a.const else 'str_out'

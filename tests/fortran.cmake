@@ -122,6 +122,20 @@ add_test(NAME fortran_rng_64x2
 set_tests_properties(fortran_rng_64x2 PROPERTIES TIMEOUT 120
   ENVIRONMENT "MPIEXEC_TIMEOUT=120" PASS_REGULAR_EXPRESSION "all checks passed")
 
+# MPI_COMM_SPAWN and MPI_COMM_SPAWN_MULTIPLE (docs/spawn.md): parents spawn
+# children of the same program, with argument lists (a COUNT x * array for
+# the multiple form), MPI_ARGV_NULL, MPI_ARGVS_NULL, MPI_ERRCODES_IGNORE,
+# and a command that cannot become ranks; the three bindings from one
+# source.  On one worker thread only: the children of one spawn have
+# different argument lists, and libgfortran keeps one list per process
+# (tests/fortran/spawn.F90 says why that is deterministic on one worker).
+zt_fortran_program(spawn spawn.F90)
+zt_fortran_program(spawn_mpif spawn.F90 FLAGS -DUSE_MPIF_H)
+zt_fortran_program(spawn_f08 spawn.F90 FLAGS -DUSE_F08)
+foreach(p spawn spawn_mpif spawn_f08)
+  zt_fortran_runs(${p} 1x1 3x1)
+endforeach()
+
 # MPICH's own self-checking Fortran test programs (f77, f90 and f08
 # directories of MPICH 4.0.2), fetched from Debian's source archive at test
 # time, built unchanged with zmpifort and run on 4 and 64 ranks; the

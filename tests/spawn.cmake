@@ -39,6 +39,25 @@ zmpi_add_fatal_test(spawn_child_abort PROGRAM spawn_basic NP 2 WORKERS 2
 # report names them (ranks 2-4) and what they wait for.
 zmpi_add_fatal_test(spawn_child_deadlock PROGRAM spawn_basic NP 2 WORKERS 2
                     REGEX "deadlock: all 3 live ranks" "rank 4: MPI_Recv" ARGS hang)
+# A program that loaded libzmpi itself (as Python running mpi4py does) is
+# a singleton: spawning the running program (mpi4py's futures spawn
+# sys.executable) or a shell fails at once with MPI_ERR_SPAWN naming the
+# call and the command, through MPI_ERRORS_RETURN and through the fatal
+# handler; a spawn that waited for ranks that cannot start would hang
+# until the time-out instead.
+add_executable(zt_spawn_foreign spawn_foreign.c)
+target_include_directories(zt_spawn_foreign PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(zt_spawn_foreign PRIVATE ${CMAKE_DL_LIBS})
+add_test(NAME spawn_foreign_return
+  COMMAND $<TARGET_FILE:zt_spawn_foreign> $<TARGET_FILE:zmpi> return)
+set_tests_properties(spawn_foreign_return PROPERTIES TIMEOUT 30
+  PASS_REGULAR_EXPRESSION "spawn_foreign: OK")
+add_test(NAME spawn_foreign_fatal
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 20
+          --regex "rank 0: MPI_Comm_spawn: command .*spawn_foreign.*running program"
+          --regex "MPI_ERR_SPAWN" --regex "ends the job" --
+          $<TARGET_FILE:zt_spawn_foreign> $<TARGET_FILE:zmpi> fatal)
+set_tests_properties(spawn_foreign_fatal PROPERTIES TIMEOUT 30)
 # Across processes spawning and ports are refused (docs/spawn.md).
 foreach(be ${ZMPI_NET_BACKENDS})
   zmpi_add_net_test(net_${be}_spawn_refused_2px2 PROGRAM spawn_basic NP 4 PROCS 2

@@ -114,7 +114,7 @@ static int pc_copy_arrays(zm_mpi_ccall_t *k, int n, void **block)
     return 0;
 }
 
-static const zm_mpi_sched_hooks_t pc_hooks = { pc_start, NULL, NULL, pc_release };
+static const zm_mpi_sched_hooks_t pc_hooks = { pc_start, NULL, NULL, pc_release, NULL };
 
 /* Build call k on intercommunicator c through its non-blocking form,
  * captured unstarted as a persistent request. */

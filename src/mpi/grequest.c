@@ -7,8 +7,11 @@
  * waiting for it parks on the child until whoever completes it (another
  * rank, under zmpi) wakes it.  The query function is the schedule's
  * finishing step, run by the owner when it first sees the child complete
- * (in a wait, a test or MPI_Request_get_status); the free function runs
- * when the schedule is freed.
+ * (in a wait, a test or MPI_Request_get_status).  The free function runs
+ * in the wait or test that completes and frees the request, after the
+ * query function (MPI 4.1 section 13.2), so that an error it returns is
+ * that call's error (the before_free hook); a request freed by
+ * MPI_Request_free runs it when the schedule is freed.
  *
  * MPI_Request_free may come before MPI_Grequest_complete: the request is
  * then freed by MPI_Grequest_complete.  Both set a bit in `state`; the one
@@ -29,7 +32,7 @@ struct grequest {
     zm_req_t *kid;                        /* completed by MPI_Grequest_complete */
     zm_mpi_sched_t *sched;                /* the request */
     _Atomic int state;                    /* GR_COMPLETED | GR_FREED */
-    int free_rc;                          /* what free_fn returned */
+    int free_done;                        /* free_fn was called */
 };
 
 /* Finishing step: ask the query function for the status.  Its error goes
@@ -62,20 +65,29 @@ static int gr_free_active(zm_mpi_sched_t *s, void *arg)
     return MPI_SUCCESS;
 }
 
-static void gr_release(zm_mpi_sched_t *s, void *arg)
+/* Call the free function once; returns its error code.  MPI_Grequest_
+ * complete completes the child, then marks the state: a waiter woken by
+ * the first must not free before the second. */
+static int gr_call_free(zm_mpi_sched_t *s, void *arg)
 {
     (void)s;
     struct grequest *g = arg;
-    /* MPI_Grequest_complete completes the child, then marks the state: a
-     * waiter woken by the first must not free before the second. */
     while (!(atomic_load(&g->state) & GR_COMPLETED))
         zm_ult_yield();
-    if (g->free_fn)
-        g->free_rc = g->free_fn(g->extra);
-    free(g);
+    if (g->free_done || !g->free_fn)
+        return MPI_SUCCESS;
+    g->free_done = 1;
+    return g->free_fn(g->extra);
 }
 
-static const zm_mpi_sched_hooks_t gr_hooks = { NULL, gr_cancel, gr_free_active, gr_release };
+static void gr_release(zm_mpi_sched_t *s, void *arg)
+{
+    gr_call_free(s, arg);
+    free(arg);
+}
+
+static const zm_mpi_sched_hooks_t gr_hooks = { NULL, gr_cancel, gr_free_active, gr_release,
+                                               gr_call_free };
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_free_function *free_fn,

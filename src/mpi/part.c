@@ -225,7 +225,7 @@ static int part_start(zm_mpi_sched_t *s, void *arg)
     return MPI_SUCCESS;
 }
 
-static const zm_mpi_sched_hooks_t part_hooks = { part_start, NULL, NULL, part_release };
+static const zm_mpi_sched_hooks_t part_hooks = { part_start, NULL, NULL, part_release, NULL };
 
 /* Attach side p to channel ch, which the registry just gave up, unless
  * the waiting side's size differs: then that side is marked bad (its

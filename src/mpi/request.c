@@ -64,6 +64,15 @@ static void req_status(MPI_Status *st, zm_req_t *r)
         st->MPI_ERROR = zm_mpi_sched_user_error(r);
 }
 
+/* A completed request this call is about to free: a generalized
+ * request's free function runs now, before its error is looked at, so
+ * that an error it returns is this call's (MPI 4.1 section 13.2). */
+static inline void req_before_free(zm_req_t *r)
+{
+    if (ZM_UNLIKELY(r->kind == ZM_REQ_SCHED) && !r->persistent)
+        zm_mpi_sched_before_free(r);
+}
+
 /* Wrap up a completed request: fill the status, free or deactivate it.
  * Returns the request's MPI error class without raising it. */
 static int req_finish(MPI_Request *handle, MPI_Status *st)
@@ -90,7 +99,8 @@ static int req_raise(zm_req_t *r, const char *fn)
     int code = r->kind == ZM_REQ_SCHED ? zm_mpi_sched_user_error(r) : MPI_SUCCESS;
     if (code != MPI_SUCCESS)
         return zm_mpi_error(zm_mpi_comm(zm_mpi_me(), r->comm), code, fn,
-                            "the request's query function reported error code %d", code);
+                            "the generalized request's query or free function reported "
+                            "error code %d", code);
     return zm_mpi_req_error(r, fn);
 }
 
@@ -124,6 +134,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         else
             zm_p2p_wait(&r, 1, 1);
     }
+    req_before_free(r);
     int rc = r->st_error == ZM_OK ? MPI_SUCCESS : req_raise(r, fn);
     req_finish(request, status);
     return rc;
@@ -175,6 +186,7 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
             status_error(st, any, NULL);
             continue;
         }
+        req_before_free(reqs[i]);
         if (!any && req_failed(reqs[i])) {
             any = 1;
             errors_begin(sts, i);
@@ -262,6 +274,7 @@ static int any_common(const char *fn, int count, MPI_Request reqs[], int *index,
         return MPI_SUCCESS;
     }
     *index = i;
+    req_before_free(reqs[i]);
     rc = reqs[i]->st_error == ZM_OK ? MPI_SUCCESS : req_raise(reqs[i], fn);
     req_finish(&reqs[i], status);
     return rc;
@@ -308,6 +321,7 @@ static int some_common(const char *fn, int count, MPI_Request reqs[], int *outco
         if (!r || !req_done(r))
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[n];
+        req_before_free(r);
         if (!any && req_failed(r)) {
             any = 1;
             errors_begin(sts, n);
@@ -360,6 +374,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     *flag = 1;
+    req_before_free(r);
     int rc = r->st_error == ZM_OK ? MPI_SUCCESS : req_raise(r, fn);
     req_finish(request, status);
     return rc;

@@ -144,6 +144,19 @@ int zm_mpi_sched_user_error(zm_req_t *r)
     return sched_of(r)->user_error;
 }
 
+void zm_mpi_sched_before_free(zm_req_t *r)
+{
+    zm_mpi_sched_t *s = sched_of(r);
+    if (!s->hooks || !s->hooks->before_free)
+        return;
+    int code = s->hooks->before_free(s, s->hooks_arg);
+    if (code != MPI_SUCCESS && s->user_error == MPI_SUCCESS) {
+        s->user_error = code;
+        if (r->st_error == ZM_OK)
+            r->st_error = ZM_ERR_OTHER;
+    }
+}
+
 int zm_mpi_sched_cancel(zm_req_t *r)
 {
     zm_mpi_sched_t *s = sched_of(r);

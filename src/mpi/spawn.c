@@ -132,7 +132,7 @@ struct cmd {
     int n;                       /* ranks to start (soft may lower it) */
     char *path;                  /* resolved file; NULL: the running program */
     int cls;                     /* MPI_SUCCESS or why it cannot start */
-    char why[400];
+    char why[512];
 };
 
 /* Nonzero if file `path` is the running program. */
@@ -154,15 +154,20 @@ static const char *info_val(MPI_Info info, const char *key, char *buf, int len)
 }
 
 /* Find command c->given: as a path if it has a slash, else in the info's
- * "path" directories, then in $PATH. */
+ * "path" directories, then in $PATH.  The running program counts as
+ * itself only when zmpi's launcher started it: a program that loaded
+ * libzmpi on its own (a Python interpreter running mpi4py, whose
+ * sys.executable is the running program) is checked like any other file,
+ * so spawning it fails at once with the reason instead of starting ranks
+ * that cannot exist. */
 static void cmd_resolve(struct cmd *c, MPI_Info info)
 {
     char buf[MPI_MAX_INFO_VAL + 1], file[4096];
     const char *self_prog = NULL;
     int (*mf)(int, char **, char **);
     char **envp;
-    zm_mpi_launch_body(&mf, &envp, &self_prog);
-    if (self_prog && strcmp(c->given, self_prog) == 0)
+    int launched = zm_mpi_launch_body(&mf, &envp, &self_prog) == 0;
+    if (launched && self_prog && strcmp(c->given, self_prog) == 0)
         return; /* argv[0]: the running program */
     const char *dirs[2] = { info_val(info, "path", buf, sizeof buf), getenv("PATH") };
     c->path = NULL;
@@ -185,18 +190,22 @@ static void cmd_resolve(struct cmd *c, MPI_Info info)
             return;
         }
     }
-    if (same_as_self(c->path)) {
+    int self = same_as_self(c->path);
+    if (self && launched) {
         free(c->path);
         c->path = NULL;
         return;
     }
     char why[300];
     if (zm_arch_image_probe(c->path, why, sizeof why) != 0) {
+        const char *note = self ? " (the running program, which loaded libzmpi itself)" : "";
         c->cls = MPI_ERR_SPAWN;
         if (strcmp(c->given, c->path) == 0)
-            snprintf(c->why, sizeof c->why, "command \"%s\": %s", c->given, why);
+            snprintf(c->why, sizeof c->why, "command \"%.240s\"%s: %.160s", c->given, note,
+                     why);
         else
-            snprintf(c->why, sizeof c->why, "command \"%s\" (%s): %s", c->given, c->path, why);
+            snprintf(c->why, sizeof c->why, "command \"%.120s\" (%.120s)%s: %.160s", c->given,
+                     c->path, note, why);
         free(c->path);
         c->path = NULL;
     }

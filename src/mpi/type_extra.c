@@ -214,8 +214,12 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 ZM_WEAK(Type_create_f90_integer)
 
 /* MPI_Type_match_size answers the Fortran sized types (INTEGER*n, REAL*n,
- * COMPLEX*n), which is what the call exists for.  Half precision (REAL2,
- * COMPLEX4) is left out: no Fortran kind has it, and it does not reduce. */
+ * COMPLEX*n), which is what the call exists for: the predefined type of
+ * that class and size.  Half precision (MPI_REAL2, MPI_COMPLEX4) is
+ * answered too: no gfortran kind has it and it does not reduce, but it is
+ * a predefined type of this library that communicates, so a program
+ * asking for a 2-byte REAL gets it rather than an error for a type that
+ * exists. */
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     const char *fn = "MPI_Type_match_size";
@@ -223,7 +227,8 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     static const struct { int cls, size; MPI_Datatype type; } sized[] = {
         { MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1 }, { MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2 },
         { MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4 }, { MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8 },
-        { MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16 }, { MPI_TYPECLASS_REAL, 4, MPI_REAL4 },
+        { MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16 }, { MPI_TYPECLASS_REAL, 2, MPI_REAL2 },
+        { MPI_TYPECLASS_REAL, 4, MPI_REAL4 }, { MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4 },
         { MPI_TYPECLASS_REAL, 8, MPI_REAL8 }, { MPI_TYPECLASS_REAL, 16, MPI_REAL16 },
         { MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8 }, { MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16 },
         { MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32 },

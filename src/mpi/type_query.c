@@ -271,6 +271,12 @@ ZM_WEAK(Type_set_name)
 int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
     const char *fn = "MPI_Type_get_name";
+    /* MPI 4.1 section 7.8: MPI_DATATYPE_NULL may be asked too. */
+    if (dt == MPI_DATATYPE_NULL && name && resultlen) {
+        zm_mpi_enter(fn);
+        *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        return MPI_SUCCESS;
+    }
     int rc = zm_mpi_check_type(fn, "datatype", dt);
     if (rc == MPI_SUCCESS && (!name || !resultlen))
         rc = check_ptr(fn, "type_name or resultlen", NULL);

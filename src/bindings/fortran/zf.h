@@ -60,6 +60,16 @@ extern MPI_Fint zmpi_f08s_bottom, zmpi_f08s_in_place, zmpi_f08s_buffer_automatic
 extern MPI_F08_status zmpi_f08s_status_ignore;
 extern MPI_F08_status zmpi_f08s_statuses_ignore[1];
 extern MPI_Fint zmpi_f08s_unweighted[1], zmpi_f08s_weights_empty[1];
+/* MPI_ARGV_NULL and MPI_ARGVS_NULL (CHARACTER arrays): mpif.h's COMMON
+ * block /ZMPI_FSENTC/ (defined in zf_util.c as zmpi_fsent_ is) and the
+ * modules' BIND(C) names; MPI_ERRCODES_IGNORE of the modules. */
+struct zf_fsentc {
+    char argv_null[1], argvs_null[1];
+};
+extern struct zf_fsentc zmpi_fsentc_;
+extern char zmpi_mpi_argv_null[1], zmpi_mpi_argvs_null[1];
+extern char zmpi_f08s_argv_null[1], zmpi_f08s_argvs_null[1];
+extern MPI_Fint zmpi_mpi_errcodes_ignore[1], zmpi_f08s_errcodes_ignore[1];
 #pragma GCC visibility pop
 
 /* The C pointer a Fortran choice or address argument stands for: the

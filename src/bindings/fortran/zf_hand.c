@@ -1,6 +1,7 @@
 /* zf_hand.c: the hand-written Fortran glue of the calls whose Fortran form
  * a C prototype cannot describe (HANDWRITTEN in scripts/gen_fortran.py):
- * no argc/argv, attribute values as integers, Fortran string lengths.  The
+ * no argc/argv, attribute values as integers, Fortran string lengths and
+ * string arrays (the spawn calls' argument lists).  The
  * prototypes come from the generated zf_glue_hand.h, so a definition that
  * drifts from the generated interfaces does not compile.  Callbacks are in
  * zf_callback.c.
@@ -11,6 +12,7 @@
  * call. */
 #include "zf_glue_hand.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void zf_set(MPI_Fint *ierror, int rc)
@@ -259,6 +261,200 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n,
     zf_set(ierror, rc);
 }
 ZF_WEAK(pmpi_session_get_nth_pset_, mpi_session_get_nth_pset_)
+
+/* ---- MPI_COMM_SPAWN and MPI_COMM_SPAWN_MULTIPLE ----------------------
+ * The Fortran form of an argument list is an array of blank-padded
+ * strings ended by an all-blank one (MPI 4.1 section 11.8.2); the glue
+ * builds the C argv from it, without the trailing blanks of each string.
+ * The lists, commands, counts and infos are significant at the root only,
+ * so the other ranks' arrays are not read (they may hold anything, with
+ * no blank entry to stop at). */
+
+/* MPI_ERRCODES_IGNORE of any binding as the C constant. */
+static int *zf_errcodes(MPI_Fint *e)
+{
+    if (e == zmpi_fsent_.errcodes_ignore || e == zmpi_mpi_errcodes_ignore ||
+        e == zmpi_f08s_errcodes_ignore)
+        return MPI_ERRCODES_IGNORE;
+    return e;
+}
+
+/* Whether the caller is the root of comm, where the C call reads the
+ * lists.  A call it cannot tell for (MPI not initialized, an invalid
+ * communicator) counts as at the root: the C call then reports what is
+ * wrong, naming itself. */
+static int zf_spawn_at_root(MPI_Fint comm, MPI_Fint root)
+{
+    int init = 0, fini = 0, rank = -1;
+    MPI_Comm c = PMPI_Comm_f2c(comm);
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fini);
+    if (!init || fini || c == MPI_COMM_NULL)
+        return 1;
+    return PMPI_Comm_rank(c, &rank) != MPI_SUCCESS || rank == (int)root;
+}
+
+/* Frees a C argv of zf_argv_in. */
+static void zf_argv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* A Fortran string (len bytes) as a new C string without its trailing
+ * blanks; the caller owns it.  NULL when out of memory. */
+static char *zf_str_dup(const char *f, size_t len)
+{
+    while (len > 0 && f[len - 1] == ' ')
+        len--;
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, f, len);
+        c[len] = 0;
+    }
+    return c;
+}
+
+/* Whether the Fortran string e (len bytes) is all blanks. */
+static int zf_blank(const char *e, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (e[i] != ' ')
+            return 0;
+    return 1;
+}
+
+/* The C argv of a Fortran argument list: the elements (len bytes each)
+ * of f that are `stride` elements apart (1 for MPI_COMM_SPAWN, the row
+ * count for a row of MPI_COMM_SPAWN_MULTIPLE's array_of_argv) up to the
+ * first all-blank one.  NULL-terminated; the caller owns it (zf_argv_free).
+ * NULL when out of memory. */
+static char **zf_argv_in(const char *f, size_t len, size_t stride)
+{
+    size_t n = 0, cap = 8;
+    char **v = malloc(cap * sizeof *v);
+    for (const char *e = f; v; e += stride * len) {
+        v[n] = NULL; /* there is always room for the terminator */
+        if (zf_blank(e, len))
+            return v;
+        if (n + 2 > cap) {
+            char **w = realloc(v, (cap *= 2) * sizeof *v);
+            if (!w)
+                break;
+            v = w;
+        }
+        if (!(v[n] = zf_str_dup(e, len)))
+            break;
+        n++;
+    }
+    zf_argv_free(v);
+    return NULL;
+}
+
+/* MPI_COMM_SPAWN: the command, and at the root the argument list, as C
+ * strings; the rest as it is. */
+void pmpi_comm_spawn_(const char *command, const char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                      MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len,
+                      size_t argv_len)
+{
+    char zs[ZF_STR], **c_argv = MPI_ARGV_NULL;
+    char *c_cmd = zf_str_in(command, command_len, zs, sizeof zs);
+    MPI_Comm c_inter = MPI_COMM_NULL;
+    int rc, oom = !c_cmd;
+    int null = argv == zmpi_fsentc_.argv_null || argv == zmpi_mpi_argv_null ||
+               argv == zmpi_f08s_argv_null;
+    if (!oom && !null && zf_spawn_at_root(*comm, *root))
+        oom = !(c_argv = zf_argv_in(argv, argv_len, 1));
+    if (oom) {
+        rc = zf_oom("MPI_Comm_spawn");
+    } else {
+        rc = PMPI_Comm_spawn(c_cmd, c_argv, (int)*maxprocs, PMPI_Info_f2c(*info), (int)*root,
+                             PMPI_Comm_f2c(*comm), &c_inter, zf_errcodes(array_of_errcodes));
+        *intercomm = PMPI_Comm_c2f(c_inter);
+    }
+    if (c_cmd)
+        zf_tmp_free(c_cmd, zs);
+    zf_argv_free(c_argv);
+    zf_set(ierror, rc);
+}
+ZF_WEAK(pmpi_comm_spawn_, mpi_comm_spawn_)
+
+/* The C arguments of MPI_COMM_SPAWN_MULTIPLE at the root: n commands,
+ * argument lists (NULL: MPI_ARGVS_NULL) and infos, in one allocation
+ * with the strings owned by it (zf_multi_free). */
+struct zf_multi {
+    int n;
+    char **cmds;
+    char ***argvs;
+    MPI_Info *infos;
+};
+
+static void zf_multi_free(struct zf_multi *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        if (m->cmds)
+            free(m->cmds[i]);
+        if (m->argvs)
+            zf_argv_free(m->argvs[i]);
+    }
+    free(m->cmds);
+    free(m->argvs);
+    free(m->infos);
+}
+
+/* Fills m from the Fortran arrays; 0, or -1 when out of memory. */
+static int zf_multi_in(struct zf_multi *m, int n, const char *cmds, size_t cmds_len,
+                       const char *argvs, size_t argvs_len, const MPI_Fint *infos)
+{
+    m->n = n;
+    m->cmds = calloc((size_t)n, sizeof *m->cmds);
+    m->infos = calloc((size_t)n, sizeof *m->infos);
+    m->argvs = argvs ? calloc((size_t)n, sizeof *m->argvs) : NULL;
+    if (!m->cmds || !m->infos || (argvs && !m->argvs))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        m->cmds[i] = zf_str_dup(cmds + (size_t)i * cmds_len, cmds_len);
+        m->infos[i] = PMPI_Info_f2c(infos[i]);
+        if (!m->cmds[i])
+            return -1;
+        if (argvs && !(m->argvs[i] = zf_argv_in(argvs + (size_t)i * argvs_len, argvs_len,
+                                                 (size_t)n)))
+            return -1;
+    }
+    return 0;
+}
+
+/* MPI_COMM_SPAWN_MULTIPLE: at the root, the commands, argument lists and
+ * infos converted (zf_multi); elsewhere they are not read. */
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, const char *array_of_commands,
+                               const char *array_of_argv, MPI_Fint *array_of_maxprocs,
+                               MPI_Fint *array_of_info, MPI_Fint *root, MPI_Fint *comm,
+                               MPI_Fint *intercomm, MPI_Fint *array_of_errcodes,
+                               MPI_Fint *ierror, size_t array_of_commands_len,
+                               size_t array_of_argv_len)
+{
+    struct zf_multi m = { 0, NULL, NULL, NULL };
+    MPI_Comm c_inter = MPI_COMM_NULL;
+    int rc = MPI_SUCCESS;
+    int null = array_of_argv == zmpi_fsentc_.argvs_null || array_of_argv == zmpi_mpi_argvs_null ||
+               array_of_argv == zmpi_f08s_argvs_null;
+    /* A count that is not positive goes to C as it is, which reports it. */
+    if (*count > 0 && zf_spawn_at_root(*comm, *root) &&
+        zf_multi_in(&m, (int)*count, array_of_commands, array_of_commands_len,
+                    null ? NULL : array_of_argv, array_of_argv_len, array_of_info) != 0)
+        rc = zf_oom("MPI_Comm_spawn_multiple");
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Comm_spawn_multiple((int)*count, m.cmds, m.argvs, array_of_maxprocs, m.infos,
+                                      (int)*root, PMPI_Comm_f2c(*comm), &c_inter,
+                                      zf_errcodes(array_of_errcodes));
+        *intercomm = PMPI_Comm_c2f(c_inter);
+    }
+    zf_multi_free(&m);
+    zf_set(ierror, rc);
+}
+ZF_WEAK(pmpi_comm_spawn_multiple_, mpi_comm_spawn_multiple_)
 
 /* MPI_F_SYNC_REG: an external call the compiler cannot see into, which is
  * all it is for (MPI 4.1 section 19.1.20): registers holding buf are

@@ -12,6 +12,8 @@
  * absorbs at link time; one that does not still gets it, so the glue
  * always links. */
 struct zf_fsent zmpi_fsent_;
+/* mpif.h's MPI_ARGV_NULL and MPI_ARGVS_NULL, the same way. */
+struct zf_fsentc zmpi_fsentc_;
 
 int *zf_weights(MPI_Fint *w)
 {
