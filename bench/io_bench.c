@@ -62,7 +62,17 @@ static int run(const opts_t *o, const char *path, MPI_Offset disp, MPI_Datatype 
     *tw = *tr = 1e30;
     int bad = 0;
     for (int it = 0; it < o->iters; it++) {
-        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        /* Files return their errors (MPI_ERRORS_RETURN): a directory that
+         * does not exist must stop the run, not time nothing. */
+        int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                               MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            char msg[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, msg, &len);
+            fprintf(stderr, "io_bench: cannot open %s: %s\n", path, msg);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         MPI_File_set_view(fh, disp, et, ft, "native", MPI_INFO_NULL);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();

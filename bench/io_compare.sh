@@ -1,6 +1,8 @@
 #!/bin/sh
 # io_compare.sh: bench/io_bench.c on zmpi, MPICH (ROMIO) and Open MPI
-# (OMPIO), alternated, RUNS times per rank count, plus a dd-style floor
+# (OMPIO), alternated, RUNS times per rank count (zmpi also as 2 processes
+# of 1 worker each, "zmpi-p2", when a network backend is built), plus a
+# dd-style floor
 # (one process writing then reading the same bytes with 4 MiB calls).
 # Each run reports its best of 3 iterations; the table shows the best
 # write and read bandwidth (MB/s) over the runs per MPI, pattern and rank
@@ -21,6 +23,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-io.XXXXXX") || exit 1
 trap 'rm -rf "$work"; rm -f "$dir"/io_bench_*.dat "$dir"/io_floor.dat' EXIT
 "$bin/zmpicc" -O2 -o "$work/zmpi" "$here/io_bench.c" || exit 1
 mpis=zmpi
+# zmpi as two processes (each aggregates its own ranks), when a network
+# backend was built next to the tools.
+ls "$bin"/../libzmpi_net_*.so >/dev/null 2>&1 && mpis="$mpis zmpi-p2"
 command -v mpicc.mpich >/dev/null && mpicc.mpich -O2 -o "$work/mpich" "$here/io_bench.c" &&
     mpis="$mpis mpich"
 command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/openmpi" "$here/io_bench.c" &&
@@ -28,6 +33,7 @@ command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/openmpi" "$he
 run() { # mpi np pattern mib
     case $1 in
     zmpi) "$bin/zmpirun" -n "$2" -w 2 "$work/zmpi" -p "$3" -m "$4" -i 3 -d "$dir" ;;
+    zmpi-p2) "$bin/zmpirun" -n "$2" -p 2 -w 1 "$work/zmpi" -p "$3" -m "$4" -i 3 -d "$dir" ;;
     mpich) mpiexec.mpich -n "$2" "$work/mpich" -p "$3" -m "$4" -i 3 -d "$dir" ;;
     openmpi) mpiexec.openmpi --oversubscribe --allow-run-as-root -n "$2" "$work/openmpi" \
                  -p "$3" -m "$4" -i 3 -d "$dir" 2>/dev/null ;;

@@ -9,7 +9,9 @@
  * Rank 0 holds a shared lock on rank 1 for the whole run (MPI_Win_lock_all)
  * and measures, for each size (8 B to 64 KiB, by 4), one MPI_Put plus
  * MPI_Win_flush and one MPI_Get plus MPI_Win_flush; then MPI_Fetch_and_op
- * (MPI_SUM on one int64) plus flush.  Rank 1 waits in MPI_Barrier
+ * (MPI_SUM on one int64) plus flush; and a stream of STREAM Puts with
+ * one flush at the end (per Put: the rate a halo of many small Puts
+ * sees).  Rank 1 waits in MPI_Barrier
  * meanwhile, so the target is passive.  Each figure is the best of 5 runs
  * of an iteration count that takes a few milliseconds, in microseconds
  * per operation.  After the runs rank 0 checks what the Gets read and the
@@ -23,13 +25,24 @@
 
 #define MAXB (64 * 1024)
 
-enum { PUT, GET, FOP };
+enum { PUT, GET, FOP, PUTS };
+
+/* Puts per flush in the stream measurement. */
+#define STREAM 64
 
 /* One timed run of `iters` operations of kind `what` (rank 0 only). */
 static double run(MPI_Win win, int what, char *buf, int bytes, int iters)
 {
     int64_t one = 1, old;
     double t0 = MPI_Wtime();
+    if (what == PUTS) {
+        for (int i = 0; i < iters; i++) {
+            for (int k = 0; k < STREAM; k++)
+                MPI_Put(buf, bytes, MPI_BYTE, 1, 8, bytes, MPI_BYTE, win);
+            MPI_Win_flush(1, win);
+        }
+        return (MPI_Wtime() - t0) / ((double)iters * STREAM) * 1e6;
+    }
     for (int i = 0; i < iters; i++) {
         if (what == PUT)
             MPI_Put(buf, bytes, MPI_BYTE, 1, 8, bytes, MPI_BYTE, win);
@@ -45,7 +58,7 @@ static double run(MPI_Win win, int what, char *buf, int bytes, int iters)
 /* Best of 5 runs, after a warm-up that also sizes the runs to ~5 ms. */
 static double best(MPI_Win win, int what, char *buf, int bytes, long *done)
 {
-    double warm = run(win, what, buf, bytes, 50);
+    double warm = run(win, what, buf, bytes, 50) * (what == PUTS ? STREAM : 1);
     int iters = warm > 0 ? (int)(5000.0 / warm) : 1000;
     iters = iters < 20 ? 20 : iters > 20000 ? 20000 : iters;
     double b = 1e30;
@@ -79,7 +92,7 @@ int main(int argc, char **argv)
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len;
         MPI_Get_library_version(lib, &len);
-        printf("# rma_net: %.60s\n# size put_flush_us get_flush_us\n", lib);
+        printf("# rma_net: %.60s\n# size put_flush_us get_flush_us put_stream_us\n", lib);
         long fops = 0, dummy = 0;
         MPI_Win_lock_all(0, win);
         for (int b = 8; b <= MAXB; b *= 4) {
@@ -91,7 +104,8 @@ int main(int argc, char **argv)
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
             memset(buf, 0x5a, MAXB);
-            printf("%d %.3f %.3f\n", b, p, g);
+            double st = best(win, PUTS, buf, b, &dummy);
+            printf("%d %.3f %.3f %.3f\n", b, p, g, st);
         }
         double f = best(win, FOP, buf, 8, &fops);
         int64_t total = 0, zero = 0;

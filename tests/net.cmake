@@ -48,9 +48,9 @@ endfunction()
 # purpose: comm_groups and comm_more (they check that
 # MPI_COMM_TYPE_SHARED gives the whole world, i.e. one process),
 # attr_caching (a shared window on MPI_COMM_WORLD, refused across
-# processes; the rma_* tests run in tests/net_rma.cmake), io_* (files on
-# communicators across processes are refused), part_* (likewise
-# partitioned communication), req_grequest (hands a request to another
+# processes; the rma_* tests run in tests/net_rma.cmake), io_* (they run
+# in tests/net_io.cmake), part_* (partitioned communication across
+# processes is refused), req_grequest (hands a request to another
 # rank through memory) and bufmode_comm (counts on a buffered message
 # staying in the buffer until it is received: across processes it leaves
 # as soon as it is sent).
@@ -115,7 +115,15 @@ zmpi_add_net_fault(badarg REGEX "rank 3.*MPI_Send.*count=-1")
 zmpi_add_net_fault(segv REGEX "rank 3: SIGSEGV")
 zmpi_add_net_fault(kill REGEX "signal 9|Killed" "zmpirun: the job failed .*held ranks")
 zmpi_add_net_fault(exit3 EXIT_CODE 3)
-zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate_shared.*several processes.*MPI_ERR_COMM")
+zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate_shared.*several nodes.*MPI_ERR_COMM")
+zmpi_add_net_fault(deadlock REGEX "deadlock across the job's 2 processes"
+                   "process 0: 2 blocked ranks" "process 1: 2 blocked ranks"
+                   "rank 3: MPI_Recv waiting for a receive .source=0")
+foreach(be ${ZMPI_NET_BACKENDS})
+  # A shared window across nodes is what is refused: every process a node
+  # of its own, as under --separate-nodes (but without forcing TCP).
+  set_property(TEST net_${be}_fault_win APPEND PROPERTY ENVIRONMENT ZMPI_NET_SEPARATE=1)
+endforeach()
 foreach(be ${ZMPI_NET_BACKENDS})
   # The per-communicator eager threshold, one rank per process (the
   # MPI_T counters it reads were not reliable with several ranks per
@@ -123,9 +131,13 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zmpi_add_net_test(net_${be}_eager_info PROGRAM net_eager_info NP 2 PROCS 2 BACKEND ${be})
   zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     OPTS --interleave ARGS refuse)
+  set_property(TEST net_${be}_refuse APPEND PROPERTY ENVIRONMENT ZMPI_NET_SEPARATE=1)
   # Block order: process 0's ranks all wait for the last rank, in process 1.
   zmpi_add_net_test(net_${be}_late_sender PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     ARGS late)
+  # The same for 3 s, over several waves of the job-wide deadlock detector.
+  zmpi_add_net_test(net_${be}_late_sender_3s PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
+                    ARGS late3)
 endforeach()
 
 # Started by the system launcher itself, as batch scripts do: two

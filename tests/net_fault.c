@@ -12,18 +12,26 @@
  *   exit3   the rank returns 3 from main after MPI_Finalize; the others
  *           finish normally
  *   win     every rank calls MPI_Win_allocate_shared on MPI_COMM_WORLD,
- *           which spans processes (they share no memory): refused, and
+ *           which spans nodes (run with ZMPI_NET_SEPARATE=1: every
+ *           process a node; nodes share no memory): refused, and
  *           MPI_ERRORS_ARE_FATAL ends the job
  *   late    not a fault: the last rank computes for 0.3 s before it sends
  *           to every other rank, which all wait in MPI_Recv meanwhile; a
  *           process whose ranks are all blocked must not report a
  *           deadlock while a rank of another process may still send;
  *           exits 0
- *   refuse  with MPI_ERRORS_RETURN, files and partitioned communication
- *           with a rank of another process must each fail with
+ *   late3   the same with 3 s of computing: longer than the job-wide
+ *           deadlock detector's waves (0.5 s), which must not report it
+ *   deadlock every rank waits in MPI_Recv for its right neighbour: the
+ *           job-wide detector reports the blocked ranks of every process
+ *           and ends the job
+ *   refuse  with MPI_ERRORS_RETURN, partitioned communication with a
+ *           rank of another process must fail with
  *           MPI_ERR_UNSUPPORTED_OPERATION and say why, and a shared window
- *           on MPI_COMM_WORLD with MPI_ERR_COMM, while the other window
- *           flavors on MPI_COMM_WORLD work (made and freed); exits 0 if so
+ *           on MPI_COMM_WORLD across nodes (ZMPI_NET_SEPARATE=1) with
+ *           MPI_ERR_COMM, while the other window
+ *           flavors and a file on MPI_COMM_WORLD work (made and freed);
+ *           exits 0 if so
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -82,9 +90,14 @@ static int refuse(int rank, int size)
     bad += works(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
                  "MPI_Win_create_dynamic", rank);
     bad += works(MPI_Win_free(&win), "MPI_Win_free", rank);
-    snprintf(path, sizeof(path), "/tmp/zt_net_refuse.%d", (int)getpid());
-    bad += refused(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                 MPI_INFO_NULL, &fh), "MPI_File_open", rank);
+    /* Files work across processes: every rank names rank 0's file. */
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof(path), "/tmp/zt_net_refuse.%d", pid);
+    bad += works(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR |
+                               MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh),
+                 "MPI_File_open", rank);
+    bad += works(MPI_File_close(&fh), "MPI_File_close", rank);
     /* With interleaved ranks the next rank is in another process. */
     bad += refused(MPI_Psend_init(buf, 1, 16, MPI_BYTE, (rank + 1) % size, 3, MPI_COMM_WORLD,
                                   MPI_INFO_NULL, &req), "MPI_Psend_init", rank);
@@ -115,10 +128,18 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "refuse") == 0)
         return refuse(rank, size);
-    if (strcmp(mode, "late") == 0) {
+    if (strcmp(mode, "deadlock") == 0) {
+        /* Every rank waits for its right neighbour, in another process
+         * under --interleave: only the job-wide detector can end this. */
+        MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("rank %d: a message nobody sent arrived\n", rank);
+        return 1;
+    }
+    if (strcmp(mode, "late") == 0 || strcmp(mode, "late3") == 0) {
+        double secs = strcmp(mode, "late3") == 0 ? 3.0 : 0.3;
         if (rank == size - 1) {
             double t0 = MPI_Wtime();
-            while (MPI_Wtime() - t0 < 0.3)
+            while (MPI_Wtime() - t0 < secs)
                 ; /* computing: the others' processes see only blocked ranks */
             for (int q = 0; q < size - 1; q++)
                 MPI_Send(&rank, 1, MPI_INT, q, 1, MPI_COMM_WORLD);

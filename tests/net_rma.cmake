@@ -10,6 +10,9 @@ zmpi_add_program(zt_net_rma_cross net_rma_cross.c)
 zmpi_add_mpi_layouts(net_rma_cross PROGRAM net_rma_cross LAYOUTS 1x1 2x1 2x2 7x2 64x1 64x2
                      TIMEOUT 120)
 
+zmpi_add_program(zt_net_shm_win net_shm_win.c)
+zmpi_add_mpi_layouts(net_shm_win PROGRAM net_shm_win LAYOUTS 1x1 4x2)
+
 if(NOT ZMPI_NET_BACKENDS)
   return()
 endif()
@@ -50,4 +53,21 @@ foreach(be ${ZMPI_NET_BACKENDS})
               $<TARGET_FILE:zt_rma_wrong> ${mistake})
     set_tests_properties(net_${be}_rma_wrong_${mistake} PROPERTIES TIMEOUT 90 LABELS net)
   endforeach()
+endforeach()
+
+# Shared windows across the processes of one node (docs/net.md, "Shared
+# memory between the processes of a node"): in one process, as 2
+# processes x 3 ranks interleaved and 3 x 1 per backend, and with
+# --separate-nodes, where every process is a node and the world's shared
+# window is refused.
+foreach(be ${ZMPI_NET_BACKENDS})
+  zmpi_add_net_test(net_${be}_net_shm_win_2px3i PROGRAM net_shm_win NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave)
+  zmpi_add_net_test(net_${be}_net_shm_win_3px1 PROGRAM net_shm_win NP 3 PROCS 3
+                    BACKEND ${be})
+  # Every process a node of its own (what --separate-nodes sets).
+  zmpi_add_net_test(net_${be}_net_shm_win_separate PROGRAM net_shm_win NP 4 PROCS 2
+                    BACKEND ${be} OPTS --interleave ARGS separate)
+  set_property(TEST net_${be}_net_shm_win_separate APPEND PROPERTY
+               ENVIRONMENT ZMPI_NET_SEPARATE=1)
 endforeach()

@@ -172,8 +172,8 @@ int main(int argc, char **argv)
     ZT_OK(MPI_Win_free(&win));
 
     /* Win_allocate_shared, when the world's ranks share memory (one
-     * process); a world across processes is refused with MPI_ERR_COMM,
-     * since processes share no memory (docs/net.md). */
+     * process, or processes of one node); a world across nodes is refused
+     * with MPI_ERR_COMM, since nodes share no memory (docs/net.md). */
     MPI_Comm node;
     int nsize, wsize;
     ZT_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
         int rc = MPI_Win_allocate_shared(N * sizeof(int), sizeof(int), MPI_INFO_NULL,
                                          MPI_COMM_WORLD, &a, &win);
         MPI_Error_class(rc, &cls);
-        ZT_CHECK(cls == MPI_ERR_COMM, "Win_allocate_shared across processes: MPI_ERR_COMM");
+        ZT_CHECK(cls == MPI_ERR_COMM, "Win_allocate_shared across nodes: MPI_ERR_COMM");
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
 

@@ -253,4 +253,26 @@ int64_t zm_arch_file_size(int fd);
 /* Remove the name `path`; 0 or -errno. */
 int zm_arch_file_unlink(const char *path);
 
+/* Take (`on` nonzero, waiting while another process holds it) or drop
+ * this process's exclusive lock on the whole file, an advisory record
+ * lock that excludes other processes only (threads of one process share
+ * it, so callers serialise them first); 0 or -errno. */
+int zm_arch_file_lock(int fd, int on);
+
+/* ---- Memory shared between processes of one node (shm_linux.c) ----------
+ * For shared windows across processes.  Any thread. */
+
+/* Map the shared-memory object `name` ("/..." as for shm_open) of `bytes`
+ * bytes: create it (failing if it exists) when `create`, else open the one
+ * another process created.  Returns the mapping, or NULL with *err =
+ * -errno.  The caller unmaps it with zm_arch_shm_unmap. */
+void *zm_arch_shm_map(const char *name, size_t bytes, int create, int *err);
+
+/* Unmap a mapping of zm_arch_shm_map (NULL: nothing). */
+void zm_arch_shm_unmap(void *p, size_t bytes);
+
+/* Remove the name of a shared-memory object (its memory stays while
+ * mapped); 0 or -errno. */
+int zm_arch_shm_unlink(const char *name);
+
 #endif /* ZM_ARCH_H */

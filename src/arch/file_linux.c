@@ -122,3 +122,17 @@ int zm_arch_file_unlink(const char *path)
 {
     return unlink(path) == 0 ? 0 : -errno;
 }
+
+int zm_arch_file_lock(int fd, int on)
+{
+    /* A record lock from offset 0 with length 0 covers the whole file,
+     * bytes written past its current end included. */
+    struct flock fl = { 0 };
+    fl.l_type = on ? F_WRLCK : F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    int r;
+    do
+        r = fcntl(fd, F_SETLKW, &fl);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -errno : 0;
+}

@@ -63,6 +63,8 @@ typedef struct zm_io_file {
     char *path;                 /* the name given to open, owned */
     _Atomic int64_t shared_fp;  /* shared file pointer, in etypes of the view */
     atomic_flag lock;           /* serialises accesses in atomic mode */
+    int procs_lock;             /* other processes may write the file too: atomic
+                                 * mode also takes a whole-file record lock */
     int nranks;                 /* ranks of the opening communicator */
     zm_io_piece_t *pieces;      /* per rank: its part of the current collective access */
     int64_t cb_buffer_size;     /* bytes an aggregator moves per system call at most */

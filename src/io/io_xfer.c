@@ -17,27 +17,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void lock(zm_io_file_t *f, int atomic)
+/* Serialise an access of a file in atomic mode; 0 or -errno (the lock
+ * is then not held). */
+static int lock(zm_io_file_t *f, int atomic)
 {
     if (!atomic)
-        return;
+        return 0;
     /* Held only across system calls of one rank, which never yields
      * inside them, so spinning cannot wait for a descheduled holder on
      * the same worker. */
     while (atomic_flag_test_and_set_explicit(&f->lock, memory_order_acquire))
         zm_arch_cpu_relax();
+    /* Other processes' ranks are excluded by a record lock, which the
+     * kernel keeps per process: the flag above orders this process's
+     * ranks among themselves.  A file system that cannot lock fails the
+     * access: atomic mode would otherwise promise what it cannot keep. */
+    int rc = f->procs_lock ? zm_arch_file_lock(f->fd, 1) : 0;
+    if (rc != 0)
+        atomic_flag_clear_explicit(&f->lock, memory_order_release);
+    return rc;
 }
 
 static void unlock(zm_io_file_t *f, int atomic)
 {
-    if (atomic)
-        atomic_flag_clear_explicit(&f->lock, memory_order_release);
+    if (!atomic)
+        return;
+    if (f->procs_lock)
+        zm_arch_file_lock(f->fd, 0);
+    atomic_flag_clear_explicit(&f->lock, memory_order_release);
 }
 
 int64_t zm_io_write_segs(zm_io_file_t *f, const zm_io_segs_t *s, const char *data, int atomic)
 {
-    int64_t rc = 0;
-    lock(f, atomic);
+    int64_t rc = lock(f, atomic);
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < s->n && rc >= 0; i++)
         rc = zm_arch_file_pwrite(f->fd, data + s->v[i].pos, s->v[i].len, s->v[i].off);
     unlock(f, atomic);
@@ -46,8 +60,9 @@ int64_t zm_io_write_segs(zm_io_file_t *f, const zm_io_segs_t *s, const char *dat
 
 int64_t zm_io_read_segs(zm_io_file_t *f, const zm_io_segs_t *s, char *data, int atomic)
 {
-    int64_t got = 0;
-    lock(f, atomic);
+    int64_t got = lock(f, atomic);
+    if (got < 0)
+        return got;
     for (size_t i = 0; i < s->n; i++) {
         int64_t r = zm_arch_file_pread(f->fd, data + s->v[i].pos, s->v[i].len, s->v[i].off);
         if (r < 0) {
@@ -189,19 +204,23 @@ static int window(zm_io_file_t *f, const zm_io_piece_t *pieces, int write, int64
         if (write) {
             for (int64_t k = i; k < j && j > i + 1; k++)
                 memcpy(buf + (v[k].off - lo), v[k].data, v[k].len);
-            lock(f, atomic);
-            rc = zm_arch_file_pwrite(f->fd, at, (size_t)(end - start), start);
-            unlock(f, atomic);
+            if ((rc = lock(f, atomic)) == 0) {
+                rc = zm_arch_file_pwrite(f->fd, at, (size_t)(end - start), start);
+                unlock(f, atomic);
+            }
         } else if (j == i + 1) {
-            lock(f, atomic);
-            rc = zm_arch_file_pread(f->fd, at, (size_t)(end - start), start);
-            unlock(f, atomic);
+            if ((rc = lock(f, atomic)) == 0) {
+                rc = zm_arch_file_pread(f->fd, at, (size_t)(end - start), start);
+                unlock(f, atomic);
+            }
             if (rc >= 0 && rc < end - start)
                 memset(at + rc, 0, (size_t)(end - start - rc));
         } else {
-            lock(f, atomic);
-            rc = zm_arch_file_pread(f->fd, buf + (start - lo), (size_t)(end - start), start);
-            unlock(f, atomic);
+            if ((rc = lock(f, atomic)) == 0) {
+                rc = zm_arch_file_pread(f->fd, buf + (start - lo), (size_t)(end - start),
+                                        start);
+                unlock(f, atomic);
+            }
             /* Bytes past the end of the file read as nothing: the ranks
              * count what they got from the file's size afterwards. */
             if (rc >= 0 && rc < end - start)

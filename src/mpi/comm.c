@@ -431,7 +431,9 @@ ZM_WEAK(Comm_split)
 
 /* The worker thread world rank w was placed on: wake-ups may run a rank
  * on another worker for a while (ult.c), so its home worker is the one
- * stable answer every rank agrees on. */
+ * stable answer every rank agrees on, until a ZMPI_Migrate step moves it
+ * (src/ult/lb.c): a communicator split by worker before then keeps its
+ * members and stays correct, but describes the old placement. */
 static int worker_of(int w)
 {
     return zm_ult_get(w)->home_id;
@@ -444,15 +446,26 @@ static int worker_color(int w)
     return zm_net_proc_of(w) * 4096 + worker_of(w);
 }
 
-/* Hardware levels of a zmpi process, largest first: the whole process
- * (one address space: shared memory), and one worker thread, which runs
- * on one core at a time (a core-like level).  Returns the colour of world
- * rank w at the level named `name` and sets *level to that name, or
- * returns MPI_UNDEFINED if zmpi does not know the level. */
+/* The node of world rank w: processes of one node can share memory
+ * (shared windows map one segment of it, win.c). */
+static int node_of(int w)
+{
+    return zm_net_job.node ? zm_net_job.node[zm_net_proc_of(w)] : 0;
+}
+
+/* Hardware levels, largest first: the node (shared memory, between the
+ * processes on it too), the process (one address space), and one worker
+ * thread, which runs on one core at a time (a core-like level).  Returns
+ * the colour of world rank w at the level named `name` and sets *level to
+ * that name, or returns MPI_UNDEFINED if zmpi does not know the level. */
 static int hw_color(const char *name, int w, const char **level)
 {
     if (strcmp(name, "mpi_shared_memory") == 0) {
         *level = "mpi_shared_memory";
+        return node_of(w);
+    }
+    if (strcmp(name, "zmpi_process") == 0) {
+        *level = "zmpi_process";
         return zm_net_proc_of(w);
     }
     if (strcmp(name, "zmpi_worker") == 0) {
@@ -470,23 +483,30 @@ static int split_type_color(zm_mpi_rank_t *me, struct zmpi_comm *c, int type, MP
     char val[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     *level = NULL;
-    /* Shared memory is one process's address space: zmpi shares no memory
-     * between processes (docs/net.md), even on one node. */
+    /* Shared memory is the node's: the processes on one node share
+     * windows' memory with each other (docs/net.md). */
     if (type == MPI_COMM_TYPE_SHARED) {
         *level = "mpi_shared_memory";
-        return zm_net_proc_of(me->world_rank);
+        return node_of(me->world_rank);
     }
     if (type == MPI_COMM_TYPE_HW_UNGUIDED) {
-        /* The largest level that makes a strict subset: the process, when
-         * the (local) group spans several; else the worker, when it spans
-         * several; else there is none. */
+        /* The largest level that makes a strict subset: the node, when the
+         * (local) group spans several; else the process; else the worker;
+         * else there is none. */
         struct zmpi_group *g = comm_group(me, c);
         int spans = 0;
+        for (int i = 1; g && i < g->size && !spans; i++)
+            spans = node_of(g->world[i]) != node_of(g->world[0]);
+        if (spans) {
+            zm_mpi_group_unref(g);
+            *level = "mpi_shared_memory";
+            return node_of(me->world_rank);
+        }
         for (int i = 1; g && i < g->size && !spans; i++)
             spans = zm_net_proc_of(g->world[i]) != zm_net_proc_of(g->world[0]);
         if (spans) {
             zm_mpi_group_unref(g);
-            *level = "mpi_shared_memory";
+            *level = "zmpi_process";
             return zm_net_proc_of(me->world_rank);
         }
         for (int i = 1; g && i < g->size && !spans; i++)
@@ -536,6 +556,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         cls = PMPI_Info_create(&n->info);
     if (cls == MPI_SUCCESS && level)
         cls = PMPI_Info_set(n->info, "mpi_hw_resource_type", level);
+    /* MPI_COMM_TYPE_HW_UNGUIDED also tells the caller through the info it
+     * passed (MPI 4.1 section 7.4.2). */
+    if (cls == MPI_SUCCESS && level && split_type == MPI_COMM_TYPE_HW_UNGUIDED &&
+        info != MPI_INFO_NULL)
+        cls = PMPI_Info_set(info, "mpi_hw_resource_type", level);
     if (cls != MPI_SUCCESS) {
         PMPI_Comm_free(newcomm);
         return zm_mpi_error(c, cls, fn, "setting the new communicator's info failed");
@@ -763,6 +788,13 @@ ZM_WEAK(Comm_set_name)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
+    /* MPI 4.1 section 7.8: MPI_COMM_NULL may be asked too; its name is
+     * "MPI_COMM_NULL". */
+    if (comm == MPI_COMM_NULL && name && resultlen) {
+        zm_mpi_enter("MPI_Comm_get_name");
+        *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        return MPI_SUCCESS;
+    }
     ENTER_COMM("MPI_Comm_get_name", comm, c);
     if (!name || !resultlen)
         return zm_mpi_error(c, MPI_ERR_ARG, "MPI_Comm_get_name", "(%s=NULL): invalid pointer",

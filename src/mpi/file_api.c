@@ -102,20 +102,20 @@ int zm_mpi_file_check(const char *fn, MPI_File fh)
 
 /* ---- Hints ---------------------------------------------------------------- */
 
-/* Apply the hints of `info` that steer the shared object; rank 0 only, so
- * one rank writes them.  Unknown keys are kept in fh->info and ignored. */
+/* Apply the hints of `info` that steer the shared object; the process's
+ * first rank only, so one rank writes them.  Unknown keys are kept in fh->info and ignored. */
 static void hints_apply(struct zmpi_file *fh, MPI_Info info)
 {
     char v[64];
     int flag;
-    if (info == MPI_INFO_NULL || fh->rank != 0)
+    if (info == MPI_INFO_NULL || fh->lrank != 0)
         return;
     PMPI_Info_get(info, "cb_buffer_size", sizeof(v) - 1, v, &flag);
     if (flag && atoll(v) >= 4096)
         fh->io->cb_buffer_size = atoll(v);
     PMPI_Info_get(info, "cb_nodes", sizeof(v) - 1, v, &flag);
     if (flag && atoi(v) >= 1)
-        fh->io->cb_nodes = atoi(v) < fh->size ? atoi(v) : fh->size;
+        fh->io->cb_nodes = atoi(v) < fh->lsize ? atoi(v) : fh->lsize;
     PMPI_Info_get(info, "romio_cb_write", sizeof(v) - 1, v, &flag);
     if (flag)
         fh->io->cb_write = strcmp(v, "disable") != 0;
@@ -162,17 +162,6 @@ static int amode_check(int amode, const char **why)
     return *why ? MPI_ERR_AMODE : MPI_SUCCESS;
 }
 
-static int open_flags(int amode)
-{
-    int f = amode & MPI_MODE_RDONLY ? ZM_ARCH_FILE_RDONLY
-          : amode & MPI_MODE_WRONLY ? ZM_ARCH_FILE_WRONLY : ZM_ARCH_FILE_RDWR;
-    if (amode & MPI_MODE_CREATE)
-        f |= ZM_ARCH_FILE_CREATE;
-    if (amode & MPI_MODE_EXCL)
-        f |= ZM_ARCH_FILE_EXCL | ZM_ARCH_FILE_CREATE;
-    return f;
-}
-
 /* Make the calling rank's handle for the shared object `io`.  NULL if out
  * of memory. */
 static struct zmpi_file *handle_new(zm_io_file_t *io, MPI_Comm dup, int amode, const char *name)
@@ -207,6 +196,9 @@ static struct zmpi_file *handle_new(zm_io_file_t *io, MPI_Comm dup, int amode, c
 
 static void handle_free(struct zmpi_file *fh)
 {
+    zm_mpi_file_sp_free(fh);
+    if (fh->procs)
+        PMPI_Comm_free(&fh->lcomm);
     zm_mpi_handle_forget(fh);
     zm_mpi_magic_clear(&fh->magic);
     zm_io_view_free(&fh->view);
@@ -216,30 +208,6 @@ static void handle_free(struct zmpi_file *fh)
     PMPI_Info_free(&fh->info);
     PMPI_Comm_free(&fh->comm);
     free(fh);
-}
-
-/* Rank 0 opens the file and sets up the shared object; the others get
- * it (or the error) by broadcast.  Returns the object or NULL with *err. */
-static zm_io_file_t *open_shared(MPI_Comm dup, int rank, int size, const char *path, int amode,
-                                 int *err)
-{
-    int64_t msg[2] = { 0, 0 };
-    zm_io_file_t *io = NULL;
-    if (rank == 0) {
-        io = zm_io_file_open(path, open_flags(amode), size, err);
-        if (io) {
-            atomic_store(&io->refs, size);
-            if (amode & MPI_MODE_APPEND) {
-                int64_t sz = zm_arch_file_size(io->fd);
-                atomic_store(&io->shared_fp, sz > 0 ? sz : 0);
-            }
-        }
-        msg[0] = (int64_t)(intptr_t)io;
-        msg[1] = *err;
-    }
-    PMPI_Bcast(msg, 2, MPI_INT64_T, 0, dup);
-    *err = (int)msg[1];
-    return (zm_io_file_t *)(intptr_t)msg[0];
 }
 
 /* The local checks of MPI_File_open's arguments; MPI_SUCCESS or the
@@ -269,13 +237,6 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (c->inter)
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): an intercommunicator; files are "
                             "opened by intracommunicators");
-    /* The open file is one object in one address space (src/io/): not
-     * across processes yet.  Every rank finds the same and refuses. */
-    if (zm_net_any_remote(c->p.world, c->p.size))
-        return zm_mpi_file_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(comm=%s): the "
-                                 "communicator's ranks live in several processes; zmpi opens "
-                                 "files only among the ranks of one process (docs/net.md)",
-                                 c->name);
     /* A rank with bad arguments still takes part in the allreduce, so the
      * others fail too instead of waiting for it. */
     rc = open_args_check(fn, filename, amode, info, fh);
@@ -295,26 +256,48 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     rc = PMPI_Comm_dup(comm, &dup);
     if (rc != MPI_SUCCESS)
         return rc;
-    int rank, size, err;
-    PMPI_Comm_rank(dup, &rank);
-    PMPI_Comm_size(dup, &size);
-    zm_io_file_t *io = open_shared(dup, rank, size, filename, amode, &err);
+    int err, lrank, lsize, procs;
+    MPI_Comm lcomm;
+    zm_io_file_t *io = zm_mpi_file_open_shared(dup, filename, amode, &err, &lcomm, &lrank,
+                                               &lsize, &procs);
     if (!io) {
         PMPI_Comm_free(&dup);
         return zm_mpi_file_error(NULL, zm_mpi_file_errclass(err), fn, "cannot open \"%s\": %s",
                                  filename, reason(err));
     }
     struct zmpi_file *f = handle_new(io, dup, amode, filename);
-    rc = f ? hints_set(f, info) : MPI_ERR_NO_MEM;
-    if (f && (amode & MPI_MODE_APPEND))
-        f->fp = atomic_load(&io->shared_fp);
+    if (f) {
+        f->lcomm = lcomm;
+        f->lrank = lrank;
+        f->lsize = lsize;
+        f->procs = procs;
+    }
+    /* The window of the shared pointer is collective: every rank learns
+     * first whether all have a handle to hang it on. */
+    int ok = f != NULL, allok = 0, sprc = MPI_SUCCESS;
+    PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, dup);
+    if (allok) {
+        rc = hints_set(f, info);
+        if (amode & MPI_MODE_APPEND) {
+            int64_t sz = zm_arch_file_size(io->fd);
+            f->fp = sz > 0 ? sz : 0;
+        }
+        sprc = zm_mpi_file_sp_setup(f);
+    }
     /* The shared pointer and hints are set before any rank returns. */
     PMPI_Barrier(dup);
-    if (!f) {
+    if (!allok || sprc != MPI_SUCCESS) {
+        if (f) {
+            handle_free(f);
+        } else {
+            if (procs)
+                PMPI_Comm_free(&lcomm);
+            PMPI_Comm_free(&dup);
+        }
         zm_io_file_release(io, 0);
-        PMPI_Comm_free(&dup);
-        return zm_mpi_file_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory (file \"%s\")",
-                                 filename);
+        return zm_mpi_file_error(NULL, allok ? sprc : MPI_ERR_NO_MEM, fn, "%s (file \"%s\")",
+                                 allok ? "cannot set up the shared file pointer"
+                                       : "out of memory on some rank", filename);
     }
     /* The file is open even if its hints could not be kept: the program
      * gets the handle to close it. */
@@ -340,7 +323,23 @@ int PMPI_File_close(MPI_File *fh)
                                  "open (call its _end first)");
     /* Every rank's accesses are done before the last reference closes. */
     PMPI_Barrier(f->comm);
-    int err = zm_io_file_release(f->io, (f->amode & MPI_MODE_DELETE_ON_CLOSE) != 0);
+    int del = (f->amode & MPI_MODE_DELETE_ON_CLOSE) != 0;
+    /* Across processes the name goes once every process has closed it;
+     * rank 0 keeps it (the object that holds it goes with the last local
+     * reference). */
+    char *path = f->procs && del && f->rank == 0 ? strdup(f->io->path) : NULL;
+    int err = zm_io_file_release(f->io, del && !f->procs);
+    /* A deleted file is gone for every rank once the close returns. */
+    if (del)
+        PMPI_Barrier(f->comm);
+    if (f->procs && del && f->rank == 0) {
+        if (err == 0)
+            err = path ? zm_arch_file_unlink(path) : -ENOMEM;
+        free(path);
+        PMPI_Barrier(f->comm);
+    } else if (f->procs && del) {
+        PMPI_Barrier(f->comm);
+    }
     if (err != 0) {
         rc = zm_mpi_file_error(f, zm_mpi_file_errclass(err), fn, "closing: %s", reason(err));
     }
@@ -369,17 +368,19 @@ ZM_WEAK(File_delete)
 
 /* ---- Sizes, sync, hints, atomicity ---------------------------------------- */
 
-/* Run `op` on rank 0 of the file's communicator and give every rank its
- * result (0 or -errno): the collective calls that change the file do it
- * once for all. */
+/* Run `op` on the first rank of each process of the file's communicator
+ * and give every rank the first error (0 or -errno): the collective calls
+ * that change the file do it once per descriptor (once per job on one
+ * process; syncing every process's descriptor matters on file systems
+ * that cache per client). */
 static int rank0_op(struct zmpi_file *fh, int (*op)(int fd, int64_t arg), int64_t arg)
 {
-    int err = 0;
+    int err = 0, all = 0;
     PMPI_Barrier(fh->comm);
-    if (fh->rank == 0)
+    if (fh->lrank == 0)
         err = op(fh->io->fd, arg);
-    PMPI_Bcast(&err, 1, MPI_INT, 0, fh->comm);
-    return err;
+    PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, fh->comm);
+    return all;
 }
 
 static int do_sync(int fd, int64_t arg)

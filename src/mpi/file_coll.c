@@ -9,7 +9,8 @@
  * whether any rank's arguments were wrong; the first cb_nodes ranks
  * aggregate one domain of the region each (src/io/io_xfer.c), and a last
  * allreduce gives everyone the aggregators' result, after which the
- * pieces may go.  A rank with bad arguments still takes part in both
+ * pieces may go.  When the file's ranks span processes, each process
+ * does this among its own ranks (file_procs.c).  A rank with bad arguments still takes part in both
  * allreduces, so the others report an error instead of waiting forever.
  */
 #include "file_rw.h"
@@ -44,7 +45,7 @@ static int64_t phase_two(struct zmpi_file *fh, zm_mpi_access_t *a, int write, in
      * different workers. */
     int naggr = zm_mpi_file_naggr(io, lo, hi), dom;
     for (dom = 0; dom < naggr; dom++)
-        if ((int)((int64_t)dom * fh->size / naggr) == fh->rank)
+        if ((int)((int64_t)dom * fh->lsize / naggr) == fh->lrank)
             break;
     if (dom == naggr)
         return 0;
@@ -63,7 +64,7 @@ static int coll_access(struct zmpi_file *fh, const char *fn, void *buf, MPI_Coun
     int rc = argrc;
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_file_access_prepare(fh, fn, buf, count, dt, pos, write, &a);
-    zm_io_piece_t *p = &fh->io->pieces[fh->rank];
+    zm_io_piece_t *p = &fh->io->pieces[fh->lrank];
     int64_t v[3] = { rc != MPI_SUCCESS, -INT64_MAX, -INT64_MAX }, r[3];
     if (rc == MPI_SUCCESS) {
         *p = (zm_io_piece_t){ a.segs.v, a.segs.n, a.data };
@@ -74,7 +75,14 @@ static int coll_access(struct zmpi_file *fh, const char *fn, void *buf, MPI_Coun
     } else {
         *p = (zm_io_piece_t){ 0 };
     }
-    PMPI_Allreduce(v, r, 3, MPI_INT64_T, MPI_MAX, fh->comm);
+    /* The region is the process's (its ranks' pieces are aggregated
+     * there, src/mpi/file_procs.c); a wrong argument anywhere fails the
+     * call everywhere. */
+    PMPI_Allreduce(v, r, 3, MPI_INT64_T, MPI_MAX, fh->lcomm);
+    if (fh->procs) {
+        int64_t bad = r[0];
+        PMPI_Allreduce(&bad, &r[0], 1, MPI_INT64_T, MPI_MAX, fh->comm);
+    }
     if (r[0]) {
         if (rc != MPI_SUCCESS)
             return rc;
@@ -135,7 +143,7 @@ static int ordered_call(const char *fn, MPI_File fh, void *buf, MPI_Count count,
     /* Rank 0 moves the shared pointer before it broadcasts the old value,
      * so no rank returns before the pointer is past this access. */
     if (fh->rank == 0)
-        base = atomic_fetch_add(&fh->io->shared_fp, total);
+        base = zm_mpi_file_sp_add(fh, total);
     PMPI_Bcast(&base, 1, MPI_INT64_T, 0, fh->comm);
     int64_t got = 0;
     rc = coll_access(fh, fn, buf, count, dt, base + before, write, rc, &got);

@@ -21,6 +21,12 @@ struct zmpi_file {
     zm_io_file_t *io;                /* the shared open file */
     MPI_Comm comm;                   /* private duplicate of the opening communicator */
     int rank, size;                  /* caller's rank in comm, ranks of comm */
+    /* The ranks of comm in the caller's process share `io`; when comm
+     * spans processes each process has its own (file_procs.c). */
+    MPI_Comm lcomm;                  /* those ranks (comm itself if all are local) */
+    int lrank, lsize;                /* caller's rank in lcomm, ranks of lcomm */
+    int procs;                       /* comm spans several processes */
+    MPI_Win sp_win;                  /* procs: window on comm rank 0's shared pointer */
     int amode;                       /* MPI_MODE_* bits given to open */
     struct zmpi_errhandler *eh;      /* error handler (held) */
     MPI_Info info;                   /* hints as set, owned; never NULL */
@@ -98,6 +104,35 @@ int zm_mpi_datarep_write(const struct zm_mpi_datarep *rep, void *buf, MPI_Dataty
                          MPI_Count count, void *filebuf);
 int zm_mpi_datarep_read(const struct zm_mpi_datarep *rep, void *buf, MPI_Datatype dt,
                         MPI_Count count, void *filebuf, size_t bytes);
+
+/* ---- Files whose communicator spans processes (file_procs.c) ---- */
+
+/* Open `path` for the calling rank of `dup` (collective over dup): the
+ * process of dup's rank 0 opens it with every flag of `amode`, then one
+ * rank of each other process opens the same file without creating it, and
+ * the ranks of each process share their process's object (refs set to the
+ * local ranks).  Fills fh-less state: *lcomm, *lrank, *lsize, *procs.
+ * Returns the object, or NULL with *err = -errno on every rank when any
+ * process failed.  ULT context, every rank of dup. */
+zm_io_file_t *zm_mpi_file_open_shared(MPI_Comm dup, const char *path, int amode, int *err,
+                                      MPI_Comm *lcomm, int *lrank, int *lsize, int *procs);
+
+/* Set up (collective) and free (collective, before comm is freed) the
+ * job-wide shared file pointer of a file that spans processes: a window
+ * over comm whose only memory is rank 0's io->shared_fp.  Setup returns
+ * MPI_SUCCESS or an MPI error class (nothing raised).  No-ops on a file of
+ * one process.  ULT context, every rank of fh->comm. */
+int zm_mpi_file_sp_setup(struct zmpi_file *fh);
+void zm_mpi_file_sp_free(struct zmpi_file *fh);
+
+/* The shared file pointer (etypes): read it, add `n` to it returning the
+ * old value, or set it (only one rank sets it, inside a collective call
+ * whose barriers order the store against every rank's reads).  Local
+ * atomics on a file of one process; one-sided operations on rank 0's value
+ * when the file spans processes.  ULT context, a rank of the file. */
+int64_t zm_mpi_file_sp_load(struct zmpi_file *fh);
+int64_t zm_mpi_file_sp_add(struct zmpi_file *fh, int64_t n);
+void zm_mpi_file_sp_store(struct zmpi_file *fh, int64_t v);
 
 /* The MPI error class for -errno `err` of a file operation (file_api.c). */
 int zm_mpi_file_errclass(int err);

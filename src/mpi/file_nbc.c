@@ -11,7 +11,10 @@
  * the process's memory, and the buffers stay valid until the requests
  * complete), and completes every rank's request.  A rank whose arguments
  * are wrong raises its error and posts an empty piece, so the round still
- * completes: the others' requests then end with an error.
+ * completes: the others' requests then end with an error.  When the
+ * file's ranks span processes, a round holds the ranks of one process
+ * (file_procs.c), so a wrong argument fails the requests of its own
+ * process only.
  */
 #include "file_rw.h"
 
@@ -72,7 +75,7 @@ static round_t *arrive(struct zmpi_file *fh, zm_mpi_access_t *acc, zm_req_t *req
         if ((*link)->seq == seq)
             break;
     if (!*link) {
-        *link = round_new(seq, fh->size);
+        *link = round_new(seq, fh->lsize);
         if (!*link) {
             nbc_unlock(io);
             *nomem = 1;
@@ -81,13 +84,13 @@ static round_t *arrive(struct zmpi_file *fh, zm_mpi_access_t *acc, zm_req_t *req
     }
     round_t *r = *link;
     if (acc) {
-        r->acc[fh->rank] = acc;
-        r->req[fh->rank] = req;
-        r->pieces[fh->rank] = (zm_io_piece_t){ acc->segs.v, acc->segs.n, acc->data };
+        r->acc[fh->lrank] = acc;
+        r->req[fh->lrank] = req;
+        r->pieces[fh->lrank] = (zm_io_piece_t){ acc->segs.v, acc->segs.n, acc->data };
     } else {
         r->bad = 1;
     }
-    if (++r->arrived == fh->size) {
+    if (++r->arrived == fh->lsize) {
         *link = r->next;
         mine = r;
     }
@@ -119,7 +122,7 @@ static void run_round(struct zmpi_file *fh, round_t *r, int write)
 {
     zm_io_file_t *io = fh->io;
     int64_t lo, hi, err = 0, size = 0;
-    region(r, fh->size, &lo, &hi);
+    region(r, fh->lsize, &lo, &hi);
     if (!r->bad) {
         int naggr = zm_mpi_file_naggr(io, lo, hi);
         for (int a = 0; a < naggr && err == 0; a++)
@@ -128,7 +131,7 @@ static void run_round(struct zmpi_file *fh, round_t *r, int write)
         if (!write && err == 0)
             size = zm_arch_file_size(io->fd);
     }
-    for (int i = 0; i < fh->size; i++) {
+    for (int i = 0; i < fh->lsize; i++) {
         zm_mpi_access_t *acc = r->acc[i];
         zm_req_t *req = r->req[i];
         if (!acc)

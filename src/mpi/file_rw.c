@@ -195,7 +195,7 @@ static MPI_Offset claim(struct zmpi_file *fh, int how, MPI_Offset offset, MPI_Co
         fh->fp += n;
         return pos;
     default:
-        return atomic_fetch_add(&fh->io->shared_fp, n);
+        return zm_mpi_file_sp_add(fh, n);
     }
 }
 

@@ -90,7 +90,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
         rc = zm_mpi_info_check(fn, info);
     if (disp == MPI_DISPLACEMENT_CURRENT)
-        disp = zm_io_view_offset(&fh->view, atomic_load(&fh->io->shared_fp) *
+        disp = zm_io_view_offset(&fh->view, zm_mpi_file_sp_load(fh) *
                                                 (MPI_Offset)fh->etype->size);
     zm_io_view_t nv = { 0 };
     int err = rc == MPI_SUCCESS ? zm_io_view_set(&nv, disp, filetype) : 0;
@@ -125,7 +125,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
      * is done with the old view. */
     PMPI_Barrier(fh->comm);
     if (fh->rank == 0)
-        atomic_store(&fh->io->shared_fp, 0);
+        zm_mpi_file_sp_store(fh, 0);
     PMPI_Barrier(fh->comm);
     return MPI_SUCCESS;
 }
@@ -245,7 +245,7 @@ static int get_position(const char *fn, MPI_File fh, MPI_Offset *offset, int sha
     ENTER_FILE(fn, fh);
     if (!offset)
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "(offset=NULL): invalid argument");
-    *offset = shared ? atomic_load(&fh->io->shared_fp) : fh->fp;
+    *offset = shared ? zm_mpi_file_sp_load(fh) : fh->fp;
     return MPI_SUCCESS;
 }
 
@@ -282,12 +282,12 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     if (rmm[0] != -rmm[1] || rmm[2] != -rmm[3])
         return zm_mpi_file_error(fh, MPI_ERR_NOT_SAME, fn, "(offset=%lld, whence=%d): the "
                                  "ranks gave different arguments", (long long)offset, whence);
-    MPI_Offset pos = seek_target(fn, fh, atomic_load(&fh->io->shared_fp), offset, whence, &rc);
+    MPI_Offset pos = seek_target(fn, fh, zm_mpi_file_sp_load(fh), offset, whence, &rc);
     /* Every rank computed the same target; rank 0 stores it once all
      * have read the old value. */
     PMPI_Barrier(fh->comm);
     if (rc == MPI_SUCCESS && fh->rank == 0)
-        atomic_store(&fh->io->shared_fp, pos);
+        zm_mpi_file_sp_store(fh, pos);
     PMPI_Barrier(fh->comm);
     return rc;
 }

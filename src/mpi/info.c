@@ -457,8 +457,8 @@ ZM_WEAK(Info_create_env)
 /* MPI 4.1 section 11.4: each key is a hardware resource type, and its
  * value says whether the calling MPI process is restricted to a single
  * resource of that type ("true") or not ("false").  zmpi knows three:
- *   mpi_shared_memory  "true": every rank of a zmpi job lives in one
- *                      process and shares its memory (the type that
+ *   mpi_shared_memory  "true": a process lives on one node, whose
+ *                      processes share memory (the type that
  *                      MPI_COMM_TYPE_SHARED splits by);
  *   zmpi://Machine     "true": one host;
  *   zmpi://PU          "true" only if the process may run on one CPU: a

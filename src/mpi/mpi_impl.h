@@ -457,13 +457,17 @@ zm_mpi_sched_t *zm_mpi_sched_new_p2p(struct zmpi_comm *c, MPI_Comm handle, int m
 
 /* What a schedule with children started elsewhere does at start, on
  * MPI_Cancel (NULL: it cannot be cancelled), on MPI_Request_free while
- * active (NULL: refused; else the hook takes over freeing it) and when it
- * is freed (release runs first, before the schedule's memory goes). */
+ * active (NULL: refused; else the hook takes over freeing it), when it
+ * is freed (release runs first, before the schedule's memory goes), and,
+ * optionally, in the completion call that is about to free it, before
+ * that call looks at its error (before_free: an error code it returns
+ * fails the request, as a finishing step's status error does). */
 typedef struct zm_mpi_sched_hooks {
     zm_mpi_sched_fn *start;
     zm_mpi_sched_fn *cancel;
     zm_mpi_sched_fn *free_active;
     void (*release)(zm_mpi_sched_t *s, void *arg);
+    zm_mpi_sched_fn *before_free;
 } zm_mpi_sched_hooks_t;
 
 /* Attach hooks (static storage, kept by pointer) and their argument. */
@@ -501,6 +505,11 @@ int zm_mpi_sched_free_active(zm_req_t *r);
  * `reqs` (plain or composite, NULL entries skipped) is; free it. */
 int zm_mpi_sched_poll(zm_req_t *r);
 void zm_mpi_sched_wait(zm_req_t *r);
+/* For request.c: run the before_free hook of completed schedule r, whose
+ * completion call is about to free it (a generalized request's free
+ * function); an error code it returns fails r unless r failed already.
+ * The owning rank, once. */
+void zm_mpi_sched_before_free(zm_req_t *r);
 int zm_mpi_sched_wait_any(zm_req_t *const *reqs, int n);
 void zm_mpi_sched_release(zm_req_t *r);
 
@@ -519,6 +528,12 @@ int zm_mpi_attr_finalize(void);
  * the call to return.  ULT context. */
 int zm_mpi_win_error(struct zmpi_win *w, int cls, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Wait until the calling rank's one-sided operations to other processes
+ * on w are complete (src/rma/rma_net.c) and raise on w what one of them
+ * met; MPI_SUCCESS at once on a window of one process.  ULT context, a
+ * rank of w (rma_api.c). */
+int zm_mpi_win_drain(struct zmpi_win *w, const char *fn);
 
 /* ---- Process topologies (topo.c) ---- */
 

@@ -6,12 +6,15 @@
  * Every operation is checked (window, buffers, datatypes, target rank,
  * epoch, and that the target range lies inside the target's window), then
  * done at once by the calling rank with direct copies (src/rma/), or, for
- * a target in another process, sent there and waited for until the
- * target's process applied it (src/rma/rma_net.c).  So a flush has nothing
- * to wait for: it is a memory fence, plus a yield when
- * other ranks share the worker, so that a rank spinning on a flag with
- * flush (the mpi4py.util.sync pattern) lets the rank that will set the
- * flag run.
+ * a target in another process, sent there (src/rma/rma_net.c): Puts and
+ * accumulates that fetch nothing return once sent (not on dynamic
+ * windows), the others once the target's process applied them, and every
+ * call that flushes or ends an epoch first waits for the caller's
+ * operations on their way (zm_mpi_win_drain).  In one process a flush
+ * has nothing to wait for: it is a memory fence, plus a yield when other
+ * ranks share the worker, so that a rank spinning on a flag with flush
+ * (the mpi4py.util.sync pattern) lets the rank that will set the flag
+ * run.
  */
 #include "large.h"
 
@@ -167,6 +170,18 @@ static int remote_error(struct zmpi_win *w, const char *fn, zm_status_t st, int 
 static int is_dyn(const struct zmpi_win *w)
 {
     return w->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC;
+}
+
+int zm_mpi_win_drain(struct zmpi_win *w, const char *fn)
+{
+    if (ZM_LIKELY(!w->rma->proc))
+        return MPI_SUCCESS;
+    zm_status_t st = zm_rma_net_drain(w->rma, w->rank);
+    if (st == ZM_OK)
+        return MPI_SUCCESS;
+    return zm_mpi_win_error(w, st == ZM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_RMA_RANGE, fn,
+                            "(win=%s): a one-sided operation of rank %d to another process "
+                            "failed there", wname(w), w->rank);
 }
 
 /* ---- Put and Get ----------------------------------------------------------- */
@@ -547,6 +562,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     const char *other = open_epoch(win);
     if (other)
         return epoch_conflict(win, fn, other);
+    if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     /* The barrier orders one epoch's accesses before the next's; with no
@@ -655,6 +672,8 @@ int PMPI_Win_complete(MPI_Win win)
     if (!win->started)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): no access epoch opened "
                                 "by MPI_Win_start", wname(win));
+    if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
+        return rc;
     zm_rma_complete(win->rma, win->rank, win->start_ranks, win->nstart);
     for (int i = 0; i < win->nstart; i++)
         win->lock_type[win->start_ranks[i]] &= (unsigned char)~ZM_WIN_IN_START;
@@ -770,6 +789,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(rank=%d): rank %d holds no lock "
                                 "on this target of window %s (unlock without lock)", rank,
                                 win->rank, wname(win));
+    if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
+        return rc;
     /* The epoch's accesses are complete; publish them before the next
      * holder of the lock can look. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -818,6 +839,8 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!win->locked_all)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d did not call "
                                 "MPI_Win_lock_all", wname(win), win->rank);
+    if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     if (win->locked_all == 1)
         for (int t = 0; t < win->size; t++)
@@ -827,9 +850,11 @@ int PMPI_Win_unlock_all(MPI_Win win)
 }
 ZM_WEAK(Win_unlock_all)
 
-/* Flush and sync: every operation is already complete, so they are a
- * memory fence, and a yield when other ranks share the worker so that a
- * rank spinning on a window flag cannot starve the one that sets it. */
+/* Flush and sync: every operation in one process is already complete, so
+ * they wait for the caller's operations to other processes (all of them,
+ * whatever target a flush names), then are a memory fence, and a yield
+ * when other ranks share the worker so that a rank spinning on a window
+ * flag cannot starve the one that sets it. */
 /* `all`: every target (rank ignored); need_epoch: the call is valid in
  * passive-target epochs only. */
 static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
@@ -845,6 +870,8 @@ static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
         return zm_mpi_win_error(win, MPI_ERR_RMA_SYNC, fn, "(win=%s): rank %d has no "
                                 "passive-target epoch%s (MPI_Win_lock or MPI_Win_lock_all)",
                                 wname(win), win->rank, all ? "" : " to this target");
+    if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
+        return rc;
     atomic_thread_fence(memory_order_seq_cst);
     /* A rank spinning on its own window memory with flush or sync waits
      * for origins; those of other processes reach it through the

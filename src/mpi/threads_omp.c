@@ -126,19 +126,37 @@ typedef struct omp_call {
     unsigned ret;                   /* reductions: the runtime's result */
 } omp_call_t;
 
-static __thread int tl_in_fork;     /* inside a fork made through here */
+static __thread int tl_in_fork;     /* inside a fork made through here (OS threads) */
 static __thread int tl_user_n;      /* a non-ULT thread set its own nthreads-var */
+
+static struct zm_mpi_omp *omp_of(zm_mpi_rank_t *me);
+static int *rank_in_fork(struct zm_mpi_omp *o);
+
+/* Where "inside a fork made through here" is kept for the caller: per
+ * rank on a ULT, per OS thread elsewhere.  A worker's OS thread runs
+ * other ranks while a region run in place blocks in MPI inside it, so a
+ * thread-local flag would leak into them: a rank that then started its
+ * OpenMP host had it taken for a team thread, not counted as running,
+ * and the deadlock detector's count of running threads went below zero
+ * (a false deadlock report, seen about once in 30 runs of threads_omp). */
+static int *fork_flag(void)
+{
+    if (zm_ult_in_job())
+        return rank_in_fork(omp_of(zm_ult_self()->user));
+    return &tl_in_fork;
+}
 
 int zm_mpi_omp_in_fork(void)
 {
-    return tl_in_fork;
+    return *fork_flag();
 }
 
 /* Run call c with the runtime on the calling thread. */
 static void call_real(omp_call_t *c)
 {
-    int was = tl_in_fork;
-    tl_in_fork = 1;
+    int *flag = fork_flag();
+    int was = *flag;
+    *flag = 1;
     switch (c->kind) {
     case K_PAR:
         ((par_fn *)c->real)(c->fn, c->data, c->n, c->flags);
@@ -160,7 +178,7 @@ static void call_real(omp_call_t *c)
         ((teams_fn *)c->real)(c->fn, c->data, c->teams, c->limit, c->flags);
         break;
     }
-    tl_in_fork = was;
+    *flag = was;
 }
 
 /* ---- Per-rank state ------------------------------------------------------ */
@@ -189,6 +207,7 @@ typedef struct omp_host {
 
 struct zm_mpi_omp {
     int nthreads;                   /* the rank's nthreads-var */
+    int in_fork;                    /* the rank's ULT is inside a region it runs in place */
     omp_host_t *host;               /* made by the rank's ULT on first need */
     omp_lock_t_ crit;               /* unnamed critical sections */
     named_crit_t *_Atomic named;    /* named ones, newest first */
@@ -230,6 +249,11 @@ static struct zm_mpi_omp *omp_of(zm_mpi_rank_t *me)
         return n;
     free(n);
     return o;
+}
+
+static int *rank_in_fork(struct zm_mpi_omp *o)
+{
+    return &o->in_fork;
 }
 
 /* The rank the caller belongs to (its ULT or a thread bound to it), or

@@ -16,16 +16,19 @@
  * A window whose ranks span processes has one state per process instead
  * (src/rma/rma_net.c), registered under the window communicator's
  * context id, and every rank's segment geometry is gathered into each so
- * that origins check ranges before sending; shared windows cannot span
- * processes (they share no memory) and are refused.
+ * that origins check ranges before sending.  A shared window across
+ * processes of one node is one POSIX shared-memory segment that each
+ * process maps (shared_spanning); across nodes it is refused.
  */
 #include "mpi_impl.h"
 
 #include "rma/rma.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int win_check(const char *fn, MPI_Win win)
 {
@@ -316,6 +319,113 @@ static int shared_layout(zm_rma_win_t *r, const MPI_Aint *sizes, const int *unit
     return 1;
 }
 
+/* Whether every rank of c lives on the caller's node. */
+static int one_node(struct zmpi_comm *c)
+{
+    const int *node = zm_net_job.node;
+    int mine = node[zm_net_job.proc];
+    for (int i = 0; i < c->p.size; i++)
+        if (node[zm_net_proc_of(c->p.world ? c->p.world[i] : i)] != mine)
+            return 0;
+    return 1;
+}
+
+/* Offsets of every rank's segment in a shared window's memory, laid out
+ * as shared_layout does, from everyone's (size, unit) pairs in `su`;
+ * returns the total bytes. */
+static size_t shared_offsets(const int64_t *su, int n, int noncontig, size_t *off)
+{
+    size_t total = 0, align = noncontig ? 4096 : 1;
+    for (int i = 0; i < n; i++) {
+        off[i] = total;
+        total += ((size_t)su[2 * i] + align - 1) & ~(align - 1);
+    }
+    return total;
+}
+
+/* Map the node's segment named `name` of `bytes` bytes in the calling
+ * process, once: the window's first rank of the process maps it (rank 0,
+ * the first of its process, creates it) and keeps it in the process's
+ * window state with the offsets `off` (taken over).  Returns 0 or -errno;
+ * the other local ranks do nothing. */
+static int shared_map(struct zmpi_win *w, const char *name, size_t bytes, size_t *off)
+{
+    zm_rma_win_t *r = w->rma;
+    int first = 0;
+    while (first < r->n && r->proc[first] >= 0)
+        first++;
+    if (first != w->rank) {
+        free(off);
+        return 0;
+    }
+    int err;
+    char *p = zm_arch_shm_map(name, bytes, w->rank == 0, &err);
+    if (!p) {
+        free(off);
+        return err;
+    }
+    r->shm = p;
+    r->shm_bytes = bytes;
+    r->shm_off = off;
+    return 0;
+}
+
+/* A shared window whose ranks live in several processes of one node: one
+ * POSIX shared-memory segment laid out as in one process, mapped once per
+ * process; the name goes as soon as every process has mapped it.  Loads
+ * and stores reach every rank's segment directly; the one-sided calls
+ * still travel to the target's process as for any window across
+ * processes, so accumulates stay atomic under that process's locks.
+ * Returns MPI_SUCCESS with the caller's segment in *base, or an error
+ * class (nothing raised) on every rank alike. */
+static int shared_spanning(struct zmpi_win *w, MPI_Aint size, int disp_unit, int noncontig,
+                           void **base)
+{
+    static _Atomic unsigned seq;
+    int n = w->size;
+    int64_t mine[2] = { size, disp_unit };
+    int64_t *su = malloc(sizeof(mine) * (size_t)n);
+    size_t *off = malloc(sizeof(size_t) * (size_t)n);
+    char name[64] = { 0 };
+    int ok = su && off, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
+    if (!all) {
+        free(su);
+        free(off);
+        return MPI_ERR_NO_MEM;
+    }
+    PMPI_Allgather(mine, 2, MPI_INT64_T, su, 2, MPI_INT64_T, w->comm);
+    size_t total = shared_offsets(su, n, noncontig, off);
+    size_t bytes = (total + 4095) & ~(size_t)4095;
+    free(su);
+    if (w->rank == 0)
+        snprintf(name, sizeof(name), "/zmpi-win-%d-%u", (int)getpid(),
+                 atomic_fetch_add(&seq, 1));
+    PMPI_Bcast(name, (int)sizeof(name), MPI_CHAR, 0, w->comm);
+    /* Rank 0 creates the segment before anyone else opens it. */
+    int err = 0, e = 0;
+    size_t mypos = off[w->rank];
+    if (w->rank == 0)
+        err = shared_map(w, name, bytes, off);
+    PMPI_Bcast(&err, 1, MPI_INT, 0, w->comm);
+    e = err;
+    if (err == 0 && w->rank != 0)
+        e = shared_map(w, name, bytes, off);
+    else if (w->rank != 0)
+        free(off);
+    PMPI_Allreduce(&e, &err, 1, MPI_INT, MPI_MIN, w->comm);
+    if (w->rank == 0)
+        zm_arch_shm_unlink(name);
+    if (err != 0)
+        return err == -ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    zm_rma_target_t *t = &w->rma->t[w->rank];
+    *base = w->rma->shm + mypos;
+    t->base = *base;
+    t->size = (size_t)size;
+    t->disp_unit = disp_unit;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
@@ -324,18 +434,31 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     int rc = create_check(fn, comm, info, size, disp_unit, baseptr, win, &c);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* Processes share no memory here (not even on one node): the
-     * communicator must be one whose ranks can share memory, such as a
-     * part of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), which groups the
-     * ranks of each process.  Every rank finds the same, so all refuse. */
-    if (zm_net_any_remote(c->p.world, c->p.size))
+    /* Processes of one node share a segment of the node's memory; ranks
+     * on several nodes cannot.  Every rank finds the same, so all refuse. */
+    int spans = zm_net_any_remote(c->p.world, c->p.size);
+    if (spans && !one_node(c))
         return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): the communicator's ranks live "
-                            "in several processes, which share no memory; use a "
-                            "communicator from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), "
-                            "whose ranks share one process (docs/net.md)", c->name);
+                            "on several nodes, which share no memory; use a communicator "
+                            "from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), whose ranks "
+                            "share one node (docs/net.md)", c->name);
     struct zmpi_win *w;
     if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_SHARED, &w)) != MPI_SUCCESS)
         return rc;
+    if (spans) {
+        void *base = NULL;
+        int cls = shared_spanning(w, size, disp_unit, info_true(info, "alloc_shared_noncontig"),
+                                  &base);
+        if (cls != MPI_SUCCESS) {
+            win_abandon(w);
+            return zm_mpi_error(c, cls, fn, "cannot share %lld bytes between the node's "
+                                "processes", (long long)size);
+        }
+        rc = win_end(fn, c, w, base, size, disp_unit, 1, win);
+        if (rc == MPI_SUCCESS)
+            *(void **)baseptr = base;
+        return rc;
+    }
     /* Everyone's size and unit to rank 0, which lays out the block. */
     int n = w->size, ok = 1;
     MPI_Aint *sizes = w->rank == 0 ? malloc(sizeof(MPI_Aint) * (size_t)n) : NULL;
@@ -383,8 +506,9 @@ int PMPI_Win_free(MPI_Win *win)
     zm_p2p_self()->wait_call = fn;
     zm_p2p_self()->wait_req = NULL;
     if (w->rma->proc) {
-        /* Across processes every operation was acknowledged before its
-         * call returned: after this barrier none is on its way to us. */
+        /* Across processes every rank waits for its operations to be
+         * acknowledged: after this barrier none is on its way to us. */
+        zm_mpi_win_drain(w, fn);
         PMPI_Barrier(w->comm);
     } else {
         zm_coll_shm_t *s = zm_mpi_coll_shm(w->comm);
@@ -471,10 +595,19 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (!size || !disp_unit || !baseptr)
         return zm_mpi_win_error(win, MPI_ERR_ARG, fn, "size, disp_unit or baseptr is NULL");
     if (rank == MPI_PROC_NULL) {
-        /* The first segment of non-zero size this process can reach. */
-        for (rank = 0; rank < r->n - 1 && (r->t[rank].size == 0 || zm_rma_is_remote(r, rank));
-             rank++)
+        /* The lowest rank's segment of non-zero size (MPI 4.1 section
+         * 12.2.3), as a query of that rank: size 0 if it is in a process
+         * whose memory this one cannot reach. */
+        for (rank = 0; rank < r->n - 1 && r->t[rank].size == 0; rank++)
             ;
+    }
+    if (r->shm) {
+        /* A shared window across the node's processes: every segment is
+         * in this process's mapping of the node's memory. */
+        *size = (MPI_Aint)r->t[rank].size;
+        *disp_unit = r->t[rank].disp_unit ? r->t[rank].disp_unit : 1;
+        *(void **)baseptr = r->shm + r->shm_off[rank];
+        return MPI_SUCCESS;
     }
     if (zm_rma_is_remote(r, rank)) {
         /* Memory of another process cannot be shared (MPI 4.1 section
@@ -526,6 +659,11 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     const char *fn = "MPI_Win_get_name";
     zm_mpi_enter(fn);
+    /* MPI 4.1 section 7.8: MPI_WIN_NULL may be asked too. */
+    if (win == MPI_WIN_NULL && win_name && resultlen) {
+        *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "MPI_WIN_NULL");
+        return MPI_SUCCESS;
+    }
     int rc = win_check(fn, win);
     if (rc != MPI_SUCCESS)
         return rc;

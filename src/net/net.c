@@ -64,7 +64,21 @@ static struct {
     _Atomic int prog_holds;     /* zm_net_progress_hold minus release */
     _Atomic int prog_stop;      /* zm_net_finalize asks the thread to end */
     _Atomic unsigned rma_in;    /* one-sided envelopes arrived (progress thread reads it) */
+    /* Job-wide deadlock detection (the end of this file); under the lock. */
+    uint64_t env_sent;          /* envelopes sent, the detection's own left out */
+    uint64_t env_arrived;       /* envelopes received, likewise */
+    uint32_t dd_wave;           /* process 0: the wave asked for last */
+    int dd_replies;             /* process 0: states of that wave received */
+    int dd_quiet;               /* process 0: every one of them quiet */
+    uint64_t dd_sent, dd_arrived, dd_act;   /* process 0: their sums */
+    uint64_t dd_prev[3];        /* process 0: the sums of the last all-quiet wave */
+    int dd_prev_ok;             /* process 0: dd_prev holds an all-quiet wave */
+    int dd_on;                  /* detection runs (ZMPI_NET_DEADLOCK=0 turns it off) */
+    int dd_done;                /* process 0: other processes that printed their report */
 } net = { .free_head = -1 };
+
+static void dd_arrive(const void *msg, int src);
+static void progress_start(void);
 
 /* ---- Failures ------------------------------------------------------------ */
 
@@ -223,7 +237,8 @@ static int layout(int np_env)
     return 0;
 }
 
-/* Which processes share a node: the same host name. */
+/* Which processes share a node: the same host name (ZMPI_NET_SEPARATE=1:
+ * none). */
 static int node_map(void)
 {
     enum { HOST = 256 };
@@ -235,6 +250,13 @@ static int node_map(void)
         return -1;
     memset(mine, 0, sizeof(mine));
     zm_arch_hostname(mine, sizeof(mine) - 1);
+    /* zmpirun --separate-nodes: every process is a node of its own, so
+     * nothing is shared between processes, as between real nodes. */
+    const char *sep = getenv("ZMPI_NET_SEPARATE");
+    if (sep && atoi(sep) > 0) {
+        size_t len = strlen(mine);
+        snprintf(mine + len, sizeof(mine) - len, "#%d", j->proc);
+    }
     if (net.be->allgather(mine, HOST, all) != 0)
         net_fatal("the start-up exchange of host names");
     j->nnodes = 0;
@@ -305,6 +327,11 @@ int zm_net_init(int np_env)
         return layout(np_env);
     if (layout(np_env) != 0 || node_map() != 0)
         return -1;
+    /* The progress thread also looks for deadlocks spanning the job. */
+    const char *dd = getenv("ZMPI_NET_DEADLOCK");
+    net.dd_on = !(dd && strcmp(dd, "0") == 0);
+    if (net.dd_on)
+        progress_start();
     return 0;
 }
 
@@ -381,6 +408,8 @@ static void slot_put(int s)
 void zm_net_send_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
                         zm_net_done_fn *done, void *arg)
 {
+    if (tag == ZM_NET_TAG_ENV)
+        net.env_sent++;
     int s = slot_take(done, arg);
     if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
         net_fatal("a send");
@@ -420,6 +449,15 @@ static int progress_locked(void)
             net_fatal("allocating an arriving message");
         if (net.be->mrecv(pkt + net.headroom, bytes) != 0)
             net_fatal("receiving a message");
+        int32_t kind = -1;
+        if (bytes >= ZM_NET_KIND_AT + sizeof(kind))
+            memcpy(&kind, pkt + net.headroom + ZM_NET_KIND_AT, sizeof(kind));
+        if (kind == ZM_NET_KIND_NET) {
+            dd_arrive(pkt + net.headroom, src);
+            free(pkt);
+            continue; /* not an arrival that can wake a rank */
+        }
+        net.env_arrived++;
         net.arrive(pkt, bytes, src);
         did = 1;
     }
@@ -535,6 +573,8 @@ static void progress_nap(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
+static void dd_tick(void);
+
 /* Polling without sleeping this long after the last one-sided envelope
  * arrived: requests of one origin follow each other within microseconds,
  * and a napping poller (Linux sleeps at least some 50 us) would add a
@@ -556,6 +596,7 @@ static void *progress_main(void *arg)
     uint64_t pause = 2000, hot_until = 0;
     unsigned seen = atomic_load_explicit(&net.polls, memory_order_relaxed), rma_seen = 0;
     while (!atomic_load_explicit(&net.prog_stop, memory_order_acquire)) {
+        dd_tick();
         if (atomic_load_explicit(&net.prog_holds, memory_order_relaxed) <= 0) {
             progress_nap(10 * 1000 * 1000);
             continue;
@@ -593,11 +634,9 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-void zm_net_progress_hold(void)
+/* Start the progress thread if it does not run yet. */
+static void progress_start(void)
 {
-    atomic_fetch_add(&net.prog_holds, 1);
-    if (!net.be)
-        return;
     zm_spin_lock(&net.prog_lock);
     if (!net.prog_started) {
         if (pthread_create(&net.prog_thread, NULL, progress_main, NULL) != 0)
@@ -605,6 +644,13 @@ void zm_net_progress_hold(void)
         net.prog_started = 1;
     }
     zm_spin_unlock(&net.prog_lock);
+}
+
+void zm_net_progress_hold(void)
+{
+    atomic_fetch_add(&net.prog_holds, 1);
+    if (net.be)
+        progress_start();
 }
 
 void zm_net_progress_release(void)
@@ -620,4 +666,175 @@ static void progress_stop(void)
     atomic_store_explicit(&net.prog_stop, 1, memory_order_release);
     pthread_join(net.prog_thread, NULL);
     net.prog_started = 0;
+}
+
+/* ---- Job-wide deadlock detection -----------------------------------------
+ *
+ * In one process a deadlock is every worker idle with every rank parked
+ * (src/ult/ult.c).  Across processes a parked rank may still be woken by a
+ * message on its way from another process, so the processes are asked
+ * together.  Process 0's progress thread, while its own ranks are all
+ * parked, starts a "wave" every DD_PERIOD_NS: every other process answers
+ * whether it is quiet (every live rank parked, none ready, no thread of a
+ * rank running, no system-MPI operation pending), how many envelopes it
+ * has sent and received, and a count that changes whenever one of its
+ * ranks ran.  Two consecutive waves in which every process is quiet, the
+ * job's envelopes sent equal those received (nothing in flight), and no
+ * count moved mean nothing ran between them and nothing can: a deadlock.
+ * Process 0 then asks every process to print its blocked ranks, waits for
+ * them (at most DD_REPORT_NS), prints its own and ends the job.  The
+ * detection's own envelopes are left out of the counts. */
+
+#define DD_PERIOD_NS (500ull * 1000 * 1000)
+#define DD_REPORT_NS (3000ull * 1000 * 1000)
+
+enum { DD_QUERY = 1, DD_STATE, DD_REPORT, DD_PRINTED };
+
+typedef struct dd_msg {
+    char pad[ZM_NET_KIND_AT];   /* where other envelopes keep their own fields */
+    int32_t kind;               /* ZM_NET_KIND_NET */
+    int32_t op;                 /* DD_* */
+    uint32_t wave;              /* the wave asked for or answered */
+    int32_t quiet;              /* DD_STATE: the process is quiet */
+    uint64_t sent, arrived;     /* DD_STATE: its envelopes sent and received */
+    uint64_t activity;          /* DD_STATE: its activity count */
+} dd_msg_t;
+
+static void dd_free(void *arg)
+{
+    free(arg);
+}
+
+/* This process is quiet: its ranks all parked, no system-MPI operation
+ * pending and no deferred work that could wake one without a message. */
+static int dd_local_quiet(uint64_t *act)
+{
+    int q = zm_ult_quiet(act);
+    return q && atomic_load(&net.inuse) == 0 && atomic_load(&net.ndefer) == 0;
+}
+
+/* Send a detection envelope (lock held); not counted as traffic. */
+static void dd_send(int op, uint32_t wave, int proc)
+{
+    dd_msg_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        net_fatal("allocating a deadlock-detection message");
+    m->kind = ZM_NET_KIND_NET;
+    m->op = op;
+    m->wave = wave;
+    if (op == DD_STATE) {
+        uint64_t act;
+        m->quiet = dd_local_quiet(&act);
+        m->sent = net.env_sent;
+        m->arrived = net.env_arrived;
+        m->activity = act;
+    }
+    int s = slot_take(dd_free, m);
+    if (net.be->isend(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, s) != 0)
+        net_fatal("a deadlock-detection send");
+}
+
+/* Process 0: count a state in the current wave. */
+static void dd_count(int quiet, uint64_t sent, uint64_t arrived, uint64_t act)
+{
+    net.dd_replies++;
+    net.dd_quiet &= quiet;
+    net.dd_sent += sent;
+    net.dd_arrived += arrived;
+    net.dd_act += act;
+}
+
+/* A detection envelope arrived (lock held). */
+static void dd_arrive(const void *msg, int src)
+{
+    const dd_msg_t *m = msg;
+    switch (m->op) {
+    case DD_QUERY:
+        dd_send(DD_STATE, m->wave, src);
+        break;
+    case DD_STATE:
+        if (m->wave == net.dd_wave)
+            dd_count(m->quiet, m->sent, m->arrived, m->activity);
+        break;
+    case DD_REPORT:
+        zm_ult_report_blocked(zm_net_job.proc);
+        dd_send(DD_PRINTED, m->wave, src);
+        break;
+    case DD_PRINTED:
+        net.dd_done++;
+        break;
+    }
+}
+
+/* Process 0, lock held: judge the finished wave.  Nonzero if it makes
+ * the second quiet wave in a row with nothing moved. */
+static int dd_judge(void)
+{
+    if (!net.dd_quiet || net.dd_sent != net.dd_arrived) {
+        net.dd_prev_ok = 0;
+        return 0;
+    }
+    uint64_t now[3] = { net.dd_sent, net.dd_arrived, net.dd_act };
+    int same = net.dd_prev_ok && memcmp(now, net.dd_prev, sizeof(now)) == 0;
+    memcpy(net.dd_prev, now, sizeof(now));
+    net.dd_prev_ok = 1;
+    return same;
+}
+
+/* Process 0: every process prints its blocked ranks, then the job ends. */
+static __attribute__((noreturn)) void dd_report(void)
+{
+    int n = zm_net_job.nprocs;
+    fflush(stdout);
+    fprintf(stderr, "zmpi: deadlock across the job's %d processes: every rank is blocked and "
+            "no message is on its way\n", n);
+    fflush(stderr);
+    zm_spin_lock(&net.lock);
+    net.dd_done = 0;
+    for (int p = 1; p < n; p++)
+        dd_send(DD_REPORT, net.dd_wave, p);
+    zm_spin_unlock(&net.lock);
+    uint64_t end = zm_arch_time_ns() + DD_REPORT_NS;
+    while (zm_arch_time_ns() < end) {
+        zm_spin_lock(&net.lock);
+        progress_locked();
+        int done = net.dd_done;
+        zm_spin_unlock(&net.lock);
+        if (done >= n - 1)
+            break;
+        progress_nap(1000 * 1000);
+    }
+    zm_ult_report_blocked(0);
+    zm_net_abort(1);
+}
+
+/* Process 0's progress thread: start a wave when due and this process is
+ * quiet, judging the previous one first. */
+static void dd_tick(void)
+{
+    static uint64_t next;
+    if (!net.dd_on || zm_net_job.proc != 0 || zm_net_job.nprocs < 2)
+        return;
+    uint64_t now = zm_arch_time_ns();
+    if (now < next)
+        return;
+    next = now + DD_PERIOD_NS;
+    zm_spin_lock(&net.lock);
+    int dead = net.dd_wave && net.dd_replies == zm_net_job.nprocs && dd_judge();
+    uint64_t act;
+    int quiet = !dead && dd_local_quiet(&act);
+    if (quiet) {
+        net.dd_wave++;
+        net.dd_replies = 0;
+        net.dd_quiet = 1;
+        net.dd_sent = net.dd_arrived = net.dd_act = 0;
+        dd_count(1, net.env_sent, net.env_arrived, act);
+        for (int p = 1; p < zm_net_job.nprocs; p++)
+            dd_send(DD_QUERY, net.dd_wave, p);
+    } else if (!dead) {
+        net.dd_prev_ok = 0;
+    }
+    zm_spin_unlock(&net.lock);
+    if (dead)
+        dd_report();
 }

@@ -160,6 +160,9 @@ void zm_net_defer(int (*fn)(void *), void *arg);
  * processes in one ordered stream and costs the p2p path no extra probe. */
 #define ZM_NET_KIND_AT 24
 #define ZM_NET_KIND_RMA 64
+/* The network layer's own envelopes (job-wide deadlock detection, net.c),
+ * taken out before any handler sees them. */
+#define ZM_NET_KIND_NET 63
 
 /* Handler of one-sided envelopes: `msg` (`bytes` bytes) lies inside the
  * malloc'd block `pkt`, which the handler owns.  Called under the lock. */

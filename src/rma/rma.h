@@ -69,6 +69,11 @@ typedef struct zm_rma_target {
     _Atomic int completes;         /* Win_complete calls aimed at this rank */
     zm_spinlock_t reg_lk;          /* guards regions */
     zm_dlink_t regions;            /* dynamic windows: attached regions */
+    /* This rank as an origin of operations to other processes that are
+     * on their way (rma_net.c; under the network lock). */
+    int inflight;                  /* sent, not yet acknowledged */
+    int async_err;                 /* first error an acknowledgement brought */
+    zm_req_t *drain;               /* completed when inflight drops to 0 */
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_rma_target_t;
 
 /* The shared state of one window. */
@@ -76,6 +81,11 @@ typedef struct zm_rma_win {
     _Atomic int refs;              /* ranks that have not freed the window */
     int n;                         /* ranks */
     void *block;                   /* shared windows: the one allocation, or NULL */
+    /* Shared windows spanning processes of one node: the node's segment
+     * as mapped in this process (set by the API layer), or NULL. */
+    char *shm;                     /* the mapping */
+    size_t shm_bytes;              /* its length */
+    size_t *shm_off;               /* per rank: where its segment starts in it */
     zm_rma_target_t *t;            /* n targets */
     _Atomic int *posted;           /* posted[o * n + t]: Win_posts of t to o not yet started */
     /* Windows spanning processes (rma_net.c); proc is NULL otherwise. */
@@ -129,10 +139,11 @@ zm_rma_win_t *zm_rma_net_win_get(uint32_t ctx, int n, const int *world);
  * Main thread or the first window creation, before any use. */
 void zm_rma_net_set_types(const zm_dt_t *const *types, int n);
 
-/* Remote operations: each sends a request to the target's process and
- * blocks the calling rank until it was applied there (so flushes have
- * nothing to wait for).  `dyn`: a dynamic window, disp an address the
- * target checks against its attached regions.  The target side is
+/* Remote operations: each sends a request to the target's process.  A
+ * Put or an accumulate that fetches nothing on a window that is not
+ * dynamic returns once sent, and zm_rma_net_drain completes it; the
+ * others block until the reply came (on a dynamic window, `dyn`, disp is
+ * an address the target checks against its attached regions).  The target side is
  * (count, dt) at disp, described to the target as its runs of bytes.
  * Return ZM_OK, ZM_ERR_ARG when the target found the range outside its
  * window (dynamic windows), ZM_ERR_NOMEM, ZM_ERR_OTHER (an accumulate's
@@ -155,6 +166,12 @@ zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
 
 /* Passive-target lock / unlock of remote target t for rank me (blocks
  * until granted / released).  ULT context. */
+/* Block until every operation rank `me` started to other processes on w
+ * has been applied there; returns the first error one of them met (ZM_OK
+ * if none).  Every call that ends an epoch or flushes drains first.  ULT
+ * context, rank me. */
+zm_status_t zm_rma_net_drain(zm_rma_win_t *w, int me);
+
 void zm_rma_net_lock(zm_rma_win_t *w, int me, int t, int exclusive);
 void zm_rma_net_unlock(zm_rma_win_t *w, int me, int t, int exclusive);
 

@@ -16,11 +16,17 @@
  * The target process's progress applies it under the network lock with
  * the same functions and locks the direct path uses (zm_rma_accumulate_
  * runs under the target's accumulate lock, the fair reader-writer lock
- * of rma_sync.c), then replies.  The origin rank waits for the reply like
- * for a receive (it polls when alone on its worker, else parks), so every
- * operation is complete when its call returns and flushes have nothing
- * left to do.  Lock requests that must queue are answered by the unlock
- * that grants them.
+ * of rma_sync.c), then replies.  On a window that is not dynamic the
+ * origin checked the range before sending, so a Put or an accumulate that
+ * fetches nothing returns once the request is sent (its data packed into
+ * it): a stream of them costs one send each, not one round trip each.
+ * The reply uncounts the operation; the calls that end an epoch or flush
+ * wait until the origin has nothing on its way (zm_rma_net_drain).  Gets,
+ * fetching operations and everything on a dynamic window (where only the
+ * target can check the range) wait for the reply like for a receive (the
+ * origin polls when alone on its worker, else parks), so their results
+ * are in place and the target's refusal reaches the call.  Lock requests that must queue are
+ * answered by the unlock that grants them.
  *
  * Progress at the target comes from whoever polls the network there:
  * ranks waiting in any blocking call, idle workers, and a progress thread
@@ -68,12 +74,18 @@ typedef int64_t run_t[2];
 
 /* An origin's outstanding call: where the reply's data goes. */
 typedef struct rma_call {
-    zm_req_t *req;         /* completed by the reply */
+    zm_req_t *req;         /* completed by the reply (NULL: an operation on its way) */
     void *rbuf;            /* reply data: unpacked into (rbuf, rcount, rdt), or NULL */
     size_t rcount;
     const zm_dt_t *rdt;
     int status;            /* the reply's status */
+    zm_rma_target_t *origin; /* on its way: the origin's entry that counts it */
 } rma_call_t;
+
+/* Operations one origin may have on their way before it waits for them
+ * all: their packed data is held until sent, so this bounds the memory a
+ * stream of Puts takes. */
+#define RMA_INFLIGHT_MAX 512
 
 /* The registry of this process's windows spanning processes. */
 static struct {
@@ -286,6 +298,82 @@ static zm_status_t call(zm_rma_win_t *w, int t, rma_hdr_t *h, rma_call_t *c)
     return c->status;
 }
 
+zm_status_t zm_rma_net_drain(zm_rma_win_t *w, int me)
+{
+    zm_rma_target_t *o = &w->t[me];
+    zm_net_lock();
+    if (o->inflight > 0) {
+        zm_req_t *req = zm_p2p_req_alloc();
+        if (!req) {
+            zm_net_unlock();
+            fprintf(stderr, "zmpi: out of memory waiting for one-sided operations\n");
+            zm_net_abort(1);
+        }
+        zm_p2p_req_reset(req, ZM_REQ_DONE_ONLY);
+        req->pcomm = NULL;
+        o->drain = req;
+        zm_net_unlock();
+        zm_p2p_wait(&req, 1, 1);
+        zm_p2p_req_release(req);
+        zm_net_lock();
+    }
+    zm_status_t st = o->async_err;
+    o->async_err = ZM_OK;
+    zm_net_unlock();
+    return st;
+}
+
+/* Send request h to target t's process and return: the reply, which the
+ * network's progress brings, unpacks c's result (if any) and uncounts
+ * the operation (zm_rma_net_drain waits for that).  Takes h and c. */
+static zm_status_t launch(zm_rma_win_t *w, int me, int t, rma_hdr_t *h, rma_call_t *c)
+{
+    zm_rma_target_t *o = &w->t[me];
+    if (__atomic_load_n(&o->inflight, __ATOMIC_RELAXED) >= RMA_INFLIGHT_MAX) {
+        zm_status_t st = zm_rma_net_drain(w, me);
+        if (st != ZM_OK) {
+            free(h);
+            free(c);
+            return st;
+        }
+    }
+    c->origin = o;
+    c->status = ZM_OK;
+    h->cookie = (uint64_t)(uintptr_t)c;
+    size_t len = sizeof(*h) + h->nruns * sizeof(run_t) + h->bytes;
+    zm_net_lock();
+    o->inflight++;
+    zm_net_send_locked(h, len, w->proc[t], ZM_NET_TAG_ENV, 0, free_cb, h);
+    zm_net_unlock();
+    return ZM_OK;
+}
+
+/* Start request h and return once sent, or call it and wait: on a
+ * dynamic window, where only the target knows its attached regions and
+ * its refusal must reach the call, and for an operation that brings a
+ * result back (Get, the fetching accumulates): the standard lets its
+ * buffer fill as late as the next flush, but programs commonly read it
+ * right after the call, which works in one process and under the
+ * process-based MPIs on one node, so it is kept complete at return.  The
+ * result goes to (rbuf, rcount, rdt). */
+static zm_status_t start(zm_rma_win_t *w, int me, int t, int dyn, rma_hdr_t *h, void *rbuf,
+                         size_t rcount, const zm_dt_t *rdt)
+{
+    if (dyn || rdt) {
+        rma_call_t c = { .rbuf = rbuf, .rcount = rcount, .rdt = rdt };
+        return call(w, t, h, &c);
+    }
+    rma_call_t *c = calloc(1, sizeof(*c));
+    if (!c) {
+        free(h);
+        return ZM_ERR_NOMEM;
+    }
+    c->rbuf = rbuf;
+    c->rcount = rcount;
+    c->rdt = rdt;
+    return launch(w, me, t, h, c);
+}
+
 /* A request whose target side is (tcount, tdt) at disp, with `bytes` of
  * data room.  NULL if out of memory. */
 static rma_hdr_t *ranged_req(zm_rma_win_t *w, int me, int t, int kind, int dyn, int64_t disp,
@@ -313,8 +401,7 @@ zm_status_t zm_rma_net_put(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
     if (!h)
         return ZM_ERR_NOMEM;
     zm_dt_pack(req_data(h), obuf, ocount, odt, bytes);
-    rma_call_t c = { 0 };
-    return call(w, t, h, &c);
+    return start(w, me, t, dyn, h, NULL, 0, NULL);
 }
 
 zm_status_t zm_rma_net_get(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
@@ -324,8 +411,7 @@ zm_status_t zm_rma_net_get(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
     rma_hdr_t *h = ranged_req(w, me, t, RMA_GET, dyn, disp, tcount, tdt, 0);
     if (!h)
         return ZM_ERR_NOMEM;
-    rma_call_t c = { .rbuf = obuf, .rcount = ocount, .rdt = odt };
-    return call(w, t, h, &c);
+    return start(w, me, t, dyn, h, obuf, ocount, odt);
 }
 
 zm_status_t zm_rma_net_acc(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
@@ -347,8 +433,7 @@ zm_status_t zm_rma_net_acc(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
     h->basic = bi;
     if (rbuf || rdt)
         h->flags |= RF_FETCH;
-    rma_call_t c = { .rbuf = rbuf, .rcount = rcount, .rdt = rdt };
-    return call(w, t, h, &c);
+    return start(w, me, t, dyn, h, rbuf, rcount, rdt);
 }
 
 zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp,
@@ -360,8 +445,7 @@ zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
         return ZM_ERR_NOMEM;
     memcpy(req_data(h), origin, dt->size);
     memcpy((char *)req_data(h) + dt->size, compare, dt->size);
-    rma_call_t c = { .rbuf = result, .rcount = 1, .rdt = dt };
-    return call(w, t, h, &c);
+    return start(w, me, t, dyn, h, result, 1, dt);
 }
 
 /* Lock or unlock messages; out of memory here cannot be reported (the
@@ -533,14 +617,27 @@ static void serve(zm_rma_win_t *w, const rma_hdr_t *q, int src)
     }
 }
 
-/* The reply to one of this process's calls. */
+/* The reply to one of this process's calls (network lock held). */
 static void replied(const rma_hdr_t *h)
 {
     rma_call_t *c = (rma_call_t *)(uintptr_t)h->cookie;
     c->status = h->status;
     if (h->status == ZM_OK && h->bytes && c->rbuf)
         zm_dt_unpack(c->rbuf, c->rcount, c->rdt, h + 1, h->bytes);
-    zm_p2p_req_complete(c->req);
+    if (c->req) {
+        zm_p2p_req_complete(c->req);
+        return;
+    }
+    /* An operation that was on its way: count it done. */
+    zm_rma_target_t *o = c->origin;
+    if (h->status != ZM_OK && o->async_err == ZM_OK)
+        o->async_err = h->status;
+    if (--o->inflight == 0 && o->drain) {
+        zm_req_t *d = o->drain;
+        o->drain = NULL;
+        zm_p2p_req_complete(d);
+    }
+    free(c);
 }
 
 static void arrive(void *pkt, void *msg, size_t bytes, int src_proc)

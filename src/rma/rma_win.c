@@ -52,6 +52,8 @@ void zm_rma_win_unref(zm_rma_win_t *w)
         }
     }
     free(w->block);
+    zm_arch_shm_unmap(w->shm, w->shm_bytes);
+    free(w->shm_off);
     free(w->t);
     free((void *)w->posted);
     free(w);
