@@ -373,7 +373,7 @@ ZM_WEAK(File_delete)
  * that change the file do it once per descriptor (once per job on one
  * process; syncing every process's descriptor matters on file systems
  * that cache per client). */
-static int rank0_op(struct zmpi_file *fh, int (*op)(int fd, int64_t arg), int64_t arg)
+static int leaders_op(struct zmpi_file *fh, int (*op)(int fd, int64_t arg), int64_t arg)
 {
     int err = 0, all = 0;
     PMPI_Barrier(fh->comm);
@@ -413,7 +413,7 @@ static int size_call(const char *fn, MPI_File fh, MPI_Offset size,
     if (rmm[0] != -rmm[1])
         return zm_mpi_file_error(fh, MPI_ERR_NOT_SAME, fn, "(size=%lld): the ranks gave "
                                  "different sizes", (long long)size);
-    int err = rank0_op(fh, op, size);
+    int err = leaders_op(fh, op, size);
     if (err != 0)
         return zm_mpi_file_error(fh, zm_mpi_file_errclass(err), fn, "(size=%lld): %s",
                                  (long long)size, reason(err));
@@ -513,7 +513,7 @@ int PMPI_File_sync(MPI_File fh)
     if (fh->split)
         return zm_mpi_file_error(fh, MPI_ERR_OTHER, fn, "a split collective access is open");
     /* All ranks' writes are in the file before the one fsync. */
-    int err = rank0_op(fh, do_sync, 0);
+    int err = leaders_op(fh, do_sync, 0);
     PMPI_Barrier(fh->comm);
     if (err != 0)
         return zm_mpi_file_error(fh, zm_mpi_file_errclass(err), fn, "%s", reason(err));

@@ -17,6 +17,7 @@
  * base+4 for the connecting side's.
  */
 #include "inter_impl.h"
+#include "spawn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,11 +324,8 @@ static int accept_connect(const char *fn, int accept, const char *port_name, MPI
                           int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     ENTER_COMM(fn, comm, c);
-    if (c->inter)
-        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): must be an intracommunicator");
-    if (root < 0 || root >= c->p.size)
-        return zm_mpi_error(c, MPI_ERR_ROOT, fn, "(root=%d): invalid root, comm has %d ranks",
-                            root, c->p.size);
+    if ((rc = zm_mpi_dyn_root_check(c, fn, root)) != MPI_SUCCESS)
+        return rc;
     if (!newcomm)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(newcomm=NULL): invalid pointer");
     *newcomm = MPI_COMM_NULL;

@@ -488,6 +488,16 @@ static zm_status_t share_outcome(struct zmpi_comm *c, int root, int *hdr, int **
     return st;
 }
 
+int zm_mpi_dyn_root_check(struct zmpi_comm *c, const char *fn, int root)
+{
+    if (c->inter)
+        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): must be an intracommunicator");
+    if (root < 0 || root >= c->p.size)
+        return zm_mpi_error(c, MPI_ERR_ROOT, fn, "(root=%d): invalid root, comm has %d ranks",
+                            root, c->p.size);
+    return MPI_SUCCESS;
+}
+
 /* Comm_spawn and Comm_spawn_multiple: collective over intracommunicator
  * comm; the arguments but root and comm are significant at the root only. */
 static int spawn_common(const char *fn, int count, char *cmdv[], char **argvs[],
@@ -495,11 +505,8 @@ static int spawn_common(const char *fn, int count, char *cmdv[], char **argvs[],
                         MPI_Comm *intercomm, int errcodes[])
 {
     ENTER_COMM(fn, comm, c);
-    if (c->inter)
-        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm): must be an intracommunicator");
-    if (root < 0 || root >= c->p.size)
-        return zm_mpi_error(c, MPI_ERR_ROOT, fn, "(root=%d): invalid root, comm has %d ranks",
-                            root, c->p.size);
+    if ((rc = zm_mpi_dyn_root_check(c, fn, root)) != MPI_SUCCESS)
+        return rc;
     if (!intercomm)
         return zm_mpi_error(c, MPI_ERR_ARG, fn, "(intercomm=NULL): invalid pointer");
     *intercomm = MPI_COMM_NULL;

@@ -19,4 +19,12 @@ int zm_mpi_launch_body(int (**main_fn)(int, char **, char **), char ***envp, con
  * job.  ULT context, the calling rank. */
 int *zm_mpi_spawn_appnum(void);
 
+struct zmpi_comm;
+
+/* The checks the collective calls of dynamic processes (Comm_spawn,
+ * Comm_spawn_multiple, Comm_accept, Comm_connect) share: comm an
+ * intracommunicator, root one of its ranks.  MPI_SUCCESS or the error
+ * raised on comm.  ULT context, a rank of comm (spawn.c). */
+int zm_mpi_dyn_root_check(struct zmpi_comm *c, const char *fn, int root);
+
 #endif /* ZM_MPI_SPAWN_H */

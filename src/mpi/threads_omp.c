@@ -129,22 +129,7 @@ typedef struct omp_call {
 static __thread int tl_in_fork;     /* inside a fork made through here (OS threads) */
 static __thread int tl_user_n;      /* a non-ULT thread set its own nthreads-var */
 
-static struct zm_mpi_omp *omp_of(zm_mpi_rank_t *me);
-static int *rank_in_fork(struct zm_mpi_omp *o);
-
-/* Where "inside a fork made through here" is kept for the caller: per
- * rank on a ULT, per OS thread elsewhere.  A worker's OS thread runs
- * other ranks while a region run in place blocks in MPI inside it, so a
- * thread-local flag would leak into them: a rank that then started its
- * OpenMP host had it taken for a team thread, not counted as running,
- * and the deadlock detector's count of running threads went below zero
- * (a false deadlock report, seen about once in 30 runs of threads_omp). */
-static int *fork_flag(void)
-{
-    if (zm_ult_in_job())
-        return rank_in_fork(omp_of(zm_ult_self()->user));
-    return &tl_in_fork;
-}
+static int *fork_flag(void);
 
 int zm_mpi_omp_in_fork(void)
 {
@@ -251,9 +236,18 @@ static struct zm_mpi_omp *omp_of(zm_mpi_rank_t *me)
     return o;
 }
 
-static int *rank_in_fork(struct zm_mpi_omp *o)
+/* Where "inside a fork made through here" is kept for the caller: per
+ * rank on a ULT, per OS thread elsewhere.  A worker's OS thread runs
+ * other ranks while a region run in place blocks in MPI inside it, so a
+ * thread-local flag would leak into them: a rank that then started its
+ * OpenMP host had it taken for a team thread, not counted as running,
+ * and the deadlock detector's count of running threads went below zero
+ * (a false deadlock report, seen about once in 30 runs of threads_omp). */
+static int *fork_flag(void)
 {
-    return &o->in_fork;
+    if (zm_ult_in_job())
+        return &omp_of(zm_ult_self()->user)->in_fork;
+    return &tl_in_fork;
 }
 
 /* The rank the caller belongs to (its ULT or a thread bound to it), or

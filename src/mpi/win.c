@@ -189,6 +189,16 @@ static void win_abandon(struct zmpi_win *w)
     free(w);
 }
 
+/* The lowest window rank of the calling process in a window spanning
+ * processes: it fills in what the process's ranks share. */
+static int first_local(const zm_rma_win_t *r)
+{
+    int first = 0;
+    while (first < r->n && r->proc[first] >= 0)
+        first++;
+    return first;
+}
+
 /* A window spanning processes: every rank's segment geometry to every
  * rank, so that origins check ranges before sending.  The first local
  * rank of the window writes the remote entries of its process's state;
@@ -201,10 +211,7 @@ static int segments_share(struct zmpi_win *w, void *base, MPI_Aint size, int dis
     if (!all)
         return MPI_ERR_NO_MEM;
     zm_rma_win_t *r = w->rma;
-    int first = 0;
-    while (first < r->n && r->proc[first] >= 0)
-        first++;
-    if (rc == MPI_SUCCESS && first == w->rank) {
+    if (rc == MPI_SUCCESS && first_local(r) == w->rank) {
         for (int i = 0; i < r->n; i++) {
             if (r->proc[i] < 0)
                 continue;
@@ -351,10 +358,7 @@ static size_t shared_offsets(const int64_t *su, int n, int noncontig, size_t *of
 static int shared_map(struct zmpi_win *w, const char *name, size_t bytes, size_t *off)
 {
     zm_rma_win_t *r = w->rma;
-    int first = 0;
-    while (first < r->n && r->proc[first] >= 0)
-        first++;
-    if (first != w->rank) {
+    if (first_local(r) != w->rank) {
         free(off);
         return 0;
     }

@@ -405,14 +405,21 @@ static void slot_put(int s)
         net.hi = 0;
 }
 
+/* Start a send in a new slot (lock held). */
+static void isend_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
+                         zm_net_done_fn *done, void *arg)
+{
+    int s = slot_take(done, arg);
+    if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
+        net_fatal("a send");
+}
+
 void zm_net_send_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
                         zm_net_done_fn *done, void *arg)
 {
     if (tag == ZM_NET_TAG_ENV)
         net.env_sent++;
-    int s = slot_take(done, arg);
-    if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
-        net_fatal("a send");
+    isend_locked(buf, bytes, proc, tag, sync, done, arg);
 }
 
 void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_fn *done,
@@ -729,9 +736,7 @@ static void dd_send(int op, uint32_t wave, int proc)
         m->arrived = net.env_arrived;
         m->activity = act;
     }
-    int s = slot_take(dd_free, m);
-    if (net.be->isend(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, s) != 0)
-        net_fatal("a deadlock-detection send");
+    isend_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, dd_free, m);
 }
 
 /* Process 0: count a state in the current wave. */

@@ -370,27 +370,7 @@ static void give_one(zm_worker_t *w, int keep)
 
 static void deadlock_report(const char *note)
 {
-    int n = zm_ult_count(), shown = 0, blocked = 0;
-    char line[512];
-    fflush(stdout);
-    for (int i = 0; i < n; i++)
-        blocked += zm_ult_get(i)->state == ZM_ULT_PARKED;
-    fprintf(stderr, "zmpi: deadlock: all %d live ranks are blocked and nothing in "
-            "flight can wake them\n", blocked);
-    for (int i = 0; i < n; i++) {
-        zm_ult_t *u = zm_ult_get(i);
-        if (u->state != ZM_ULT_PARKED)
-            continue;
-        if (shown++ == 100) {
-            fprintf(stderr, "zmpi:   ... and %d more blocked ranks\n", blocked - 100);
-            break;
-        }
-        line[0] = '\0';
-        if (job.cfg.describe)
-            job.cfg.describe(u, line, sizeof(line));
-        fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
-    }
-    zm_ult_foreign_report();
+    zm_ult_report_blocked(-1);
     if (note && note[0])
         fprintf(stderr, "zmpi: %s\n", note);
     fflush(stderr);

@@ -285,8 +285,9 @@ int zm_ult_job_scheduled(void);
  * run and no thread a rank created runs; *activity is a count that moves
  * whenever a rank is switched to, so two equal readings of a quiet
  * process mean nothing ran in between.  zm_ult_report_blocked prints
- * this process's (number `proc`) blocked ranks and threads to stderr.
- * Any thread. */
+ * this process's (number `proc`) blocked ranks and threads to stderr,
+ * under the heading of a one-process deadlock when proc < 0.  Any
+ * thread. */
 int zm_ult_quiet(uint64_t *activity);
 void zm_ult_report_blocked(int proc);
 

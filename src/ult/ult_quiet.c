@@ -1,7 +1,8 @@
 /*
- * ult_quiet.c: what the job-wide deadlock detection (src/net/net.c) asks
- * of the scheduler: whether every rank of this process is parked, and the
- * list of them for the report.
+ * ult_quiet.c: what the deadlock reports ask of the scheduler: whether
+ * every rank of this process is parked (the job-wide detection of
+ * src/net/net.c), and the list of the blocked ranks (that report and the
+ * one-process one of ult.c).
  *
  * No counter of parks is needed for "did anything run between two
  * looks": a rank or thread runs only when something woke it, and every
@@ -50,7 +51,11 @@ void zm_ult_report_blocked(int proc)
     fflush(stdout);
     for (int i = 0; i < n; i++)
         blocked += zm_ult_get(i)->state == ZM_ULT_PARKED;
-    fprintf(stderr, "zmpi:   process %d: %d blocked ranks\n", proc, blocked);
+    if (proc < 0)
+        fprintf(stderr, "zmpi: deadlock: all %d live ranks are blocked and nothing in "
+                "flight can wake them\n", blocked);
+    else
+        fprintf(stderr, "zmpi:   process %d: %d blocked ranks\n", proc, blocked);
     for (int i = 0; i < n && shown < 100; i++) {
         zm_ult_t *u = zm_ult_get(i);
         if (u->state != ZM_ULT_PARKED)
