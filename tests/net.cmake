@@ -7,6 +7,12 @@
 zmpi_add_program(zt_net_comm net_comm.c)
 zmpi_add_program(zt_net_mpi4py net_mpi4py.c)
 
+# Partitioned communication across processes (docs/net.md, "Partitioned
+# communication across processes"); in one process it checks the
+# in-process path alike.
+zmpi_add_program(zt_net_part net_part.c)
+zmpi_add_mpi_layouts(net_part PROGRAM net_part LAYOUTS 1x1 2x1 2x2 7x2 TIMEOUT 120)
+
 # The collective suite on the cross-process algorithms, in one process:
 # every communicator of more than one rank runs its collectives as
 # messages, so the whole suite checks them (results bit-identical to the
@@ -49,15 +55,15 @@ endfunction()
 # MPI_COMM_TYPE_SHARED gives the whole world, i.e. one process),
 # attr_caching (a shared window on MPI_COMM_WORLD, refused across
 # processes; the rma_* tests run in tests/net_rma.cmake), io_* (they run
-# in tests/net_io.cmake), part_* (partitioned communication across
-# processes is refused), req_grequest (hands a request to another
+# in tests/net_io.cmake), req_grequest (hands a request to another
 # rank through memory) and bufmode_comm (counts on a buffered message
 # staying in the buffer until it is received: across processes it leaves
 # as soon as it is sent).
 set(ZT_NET_PROGRAMS coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw
   p2p_modes p2p_order p2p_probe p2p_requests p2p_persistent p2p_large ring stress
   inter_coll inter_merge inter_p2p neighbor_coll req_isendrecv req_status
-  topo_cart topo_graph session_basic dt_random defects_in_place net_comm net_mpi4py)
+  topo_cart topo_graph session_basic dt_random defects_in_place net_comm net_mpi4py
+  part_basic part_empty part_errors)
 
 foreach(be ${ZMPI_NET_BACKENDS})
   foreach(prog ${ZT_NET_PROGRAMS})
@@ -70,6 +76,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
     # 3 processes x 1 rank: nothing shared at all.
     zmpi_add_net_test(net_${be}_${prog}_3px1 PROGRAM ${prog} NP 3 PROCS 3 BACKEND ${be})
   endforeach()
+  # Partitioned communication: ranks 0 and 1 in different processes, so
+  # rank 0 may compute while rank 1's partitions come in ("compute"); with
+  # one worker per process only the progress thread can take them in.
+  zmpi_add_net_test(net_${be}_net_part_2px3i PROGRAM net_part NP 6 PROCS 2 BACKEND ${be}
+                    OPTS --interleave ARGS compute)
+  zmpi_add_net_test(net_${be}_net_part_2px3iw1 PROGRAM net_part NP 6 PROCS 2 BACKEND ${be}
+                    OPTS --interleave -w 1 ARGS compute)
+  zmpi_add_net_test(net_${be}_net_part_3px1 PROGRAM net_part NP 3 PROCS 3 BACKEND ${be}
+                    ARGS compute)
 endforeach()
 
 # "Separate nodes": the system MPI forced onto TCP, no shared memory

@@ -2,10 +2,13 @@
  * part.c: partitioned point-to-point communication (MPI 4.1 chapter 4),
  * MPI_Psend_init, MPI_Precv_init, MPI_Pready(_range, _list), MPI_Parrived.
  *
- * Every rank is a thread of this process, so a partition is ready for the
+ * Between two ranks of this process, a partition is ready for the
  * receiver the moment its bytes are in the receive buffer: MPI_Pready
  * copies the partition straight there when it can, and the receiver sees
  * it with MPI_Parrived at once, long before the whole message is complete.
+ * A peer in another process is part_net.c's: its own matching and rounds
+ * through the network, with the same requests, hooks and bookkeeping of
+ * partitions as here.
  *
  * Matching.  A send and a receive match like persistent point-to-point
  * operations, by (communicator, sender, receiver, tag) and in init order,
@@ -36,43 +39,16 @@
  * go through the schedule's code, the hooks below do the rest.
  */
 #include "mpi_impl.h"
+#include "part_impl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct pchan;
-
-/* One side of a partitioned operation (the schedule's scratch space). */
-struct part {
-    struct pchan *ch;            /* shared channel; NULL for MPI_PROC_NULL */
-    int send;                    /* 1: the send side, 0: the receive side */
-    void *buf;                   /* the user's buffer */
-    size_t count;                /* elements of dt in the whole buffer */
-    const zm_dt_t *dt;           /* held until the request is freed */
-    int parts;                   /* partitions */
-    size_t psize;                /* bytes per partition */
-    size_t total;                /* bytes of the whole message */
-    int peer, tag;               /* as given (the receiver reports them) */
-    zm_req_t *req;               /* the user's request (the schedule's) */
-    zm_req_t *kid;               /* the child the copying side completes */
-    uint64_t round;              /* starts so far; under ch->lock once matched */
-    int done;                    /* this round's child is completed */
-    int bad;                     /* the peer's size differs: rounds fail */
-    size_t peer_total;           /* the peer's size, for the error report */
-    unsigned char *ready;        /* send: partition readied this round */
-    unsigned char *copied;       /* send: partition copied this round */
-    int ncopied;                 /* send: partitions copied this round */
-    size_t *got;                 /* receive: bytes arrived per partition */
-    size_t gotall;               /* receive: bytes arrived this round */
-    int nsent;                   /* receive: sender partitions copied this round */
-    int peer_parts;              /* receive: the sender's partitions (once one came) */
-};
-
-/* Whether receive partition j of r has arrived.  An empty message has no
- * bytes to count: its partitions arrive when every sender partition has
- * been readied (and "copied"), so MPI_Parrived still waits for MPI_Pready. */
-static int part_arrived(const struct part *r, int j)
+/* An empty message has no bytes to count: its partitions arrive when
+ * every sender partition has been readied (and "copied"), so
+ * MPI_Parrived still waits for MPI_Pready. */
+int zm_mpi_part_arrived(const struct part *r, int j)
 {
     if (r->psize > 0)
         return r->got[j] == r->psize;
@@ -126,6 +102,8 @@ static void part_release(zm_mpi_sched_t *s, void *arg)
         if (last)
             free(ch);
     }
+    if (p->net)
+        zm_mpi_part_net_release(p);
     if (p->dt && p->dt->d)
         zm_dt_release(p->dt);
     free(p->ready);
@@ -133,19 +111,14 @@ static void part_release(zm_mpi_sched_t *s, void *arg)
     free(p->got);
 }
 
-/* Copy sender partition i of s into r's buffer and account for its bytes
- * in every receiver partition it overlaps.  Both sides are in the same
- * round; ch->lock held. */
-static void part_copy(struct part *s, struct part *r, int i)
+/* A sender's bytes [off, off + len) add to every receiver partition they
+ * overlap. */
+void zm_mpi_part_account(struct part *r, size_t off, size_t len, int nparts, int sparts)
 {
-    size_t off = (size_t)i * s->psize, end = off + s->psize;
-    if (s->psize)
-        zm_dt_copy_range(r->buf, r->count, r->dt, s->buf, s->count, s->dt, off, s->psize);
-    s->copied[i] = 1;
-    s->ncopied++;
-    r->nsent++;
-    r->peer_parts = s->parts;
-    for (size_t j = s->psize ? off / r->psize : 0; off < end; j++) {
+    size_t end = off + len;
+    r->nsent += nparts;
+    r->peer_parts = sparts;
+    for (size_t j = len ? off / r->psize : 0; off < end; j++) {
         size_t pend = (j + 1) * r->psize, m = (pend < end ? pend : end) - off;
         r->got[j] += m;
         r->gotall += m;
@@ -153,14 +126,27 @@ static void part_copy(struct part *s, struct part *r, int i)
     }
 }
 
-/* Collect into fin[] the children of sides whose round is now complete
- * (ch->lock held, or no channel); they are completed after unlocking. */
-static void part_settle(struct part *p, zm_req_t **fin, int *nfin)
+/* Copy sender partition i of s into r's buffer and account for its bytes
+ * in every receiver partition it overlaps.  Both sides are in the same
+ * round; ch->lock held. */
+static void part_copy(struct part *s, struct part *r, int i)
+{
+    size_t off = (size_t)i * s->psize;
+    if (s->psize)
+        zm_dt_copy_range(r->buf, r->count, r->dt, s->buf, s->count, s->dt, off, s->psize);
+    s->copied[i] = 1;
+    s->ncopied++;
+    zm_mpi_part_account(r, off, s->psize, 1, s->parts);
+}
+
+/* Completion is collected, not done here, because the caller holds a
+ * spinlock that waking a rank must not run under (in one process). */
+void zm_mpi_part_settle(struct part *p, zm_req_t **fin, int *nfin)
 {
     if (!p || p->round == 0 || p->done)
         return;
     int complete = p->bad || (p->send ? p->ncopied == p->parts
-                              : p->gotall == p->total && (p->total > 0 || part_arrived(p, 0)));
+                              : p->gotall == p->total && (p->total > 0 || zm_mpi_part_arrived(p, 0)));
     if (!complete)
         return;
     p->done = 1;
@@ -187,8 +173,12 @@ static int part_start(zm_mpi_sched_t *s, void *arg)
     if (!p->send) {
         /* What a wait reports: MPI_Get_count uses the request's type. */
         p->req->st_source = p->peer;
-        p->req->st_tag = p->ch ? p->tag : MPI_ANY_TAG;
-        p->req->st_bytes = p->bad ? p->peer_total : p->ch ? p->total : 0;
+        p->req->st_tag = p->ch || p->net ? p->tag : MPI_ANY_TAG;
+        p->req->st_bytes = p->bad ? p->peer_total : p->ch || p->net ? p->total : 0;
+    }
+    if (p->net) {
+        zm_mpi_part_net_start(p);
+        return MPI_SUCCESS;
     }
     if (!p->ch) {
         /* MPI_PROC_NULL: nothing to move. */
@@ -217,9 +207,9 @@ static int part_start(zm_mpi_sched_t *s, void *arg)
             for (int i = 0; i < q->parts; i++)
                 if (q->ready[i] && !q->copied[i])
                     part_copy(q, p, i);
-        part_settle(q, fin, &nfin);
+        zm_mpi_part_settle(q, fin, &nfin);
     }
-    part_settle(p, fin, &nfin);
+    zm_mpi_part_settle(p, fin, &nfin);
     zm_spin_unlock(&ch->lock);
     part_complete(fin, nfin);
     return MPI_SUCCESS;
@@ -242,7 +232,7 @@ static int part_attach(struct part *p, struct pchan *ch, size_t *peer_total, zm_
         q->bad = 1;
         q->peer_total = p->total;
         *peer_total = q->total;
-        part_settle(q, fin, nfin);
+        zm_mpi_part_settle(q, fin, nfin);
         rc = MPI_ERR_TRUNCATE;
     } else {
         ch->half[p->send] = p;
@@ -336,12 +326,6 @@ static int pinit_check(struct zmpi_comm *c, const struct pinit_args *a, int send
                             "receives need a specific source");
     if ((rc = zm_mpi_check_rank(c, fn, who, a->peer, 0)) != MPI_SUCCESS)
         return rc;
-    /* The channel lives in this process's memory (see the top): a peer in
-     * another process cannot reach it (docs/net.md). */
-    if (a->peer >= 0 && zm_net_is_remote(c->p.world ? c->p.world[a->peer] : a->peer))
-        return zm_mpi_error(c, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(%s=%d): that rank lives "
-                            "in another process; zmpi's partitioned communication works only "
-                            "between the ranks of one process (docs/net.md)", who, a->peer);
     if (a->tag == MPI_ANY_TAG)
         return zm_mpi_error(c, MPI_ERR_TAG, fn, "(tag=MPI_ANY_TAG): partitioned receives need "
                             "a specific tag");
@@ -400,7 +384,14 @@ static int pinit(const struct pinit_args *a, int send)
         int me_w = zm_p2p_self()->world_rank;
         int peer_w = c->p.world ? c->p.world[a->peer] : a->peer;
         size_t peer_total = 0;
-        rc = part_match(p, c->p.ctx, send ? me_w : peer_w, send ? peer_w : me_w, &peer_total);
+        /* A peer in another process cannot reach this process's
+         * registry: part_net.c matches through the network instead. */
+        if (zm_net_is_remote(peer_w))
+            rc = zm_mpi_part_net_init(p, c->p.ctx, send ? me_w : peer_w, send ? peer_w : me_w,
+                                      &peer_total);
+        else
+            rc = part_match(p, c->p.ctx, send ? me_w : peer_w, send ? peer_w : me_w,
+                            &peer_total);
         if (rc != MPI_SUCCESS) {
             zm_mpi_sched_free(s);
             if (rc == MPI_ERR_NO_MEM)
@@ -479,6 +470,10 @@ static void pready_apply(struct part *p, int lo, int hi, const int *list)
     zm_req_t *fin[2];
     int nfin = 0;
     struct pchan *ch = p->ch;
+    if (p->net) {
+        zm_mpi_part_net_ready(p, lo, hi, list);
+        return;
+    }
     if (ch)
         zm_spin_lock(&ch->lock);
     struct part *r = ch ? ch->half[0] : NULL;
@@ -489,9 +484,9 @@ static void pready_apply(struct part *p, int lo, int hi, const int *list)
             part_copy(p, r, i);
     }
     if (r && r->round == p->round)
-        part_settle(r, fin, &nfin);
+        zm_mpi_part_settle(r, fin, &nfin);
     if (ch) {
-        part_settle(p, fin, &nfin);
+        zm_mpi_part_settle(p, fin, &nfin);
         zm_spin_unlock(&ch->lock);
     }
     part_complete(fin, nfin);
@@ -572,14 +567,22 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
                             "has %d partitions", partition, p->parts);
     /* An inactive request has no transfer pending: whatever it received
      * is there (as MPI_Test of an inactive request says true). */
-    if (!request->active || !p->ch) {
+    if (!request->active || (!p->ch && !p->net)) {
         *flag = 1;
         return MPI_SUCCESS;
     }
-    /* The lock orders the copy before the caller's reads of the data. */
-    zm_spin_lock(&p->ch->lock);
-    *flag = p->bad || part_arrived(p, partition);
-    zm_spin_unlock(&p->ch->lock);
+    if (p->net) {
+        *flag = zm_mpi_part_net_arrived(p, partition);
+    } else {
+        /* The lock orders the copy before the caller's reads of the data. */
+        zm_spin_lock(&p->ch->lock);
+        *flag = p->bad || zm_mpi_part_arrived(p, partition);
+        zm_spin_unlock(&p->ch->lock);
+    }
+    /* As MPI_Test: a polling loop must let the sender (maybe a rank of
+     * the same worker) run. */
+    if (!*flag)
+        zm_ult_yield();
     return MPI_SUCCESS;
 }
 ZM_WEAK(Parrived)

@@ -58,6 +58,7 @@ static struct {
     defer_t *defers;            /* deferred work */
     _Atomic int ndefer;         /* entries in defers */
     zm_net_rma_fn *_Atomic rma; /* one-sided envelope handler, or NULL */
+    zm_net_rma_fn *_Atomic part; /* partitioned-communication handler, or NULL */
     zm_spinlock_t prog_lock;    /* guards prog_started */
     int prog_started;           /* the progress thread runs */
     pthread_t prog_thread;
@@ -79,6 +80,7 @@ static struct {
 
 static void dd_arrive(const void *msg, int src);
 static void progress_start(void);
+static void part_arrive(void *pkt, size_t bytes, int src_proc);
 
 /* ---- Failures ------------------------------------------------------------ */
 
@@ -465,7 +467,10 @@ static int progress_locked(void)
             continue; /* not an arrival that can wake a rank */
         }
         net.env_arrived++;
-        net.arrive(pkt, bytes, src);
+        if (kind == ZM_NET_KIND_PART)
+            part_arrive(pkt, bytes, src);
+        else
+            net.arrive(pkt, bytes, src);
         did = 1;
     }
     if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
@@ -568,6 +573,25 @@ void zm_net_arrive_rma(void *pkt, size_t bytes, int src_proc)
      * never reach a process without it. */
     if (!fn)
         net_fatal("delivering a one-sided request to a process without windows");
+    atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
+                          memory_order_relaxed); /* under the lock */
+    fn(pkt, (char *)pkt + net.headroom, bytes, src_proc);
+}
+
+void zm_net_set_part_handler(zm_net_rma_fn *fn)
+{
+    atomic_store(&net.part, fn);
+}
+
+/* A partitioned-communication envelope (under the lock).  It counts as
+ * one-sided traffic for the progress thread's hot phase: the partitions
+ * of a round follow each other within microseconds, and the receiver may
+ * be computing, leaving the thread to take them in. */
+static void part_arrive(void *pkt, size_t bytes, int src_proc)
+{
+    zm_net_rma_fn *fn = atomic_load(&net.part);
+    if (!fn)
+        net_fatal("delivering a partitioned message to a process without its handler");
     atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* under the lock */
     fn(pkt, (char *)pkt + net.headroom, bytes, src_proc);

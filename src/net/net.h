@@ -164,6 +164,12 @@ void zm_net_defer(int (*fn)(void *), void *arg);
  * taken out before any handler sees them. */
 #define ZM_NET_KIND_NET 63
 
+/* Partitioned communication's envelopes (src/mpi/part_net.c): taken out
+ * before p2p's handler sees them, like the network's own, and passed to
+ * the handler installed with zm_net_set_part_handler (same signature as
+ * the one-sided handler below). */
+#define ZM_NET_KIND_PART 62
+
 /* Handler of one-sided envelopes: `msg` (`bytes` bytes) lies inside the
  * malloc'd block `pkt`, which the handler owns.  Called under the lock. */
 typedef void zm_net_rma_fn(void *pkt, void *msg, size_t bytes, int src_proc);
@@ -171,6 +177,12 @@ typedef void zm_net_rma_fn(void *pkt, void *msg, size_t bytes, int src_proc);
 /* Install the one-sided handler (rma, when its first window spanning
  * processes is made).  Any thread. */
 void zm_net_set_rma_handler(zm_net_rma_fn *fn);
+
+/* Install the handler of ZM_NET_KIND_PART envelopes.  The mpi layer
+ * installs it when the library is loaded, so that a process that has not
+ * made a partitioned request yet still takes in its peers' announcements.
+ * Any thread. */
+void zm_net_set_part_handler(zm_net_rma_fn *fn);
 
 /* Called by the envelope handler (under the lock) for an envelope `pkt`
  * of kind ZM_NET_KIND_RMA or above; takes ownership of pkt.  An envelope
