@@ -8,6 +8,7 @@
  * variables.  The copies need distinct path names: glibc recognises an
  * object it has loaded by its name before it looks at the file. */
 #include "arch/arch.h"
+#include "arch/valgrind_shim.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -25,29 +26,40 @@
 
 /* Clear DF_1_PIE in the dynamic section of the ELF64 file `fd`: glibc's
  * dlopen refuses objects with that mark and checks nothing else, and the
- * copy is ours to change.  Returns 0 on success. */
+ * copy is ours to change.  The file is read and patched with pread/pwrite,
+ * never mapped: valgrind takes every mapping of a file as part of its
+ * loading and aborts on a writable whole-file mapping followed by the
+ * dynamic loader's ones.  Returns 0 on success. */
 static int clear_pie_mark(int fd, size_t size)
 {
-    unsigned char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED)
+    Elf64_Ehdr eh;
+    if (size < sizeof eh || pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phoff + (size_t)eh.e_phnum * sizeof(Elf64_Phdr) > size)
         return -1;
     int rc = -1;
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)p;
-    if (size >= sizeof *eh && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
-        eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-        eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size) {
-        Elf64_Phdr *ph = (Elf64_Phdr *)(p + eh->e_phoff);
-        for (int i = 0; i < eh->e_phnum; i++) {
-            if (ph[i].p_type != PT_DYNAMIC || ph[i].p_offset + ph[i].p_filesz > size)
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (size_t)i * sizeof ph)) !=
+            (ssize_t)sizeof ph)
+            return -1;
+        if (ph.p_type != PT_DYNAMIC || ph.p_offset + ph.p_filesz > size)
+            continue;
+        for (size_t k = 0; k < ph.p_filesz / sizeof(Elf64_Dyn); k++) {
+            Elf64_Dyn d;
+            off_t at = (off_t)(ph.p_offset + k * sizeof d);
+            if (pread(fd, &d, sizeof d, at) != (ssize_t)sizeof d)
+                return -1;
+            if (d.d_tag == DT_NULL)
+                break;
+            if (d.d_tag != DT_FLAGS_1)
                 continue;
-            Elf64_Dyn *d = (Elf64_Dyn *)(p + ph[i].p_offset);
-            for (size_t k = 0; k < ph[i].p_filesz / sizeof *d && d[k].d_tag != DT_NULL; k++)
-                if (d[k].d_tag == DT_FLAGS_1)
-                    d[k].d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
-            rc = 0;
+            d.d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
+            if (pwrite(fd, &d, sizeof d, at) != (ssize_t)sizeof d)
+                return -1;
         }
+        rc = 0;
     }
-    munmap(p, size);
     return rc;
 }
 
@@ -75,6 +87,65 @@ static int traced(void)
     return t;
 }
 
+/* Nonzero if a sanitizer's run time (ASan, UBSan, TSan, LSan) is in the
+ * process: every one of them exports this function. */
+static int sanitized(void)
+{
+    return dlsym(RTLD_DEFAULT, "__sanitizer_set_report_path") != NULL;
+}
+
+/* Nonzero if the copies' files must stay until their ranks end: under a
+ * debugger, valgrind or a sanitizer.  Each reads a copy's symbols from
+ * the file it names, some time after the load (gdb at its next stop,
+ * valgrind and the sanitizers' symbolizers when they first report an
+ * address in it); an unlinked copy shows as "zmpi-<pid>-<rank>.so+0x..."
+ * without function, file or line. */
+static int keep_copies(void)
+{
+    return traced() || zm_arch_vg_running() || sanitized();
+}
+
+/* Make the program's global data symbols local in the symbol table
+ * (.symtab, which only debuggers read; the loader uses .dynsym) of the
+ * copy `fd`.  gdb takes a global variable of a shared object to be
+ * possibly copy-relocated into the main program and shows the first
+ * program-wide definition of its name instead: every rank's `print g`
+ * would show the launcher image's g.  Local symbols are never copied, so
+ * gdb then uses the copy's own variable.  Best effort: a file without a
+ * symbol table, or one that cannot be read, is left as it is. */
+static void localize_data_symbols(int fd, size_t size)
+{
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || eh.e_shoff == 0 ||
+        eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > size)
+        return;
+    for (int i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        if (pread(fd, &sh, sizeof sh, (off_t)(eh.e_shoff + (size_t)i * sizeof sh)) !=
+            (ssize_t)sizeof sh)
+            return;
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_offset + sh.sh_size > size)
+            continue;
+        Elf64_Sym *sym = malloc(sh.sh_size);
+        if (!sym || pread(fd, sym, sh.sh_size, (off_t)sh.sh_offset) != (ssize_t)sh.sh_size) {
+            free(sym);
+            return;
+        }
+        for (size_t k = 0; k < sh.sh_size / sizeof *sym; k++) {
+            int bind = ELF64_ST_BIND(sym[k].st_info);
+            if (ELF64_ST_TYPE(sym[k].st_info) == STT_OBJECT && sym[k].st_shndx != SHN_UNDEF &&
+                sym[k].st_shndx < SHN_LORESERVE && (bind == STB_GLOBAL || bind == STB_WEAK))
+                sym[k].st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT);
+        }
+        /* A short write changes fewer entries, each of them whole (the
+         * binding is one byte): the table stays valid either way. */
+        ssize_t done = pwrite(fd, sym, sh.sh_size, (off_t)sh.sh_offset);
+        (void)done;
+        free(sym);
+    }
+}
+
 /* Copy the program file `from` to `path`; 0 on success. */
 static int copy_file(const char *from, const char *path)
 {
@@ -89,6 +160,9 @@ static int copy_file(const char *from, const char *path)
         while (off < st.st_size && sendfile(dst, src, &off, (size_t)(st.st_size - off)) > 0)
             ;
         rc = off == st.st_size ? clear_pie_mark(dst, (size_t)st.st_size) : -1;
+        /* Only for a debugger: it costs a pass over the symbol table. */
+        if (rc == 0 && traced())
+            localize_data_symbols(dst, (size_t)st.st_size);
     }
     if (dst >= 0)
         close(dst);
@@ -113,11 +187,11 @@ void *zm_arch_image_load(const char *prog, int id, char *err, size_t errlen)
         return NULL;
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    /* Without a debugger the name can go at once, so nothing is left behind
-     * when a rank aborts or the job is killed.  A debugger reads the copy's
-     * symbols from the file some time after the load, so then the file stays
-     * until zm_arch_image_close. */
-    if (!h || !traced())
+    /* Without a debugger or valgrind the name can go at once, so nothing is
+     * left behind when a rank aborts or the job is killed (zmpirun removes
+     * what a debugged job leaves).  With one, the file stays until
+     * zm_arch_image_close (keep_copies). */
+    if (!h || !keep_copies())
         unlink(path);
     if (!h)
         snprintf(err, errlen, "cannot load a copy of the program: %s", dlerror());
@@ -209,7 +283,7 @@ void *zm_arch_image_sym(void *image, const char *name)
 void zm_arch_image_close(void *image)
 {
     struct link_map *lm = NULL;
-    if (traced() && dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+    if (keep_copies() && dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
         unlink(lm->l_name);
     dlclose(image);
 }
