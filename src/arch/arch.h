@@ -24,6 +24,7 @@ typedef struct zm_arch_stack {
     size_t map_size;   /* whole mapping, guard included */
     void *lo;          /* lowest usable byte (just above the guard) */
     void *hi;          /* one past the highest usable byte */
+    unsigned vg_id;    /* valgrind's id of the stack (valgrind_shim.h) */
 } zm_arch_stack_t;
 
 /* Assembly entry (ctx_<arch>_*.S).  Saves the running context into *save_sp
@@ -43,11 +44,14 @@ void zm_arch_ctx_make(zm_arch_ctx_t *ctx, const zm_arch_stack_t *stack,
                       void (*entry)(void *), void *arg);
 
 /* Map a stack of at least `size` usable bytes plus a guard page.  Memory is
- * committed lazily by the kernel.  Returns 0, or -1 if the mapping failed.
- * Any thread; the caller owns the mapping until zm_arch_stack_free. */
+ * committed lazily by the kernel.  Under valgrind the stack is registered
+ * as one, so that switching to it is not taken for a huge frame.  Returns
+ * 0, or -1 if the mapping failed.  Any thread; the caller owns the mapping
+ * until zm_arch_stack_free. */
 int zm_arch_stack_alloc(size_t size, zm_arch_stack_t *stack);
 
-/* Unmap a stack made by zm_arch_stack_alloc.  Any thread. */
+/* Unmap a stack made by zm_arch_stack_alloc (and withdraw it from
+ * valgrind).  Any thread other than one running on the stack. */
 void zm_arch_stack_free(zm_arch_stack_t *stack);
 
 /* Sleep while *word == expected (or until woken / spuriously).  Any thread. */
@@ -74,8 +78,28 @@ void zm_arch_membarrier(void);
 /* Monotonic time in nanoseconds.  Any thread, no syscall on Linux (vDSO). */
 uint64_t zm_arch_time_ns(void);
 
+/* An opaque, nonzero handle of the calling thread's CPU-time clock, which
+ * any thread of the process may pass to zm_arch_thread_cpu_ns.  Any
+ * thread. */
+uint64_t zm_arch_thread_clock(void);
+
+/* Nanoseconds of CPU time that the thread of `clock` has used so far; 0
+ * for a zero handle or when the system cannot tell.  A system call: for
+ * rare callers only.  Any thread. */
+uint64_t zm_arch_thread_cpu_ns(uint64_t clock);
+
+/* How many times the system has taken the CPU from the calling thread to
+ * run something else (involuntary context switches) so far.  A system
+ * call: for rare callers only.  Any thread. */
+uint64_t zm_arch_thread_preemptions(void);
+
 /* Resolution of zm_arch_time_ns in seconds. */
 double zm_arch_time_resolution(void);
+
+/* The most memory maps the system lets this process hold (Linux:
+ * vm.max_map_count), or -1 if unknown; *in_use is set to how many it holds
+ * now (0 if unknown).  Reads files: start-up only.  Any thread. */
+long zm_arch_map_budget(long *in_use);
 
 /* Number of CPUs this process may run on (its affinity mask). */
 int zm_arch_ncpus(void);

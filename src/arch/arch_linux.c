@@ -3,15 +3,19 @@
  * time, fault handling) and the per-CPU frame set-up for new contexts.
  */
 #include "arch/arch.h"
+#include "arch/valgrind_shim.h"
 
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,13 +79,16 @@ int zm_arch_stack_alloc(size_t size, zm_arch_stack_t *stack)
     stack->map_size = total;
     stack->lo = (char *)map + page;
     stack->hi = (char *)map + total;
+    stack->vg_id = zm_arch_vg_stack_note(stack->lo, stack->hi);
     return 0;
 }
 
 void zm_arch_stack_free(zm_arch_stack_t *stack)
 {
-    if (stack->map)
+    if (stack->map) {
+        zm_arch_vg_stack_forget(stack->vg_id);
         munmap(stack->map, stack->map_size);
+    }
     stack->map = NULL;
 }
 
@@ -122,12 +129,58 @@ uint64_t zm_arch_time_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t zm_arch_thread_clock(void)
+{
+    clockid_t id;
+    if (pthread_getcpuclockid(pthread_self(), &id) != 0)
+        return 0;
+    /* clockid_t values of threads are negative: keep the 32 bits and mark
+     * the handle nonzero with bit 32. */
+    return (uint64_t)(uint32_t)id | (1ull << 32);
+}
+
+uint64_t zm_arch_thread_cpu_ns(uint64_t clock)
+{
+    struct timespec ts;
+    if (!clock || clock_gettime((clockid_t)(int32_t)(uint32_t)clock, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t zm_arch_thread_preemptions(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_nivcsw;
+}
+
 double zm_arch_time_resolution(void)
 {
     struct timespec ts;
     if (clock_getres(CLOCK_MONOTONIC, &ts) != 0)
         return 1e-9;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+long zm_arch_map_budget(long *in_use)
+{
+    long max = -1;
+    *in_use = 0;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &max) != 1)
+            max = -1;
+        fclose(f);
+    }
+    f = fopen("/proc/self/maps", "r");
+    if (f) {
+        int c;
+        while ((c = getc(f)) != EOF)
+            *in_use += c == '\n';
+        fclose(f);
+    }
+    return max;
 }
 
 int zm_arch_ncpus(void)

@@ -42,9 +42,11 @@
  * whose cores are busy takes a time slice (milliseconds) per hand-off.
  * The ranks of a communicating phase so gather on the workers that run.
  * An idle worker gets work back when another worker's ready ULTs have
- * waited STEAL_AFTER_NS while its running ULT went on without a switch
- * (a computing phase): it asks that worker (hungry), which gives it one
- * at its next switch.  A sleeping worker looks every STEAL_CHECK_NS.
+ * waited two periods of STEAL_AFTER_NS while its running ULT went on
+ * without a switch and its thread used at least half the second period's
+ * CPU time (a computing phase, not a worker the host had descheduled): it
+ * asks that worker (hungry), which gives it one at its next switch.  A
+ * sleeping worker looks every STEAL_CHECK_NS.
  * Stealing can be turned off (ZMPI_STEAL=0, zmpirun --no-steal: lb.c).
  * Migration needs thread-local addresses that are never cached across a
  * switch (CAN_MIGRATE, ult_impl.h); elsewhere it is off. */
@@ -54,10 +56,16 @@
  * microseconds, and moving the ULT instead put two ranks on one worker
  * until stealing spread them again, which made the bucket sort of
  * examples/isort.c 20-25 % slower at 8 ranks on 2 workers (alternated
- * runs, quiet host, 16.4 against 21 ms per iteration). */
+ * runs, quiet host, 16.4 against 21 ms per iteration).  A running
+ * worker that a hand-off waited for and that the host preempted meanwhile
+ * counts as a slow wake-up too (inbox_drain): on a busy host the workers
+ * spin more than they sleep, and hand-offs to a spinning worker that the
+ * host has descheduled wait a time slice each (bench/oversub.c: 200
+ * communicator rounds took 0.2-0.8 s on 2 workers and 0.05 s on one
+ * before this, 0.05-0.19 s after). */
 #define SLOW_WAKE_TICKS 1000000ull
 #define SLOW_WAKE_SCORE 32u
-#define STEAL_AFTER_NS 1000000ull
+#define STEAL_AFTER_NS 500000ull
 #define STEAL_CHECK_NS 2000000ull
 
 #define POLL_SLEEP_MIN 1000ull
@@ -158,6 +166,15 @@ static int inbox_drain(zm_worker_t *w)
         w->woke = 0;
         wake_sample(waited);
         waited = 0;
+    } else if (waited > LAG_MIGRATE_TICKS) {
+        /* A hand-off to this running worker waited long: either its ULT
+         * computed (a quiet host: nothing to do), or the host ran other
+         * work on this core meanwhile (a busy one).  The thread's count
+         * of involuntary switches tells the two apart; the system call
+         * is paid only after such a wait. */
+        uint64_t n = zm_arch_thread_preemptions();
+        wake_sample(n != w->preempts ? SLOW_WAKE_TICKS + 1 : 0);
+        w->preempts = n;
     }
     atomic_store_explicit(&w->lag, waited, memory_order_relaxed);
     while (list) {
@@ -332,10 +349,23 @@ static void want_work(zm_worker_t *w, uint64_t now)
         if (sw != w->seen_sw[i] || !ready) {
             w->seen_sw[i] = sw;
             w->seen_ns[i] = now;
+            w->seen_cpu[i] = 0;
         } else if (now - w->seen_ns[i] >= STEAL_AFTER_NS) {
+            /* A count that stands still may mean a computing ULT, or a
+             * worker the host has descheduled (its cores busy with other
+             * work).  Taking a ULT from the latter only spreads ranks that
+             * communicate over workers the host runs in turns, which cost
+             * a time slice per hand-off: ask only a worker whose thread
+             * used most of the last period's CPU time. */
+            uint64_t cpu = zm_arch_thread_cpu_ns(atomic_load_explicit(&o->cpu_clock,
+                                                                      memory_order_relaxed));
+            int ran = w->seen_cpu[i] && cpu - w->seen_cpu[i] >= STEAL_AFTER_NS / 2;
+            w->seen_cpu[i] = cpu;
+            w->seen_ns[i] = now;
+            if (!ran)
+                continue;
             int none = 0;
             atomic_compare_exchange_strong(&o->hungry, &none, w->id + 1);
-            w->seen_ns[i] = now;
             return;
         }
     }
@@ -439,8 +469,9 @@ static void deadlock_check(zm_worker_t *w)
         unsigned g = atomic_load(&job.gen);
         if (atomic_load(&job.done) || atomic_load(&job.alive) == 0)
             return;
-        /* A foreign thread still running may wake anyone (ult.h). */
-        if (atomic_load(&job.frunning) > 0)
+        /* A foreign thread still running may wake anyone (ult.h), and a
+         * ULT in a timed sleep will run again (ult_timer.c). */
+        if (atomic_load(&job.frunning) > 0 || atomic_load(&job.timed) > 0)
             return;
         for (int i = 0; i < job.cfg.nworkers; i++)
             if (atomic_load(&job.workers[i].inbox))
@@ -455,6 +486,32 @@ static void deadlock_check(zm_worker_t *w)
         atomic_store(&job.checking, 0);
         if (w->rq_head || atomic_load(&job.idle) != job.cfg.nworkers)
             return;
+    }
+}
+
+/* The futex wait of a sleeping worker, until woken.  It wakes now and
+ * then to see whether another worker's ready ULTs wait for a computing
+ * one (want_work), still idle meanwhile, and, with ULTs of its own in a
+ * timed sleep, no later than the first of them is due.  Returns 1 if it
+ * ended for that (its own timer, not a waker), else 0. */
+static int idle_wait(zm_worker_t *w, uint32_t seq)
+{
+    int steal = job.cfg.nworkers > 1 && CAN_MIGRATE && job.steal;
+    for (;;) {
+        uint64_t ns = zm_ult_timer_left(w);
+        if (ns == 0)
+            return 1;
+        if (steal && ns > STEAL_CHECK_NS)
+            ns = STEAL_CHECK_NS;
+        if (ns == ZM_ULT_NO_TIMER) {
+            zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
+            return 0;
+        }
+        if (!zm_arch_futex_wait_ns((uint32_t *)&w->wake_seq, seq, ns) ||
+            atomic_load_explicit(&w->inbox, memory_order_relaxed) || atomic_load(&job.done))
+            return 0;
+        if (steal)
+            want_work(w, zm_arch_time_ns());
     }
 }
 
@@ -476,16 +533,10 @@ static void worker_sleep(zm_worker_t *w)
      * on them. */
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_seq_cst) &&
         !atomic_load(&job.done)) {
-        if (job.cfg.nworkers == 1 || !CAN_MIGRATE || !job.steal)
-            zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
-        /* Wake now and then to see whether another worker's ready ULTs
-         * wait for a computing one (want_work); still idle meanwhile. */
-        else
-            while (zm_arch_futex_wait_ns((uint32_t *)&w->wake_seq, seq, STEAL_CHECK_NS) &&
-                   !atomic_load_explicit(&w->inbox, memory_order_relaxed) &&
-                   !atomic_load(&job.done))
-                want_work(w, zm_arch_time_ns());
-        w->woke = 1;
+        /* A wake-up by its own timer says nothing of how fast the host
+         * runs a woken worker (wake_sample): only others' count. */
+        if (!idle_wait(w, seq))
+            w->woke = 1;
     }
     /* Leave idle before draining, so a checker that saw us idle and our
      * inbox full cannot miss that we took the ULT (see deadlock_check). */
@@ -519,6 +570,8 @@ static int idle_spin(zm_worker_t *w)
             zm_arch_cpu_relax();
         }
         now = zm_arch_time_ns();
+        if (now >= w->tm_next) /* a timed sleeper is due (ult_timer.c) */
+            return 1;
         if (CAN_MIGRATE && job.steal && job.cfg.nworkers > 1)
             want_work(w, now);
     } while (now < end);
@@ -551,7 +604,8 @@ static int worker_has_work(void *arg)
 {
     zm_worker_t *w = arg;
     return w->rq_head || atomic_load_explicit(&w->inbox, memory_order_relaxed) ||
-           atomic_load_explicit(&job.done, memory_order_relaxed);
+           atomic_load_explicit(&job.done, memory_order_relaxed) ||
+           zm_ult_timer_left(w) == 0;
 }
 
 /* With a network, the last idle worker must not sleep on its futex: only
@@ -586,6 +640,8 @@ static zm_ult_t *worker_next(zm_worker_t *w)
             return u;
         if (inbox_drain(w))
             continue;
+        if (w->tm_next != ZM_ULT_NO_TIMER && zm_ult_timer_fire(w))
+            continue;
         if (atomic_load_explicit(&job.done, memory_order_acquire))
             return NULL;
         if (idle_spin(w))
@@ -599,6 +655,7 @@ static void worker_loop(zm_worker_t *w)
 {
     zm_ult_t *u;
     tl_worker = w;
+    atomic_store_explicit(&w->cpu_clock, zm_arch_thread_clock(), memory_order_relaxed);
     while ((u = worker_next(w)) != NULL) {
         w->current = u;
         if (__atomic_load_n(&job.measure, __ATOMIC_RELAXED))
@@ -641,6 +698,8 @@ static void switch_away(int action)
      * a rank woken from the other worker never ran (HPL and the zmpi_hy
      * examples live-locked on 2 workers).  The check is one relaxed load. */
     inbox_drain(w);
+    if (__builtin_expect(w->tm_next != ZM_ULT_NO_TIMER, 0))
+        zm_ult_timer_fire(w);
     if (__builtin_expect(atomic_load_explicit(&w->hungry, memory_order_relaxed) != 0, 0))
         give_one(w, action == ACT_YIELD ? 1 : 2);
     /* The balancer's busy time (lb.c): the slice ends here, and the next
@@ -674,7 +733,10 @@ void zm_ult_yield(void)
         job.poll();
     if (!w || !w->current)
         return;
-    if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed))
+    /* Nothing else ready: go on, unless a timed sleeper of this worker
+     * is due (ult_timer.c), which a polling loop must not starve. */
+    if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed) &&
+        (__builtin_expect(w->tm_next == ZM_ULT_NO_TIMER, 1) || !zm_ult_timer_fire(w)))
         return;
     switch_away(ACT_YIELD);
 }
@@ -710,8 +772,20 @@ int zm_ult_adopted_spin(zm_ult_t *u)
     return zm_ult_adopted_woken(u);
 }
 
+static void (*park_hook)(zm_ult_t *);
+
+void zm_ult_set_park_hook(void (*fn)(zm_ult_t *u))
+{
+    park_hook = fn;
+}
+
 void zm_ult_park(int (*commit)(void *), void *arg)
 {
+    if (park_hook) {
+        zm_ult_t *me = zm_ult_self();
+        if (me)
+            park_hook(me);
+    }
     zm_worker_t *w = tl_worker;
     if (!w || !w->current) {
         zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
@@ -823,9 +897,11 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
     memset(job.workers, 0, sizeof(zm_worker_t) * (size_t)nw);
     for (int i = 0; i < nw; i++) {
         job.workers[i].id = i;
+        job.workers[i].tm_next = ZM_ULT_NO_TIMER;
         job.workers[i].seen_sw = calloc((size_t)nw, sizeof(uint32_t));
         job.workers[i].seen_ns = calloc((size_t)nw, sizeof(uint64_t));
-        if (!job.workers[i].seen_sw || !job.workers[i].seen_ns)
+        job.workers[i].seen_cpu = calloc((size_t)nw, sizeof(uint64_t));
+        if (!job.workers[i].seen_sw || !job.workers[i].seen_ns || !job.workers[i].seen_cpu)
             return -1;
     }
     /* ZMPI_WAKE_MIGRATE=0 keeps every ULT on its first worker (and turns

@@ -37,6 +37,8 @@ struct zm_ult {
     int exit_status;                  /* value passed to zm_ult_exit */
     uint64_t pushed_at;               /* zm_arch_ticks when put in another worker's inbox */
     uint64_t busy;                    /* ticks run on workers since zm_ult_busy_take (lb.c) */
+    uint64_t wake_at;                 /* zm_arch_time_ns deadline of a timed sleep
+                                       * (ult_timer.c), while in its worker's heap */
     void *user;                       /* upper layers' per-rank data */
     /* A ULT started at run time (zm_ult_launch) runs its own body instead
      * of the job's entry. */
@@ -67,6 +69,11 @@ struct zm_worker {
     void *commit_arg;                 /* its argument */
     int id;                           /* worker index */
     uint64_t since;                   /* zm_arch_ticks when `current` was switched in */
+    /* Timed sleeps of ULTs parked on this worker (ult_timer.c), owned by
+     * the worker's thread: a binary min-heap on wake_at. */
+    uint64_t tm_next;                 /* earliest wake_at, or ZM_ULT_NO_TIMER */
+    zm_ult_t **tm_heap;               /* the heap (malloc'd, grown by sleepers) */
+    int tm_len, tm_cap;               /* entries used and allocated */
     /* The inbox and sleep state are written by other threads, so they sit
      * on their own cache line. */
     _Alignas(64) _Atomic(zm_ult_t *) inbox; /* LIFO of ULTs from others */
@@ -81,6 +88,9 @@ struct zm_worker {
     int woke;                         /* back from a sleep: the next drain samples the delay */
     uint32_t *seen_sw;                /* per worker: its nswitch when last looked at */
     uint64_t *seen_ns;                /* per worker: when that count was first seen */
+    uint64_t *seen_cpu;               /* per worker: its CPU time then, or 0 (want_work) */
+    uint64_t preempts;                /* involuntary switches of this thread when last read */
+    _Atomic uint64_t cpu_clock;       /* this thread's CPU clock (zm_arch_thread_clock), or 0 */
 };
 
 /* Thread-local scheduler state.  initial-exec: libzmpi is linked into the
@@ -202,6 +212,26 @@ void zm_ult_park(int (*commit)(void *), void *arg);
  * exactly one wake. */
 void zm_ult_wake(zm_ult_t *ult);
 
+/* ---- Timed sleeps (ult_timer.c) ----
+ * A ULT may sleep until a deadline while its worker runs the others: it
+ * parks, and its worker wakes it (zm_ult_wake) at the first switch or
+ * idle moment after the deadline.  Only the deadline ends the sleep
+ * (nothing emulates the signals that end libc's sleeps early).  The
+ * sleeper stays on the worker that parked it, in that worker's heap, and
+ * while any ULT sleeps this way no deadlock is reported: it will run
+ * again. */
+
+/* tm_next of a worker with no timed sleeper. */
+#define ZM_ULT_NO_TIMER UINT64_MAX
+
+/* Park the calling ULT until zm_arch_time_ns() >= deadline_ns (a
+ * deadline already past only yields).  Returns 0 once the deadline has
+ * passed, or -1 at once, having done nothing, if the calling thread runs
+ * no ULT of a scheduled job (a foreign thread, an adopted rank, the main
+ * thread outside the job) or the worker's heap cannot grow: the caller
+ * then blocks its thread instead.  Any thread. */
+int zm_ult_sleep_until(uint64_t deadline_ns);
+
 /* End the calling ULT with an exit status.  Never returns.  ULT context
  * only; returns immediately (doing nothing) outside a job so the caller can
  * fall back to process exit. */
@@ -274,6 +304,12 @@ void zm_ult_foreign_count(int delta);
  * wakes it instead of being reported deadlocked.  Any thread. */
 void zm_ult_set_threaded(void);
 
+/* Have fn(u) called by every ULT u (or thread acting for it) about to
+ * park, in its own context, before anything else of the park: the layer
+ * above hands off what only a running rank would pick up (p2p's rings).
+ * Main thread, before the job starts. */
+void zm_ult_set_park_hook(void (*fn)(zm_ult_t *u));
+
 /* Nonzero in an adopted single-rank job. */
 int zm_ult_job_adopted(void);
 
@@ -323,6 +359,12 @@ const char *zm_ult_lb_name(int s);
  * Steps print their loads when ZMPI_LB_REPORT=1 (zmpirun --lb-report).
  * Any thread, once the job is prepared. */
 int zm_ult_lb_default(void);
+
+/* Whether balancing steps print their loads (ZMPI_LB_REPORT) and whether
+ * idle workers take ranks from computing ones (ZMPI_STEAL), as decided
+ * when the job was prepared.  Any thread, once the job is prepared. */
+int zm_ult_lb_reporting(void);
+int zm_ult_stealing(void);
 
 /* One balancing step of a fixed set of n ULTs of this process, reused
  * from step to step (the ranks of one MPI_COMM_WORLD: src/mpi/migrate.c).

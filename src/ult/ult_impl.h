@@ -1,7 +1,7 @@
 /*
  * ult_impl.h: what the files of the ult layer share (ult.c, the scheduler;
- * ult_foreign.c, foreign threads; lb.c, the load balancer).  Not for
- * other layers: they use ult.h.
+ * ult_foreign.c, foreign threads; lb.c, the load balancer; ult_timer.c,
+ * timed sleeps).  Not for other layers: they use ult.h.
  */
 #ifndef ZM_ULT_IMPL_H
 #define ZM_ULT_IMPL_H
@@ -59,6 +59,7 @@ typedef struct zm_ult_state {
     _Atomic int nids;       /* ids handed out: nults, then grown by zm_ult_reserve */
     _Atomic unsigned spread; /* next worker for a ULT started at run time */
     _Atomic unsigned slow_wakes; /* score of slow wake-ups of sleeping workers (ult.c) */
+    _Atomic int timed;      /* ULTs in a timed sleep (ult_timer.c): no deadlock while > 0 */
     /* Foreign threads (ult_foreign.c). */
     _Atomic int frunning;   /* threads that may act for a ULT and are not parked */
     _Atomic int threaded;   /* adopted job: other threads may wake the rank */
@@ -92,6 +93,15 @@ void zm_ult_unsched_wake(zm_ult_t *u);
 /* Print the parked foreign threads for a deadlock report (stderr).  A
  * worker thread, while every ULT is parked. */
 void zm_ult_foreign_report(void);
+
+/* Wake the ULTs of worker w whose timed sleep is over (zm_ult_wake
+ * queues them on w); returns how many.  Only w's thread, outside any
+ * park commit; cheap to skip: callers test w->tm_next first. */
+int zm_ult_timer_fire(zm_worker_t *w);
+
+/* Nanoseconds from now until w's earliest timed sleeper is due (0 if it
+ * is due now), or ZM_ULT_NO_TIMER if w has none.  w's thread. */
+uint64_t zm_ult_timer_left(zm_worker_t *w);
 
 /* Read the balancer's settings from the environment (ZMPI_LB,
  * ZMPI_LB_REPORT, ZMPI_STEAL) into the job and lb.c.  Returns 0, or -1

@@ -21,7 +21,9 @@ int zm_ult_quiet(uint64_t *activity)
     *activity = act;
     if (!j->ults && !j->adopted)
         return 0; /* the job has not started */
-    int quiet = atomic_load(&j->frunning) <= 0 && !atomic_load(&j->done);
+    /* A rank in a timed sleep (ult_timer.c) will run again by itself. */
+    int quiet = atomic_load(&j->frunning) <= 0 && !atomic_load(&j->done) &&
+                atomic_load(&j->timed) <= 0;
     if (j->adopted) {
         int st = __atomic_load_n(&j->adopted_ult.state, __ATOMIC_ACQUIRE);
         return quiet && st != ZM_ULT_READY && st != ZM_ULT_NEW && st != ZM_ULT_DONE;
