@@ -84,6 +84,18 @@ static void req_free(zm_req_t *req)
     zm_pool_free(p2p.req_pool, req);
 }
 
+zm_msg_t *zm_p2p_eager_envelope(size_t bytes)
+{
+    zm_pool_t *pool = bytes <= SMALL_EAGER ? p2p.small_pool : p2p.large_pool;
+    zm_msg_t *m = zm_pool_alloc(pool);
+    if (m) {
+        m->kind = ZM_MSG_EAGER;
+        m->pool = pool;
+        m->data = m + 1;
+    }
+    return m;
+}
+
 static inline void wake_waiter(uintptr_t old)
 {
     if (old > ZM_REQ_ORPHAN) {
@@ -91,6 +103,15 @@ static inline void wake_waiter(uintptr_t old)
         if (atomic_fetch_sub_explicit(&w->pending, 1, memory_order_acq_rel) == 1)
             zm_ult_wake(w->ult);
     }
+}
+
+void zm_p2p_req_complete_locked(zm_req_t *rr)
+{
+    uintptr_t waiter = complete_locked(rr);
+    if (waiter == ZM_REQ_ORPHAN)
+        req_free(rr);
+    else
+        wake_waiter(waiter);
 }
 
 /* Copies of at least COOP_MIN bytes are split into pieces that the
@@ -283,6 +304,7 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     p2p.req_pool = zm_pool_create(sizeof(zm_req_t), nworkers);
     if (!zm_p2p_ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool)
         return ZM_ERR_NOMEM;
+    zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int i = zm_net_world_of(zm_net_job.proc, l);
         zm_p2p_rank_t *r = &zm_p2p_ranks[i];
@@ -292,6 +314,8 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         zm_dlist_init(&r->bsend_segs);
         r->ult = zm_ult_get(i);
         r->world_rank = i;
+        if (zm_p2p_ring_rank_open(r) != 0)
+            return ZM_ERR_NOMEM;
     }
     zm_p2p_cycle_init();
     if (zm_net_job.nprocs > 1) {
@@ -315,6 +339,9 @@ void zm_p2p_rank_open(int id)
     zm_dlist_init(&r->bsend_segs);
     r->ult = zm_ult_get(id);
     r->world_rank = id;
+    /* Without its ring table (out of memory) the rank is sent to through
+     * its lock only. */
+    (void)zm_p2p_ring_rank_open(r);
 }
 
 size_t zm_p2p_eager_max(void)
@@ -572,6 +599,24 @@ static int slot_offer(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
     return 1;
 }
 
+int zm_p2p_slot_offer_packed(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag,
+                             const void *data, size_t bytes)
+{
+    if (atomic_load_explicit(&r->slot_state, memory_order_relaxed) != ZM_SLOT_ARMED ||
+        !match(r->slot_ctx, r->slot_src, r->slot_tag, ctx, src, tag))
+        return 0;
+    if (bytes > r->slot_bytes) {
+        atomic_store_explicit(&r->slot_state, ZM_SLOT_NUDGED, memory_order_relaxed);
+        return 0;
+    }
+    r->slot_src = src;
+    r->slot_tag = tag;
+    r->slot_bytes = (uint32_t)bytes;
+    memcpy(r->slot_buf, data, bytes);
+    atomic_store_explicit(&r->slot_state, ZM_SLOT_FILLED, memory_order_release);
+    return 1;
+}
+
 /* Sender side, with r's lock held and no posted receive matching: leave a
  * tiny message in r's slot as mail if the slot is free and nothing older
  * is queued, so the receiver finds it in the line it locks anyway.
@@ -690,6 +735,12 @@ static uint8_t slot_poll(zm_p2p_rank_t *me)
         uint8_t st = atomic_load_explicit(&me->slot_state, memory_order_acquire);
         if (st == ZM_SLOT_FILLED || st == ZM_SLOT_NUDGED)
             return st;
+        /* A sender left the message in a ring instead (ring.c): looked
+         * at now and then only, this loop's length is a ping-pong's
+         * latency. */
+        if (ZM_UNLIKELY(i % 64 == 63) &&
+            atomic_load_explicit(&me->ring_used, memory_order_relaxed) && zm_p2p_ring_ready(me))
+            return ZM_SLOT_ARMED;
         if (ZM_UNLIKELY(zm_net_remote != NULL))
             zm_net_poll(); /* the sender may be in another process */
         if (i > 256)
@@ -724,8 +775,13 @@ static void recv_slot(zm_p2p_rank_t *me, zm_req_t *req)
         return;
     }
     atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
-    if (!recv_arrived(me, req))
-        recv_post(me, req);
+    if (!recv_arrived(me, req)) {
+        /* A sender that saw this rank announce rings (ring.c) left it there. */
+        if (zm_p2p_ring_drain_into(me, req))
+            zm_spin_unlock(&me->lock);
+        else
+            recv_post(me, req);
+    }
     zm_p2p_wait(&req, 1, 1);
 }
 
@@ -739,6 +795,10 @@ void zm_p2p_recv(const zm_p2p_comm_t *c, void *buf, size_t count,
         /* A rendezvous from another process is still on its way. */
         if (ZM_UNLIKELY(!zm_p2p_req_done(req)))
             zm_p2p_wait(&req, 1, 1);
+        return;
+    }
+    if (zm_p2p_ring_drain_into(me, req)) {
+        zm_spin_unlock(&me->lock);
         return;
     }
     if (dt->contig && zm_dlist_empty(&me->posted) && zm_ult_alone() &&
@@ -809,10 +869,21 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     req->peer = dest;
     req->tag = tag;
     req->mode = (uint8_t)mode;
+    /* A receiver polling in a wait matches small messages itself, from
+     * the ring of the sender's worker (ring.c).  Only local ranks set
+     * ring_poll, and its line is not the lock's, which the receiver
+     * writes meanwhile: checked first. */
+    if (bytes <= ZM_P2P_RING_INLINE && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
+        atomic_load_explicit(&r->ring_poll, memory_order_relaxed) && !EVENTS_ON() &&
+        zm_p2p_ring_push(r, c, buf, count, dt, bytes, tag, req)) {
+        zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
+        return ZM_OK;
+    }
     /* r->local, not zm_net_is_remote: the line is the one locked next. */
     if (ZM_UNLIKELY(!r->local))
         return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, mode, req);
     zm_spin_lock(&r->lock);
+    zm_p2p_ring_drain_sender(r);
     void *copy_to;
     int taken = slot_offer(r, c, buf, count, dt, bytes, tag, &copy_to);
     if (taken) {
@@ -868,15 +939,27 @@ void zm_p2p_irecv(const zm_p2p_comm_t *c, void *buf, size_t count,
 {
     zm_p2p_rank_t *me = zm_p2p_self();
     recv_prepare(me, c, buf, count, dt, src, tag, req);
+    zm_p2p_ring_count_recv(me);
     zm_spin_lock(&me->lock);
-    if (!recv_arrived(me, req))
-        recv_post(me, req);
+    if (recv_arrived(me, req))
+        return;
+    if (zm_p2p_ring_drain_into(me, req)) {
+        zm_spin_unlock(&me->lock);
+        return;
+    }
+    recv_post(me, req);
+    /* The rank will test or wait for this receive: senders on other
+     * workers may leave small messages in rings meanwhile, if it mostly
+     * receives (ring.c).  Only a change of that is worth a call. */
+    if (ZM_UNLIKELY(me->ring_want != atomic_load_explicit(&me->ring_poll, memory_order_relaxed)))
+        zm_p2p_ring_announce();
 }
 
 zm_msg_t *zm_p2p_probe(const zm_p2p_comm_t *c, int src, int tag, int take)
 {
     zm_p2p_rank_t *me = zm_p2p_self();
     zm_spin_lock(&me->lock);
+    zm_p2p_ring_drain(me);
     mail_spill(me);
     zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
     if (m && take)
@@ -891,6 +974,7 @@ zm_msg_t *zm_p2p_probe_wait(const zm_p2p_comm_t *c, int src, int tag, int take)
     for (;;) {
         zm_req_t pr, *prp = &pr;
         zm_spin_lock(&me->lock);
+        zm_p2p_ring_drain(me);
         mail_spill(me);
         zm_msg_t *m = find_unexp(me, c->ctx, src, tag);
         if (m) {
@@ -940,6 +1024,8 @@ static int send_withdraw(zm_p2p_rank_t *r, zm_req_t *req, zm_msg_t **drop)
 {
     zm_msg_t *m = req->smsg;
     *drop = NULL;
+    if (m == ZM_P2P_RING_MSG && !(m = zm_p2p_ring_find(r, req)))
+        return 0;
     if (m == &req->msg) {
         if (zm_p2p_req_done(req) || m->link.next == &m->link || !zm_p2p_unexp_holds(r, m))
             return 0;
@@ -968,6 +1054,7 @@ int zm_p2p_cancel(zm_req_t *req)
     if (req->kind == ZM_REQ_RECV) {
         zm_p2p_rank_t *me = &zm_p2p_ranks[req->owner];
         zm_spin_lock(&me->lock);
+        zm_p2p_ring_drain(me);
         if (req->in_posted) {
             zm_dlist_remove(&req->link);
             req->in_posted = 0;
@@ -978,6 +1065,7 @@ int zm_p2p_cancel(zm_req_t *req)
         zm_p2p_rank_t *r = &zm_p2p_ranks[req->owner];
         zm_msg_t *drop;
         zm_spin_lock(&r->lock);
+        zm_p2p_ring_drain(r);
         done = send_withdraw(r, req, &drop);
         zm_spin_unlock(&r->lock);
         if (drop)

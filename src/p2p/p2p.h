@@ -135,6 +135,13 @@ typedef struct zmpi_request {
  * switch), which is most of a cross-worker round trip. */
 #define ZM_P2P_WAIT_SPINS 20000
 
+/* Largest message a sender leaves in a ring for a polling receiver
+ * (ring.c): what fits in one cache line with its envelope. */
+#define ZM_P2P_RING_INLINE 32
+
+/* Receivers a rank keeps track of its last ring entry to (ring.c). */
+#define ZM_P2P_RING_DESTS 4
+
 /* Largest message that may wait in a rank's slot as mail. */
 #define ZM_P2P_SLOT_INLINE 16
 
@@ -197,6 +204,24 @@ typedef struct zm_p2p_rank {
     zm_msg_t mail_msg;             /* the slot's mail, moved to the queue */
     unsigned char mail_data[ZM_P2P_SLOT_INLINE]; /* its payload */
     zm_p2p_stats_t stats;          /* MPI_T counters, written by this rank only */
+    /* Rings (ring.c).  The first line is read by senders and written by
+     * the rank when it starts or stops polling. */
+    _Alignas(ZM_CACHE_LINE) _Atomic uint8_t ring_poll; /* polls in a wait: push to rings */
+    _Atomic uint8_t ring_used;     /* some ring into this rank exists */
+    struct zm_p2p_ring *_Atomic *rings; /* one per sending worker, made on first use */
+    /* Written by this rank only, on a line of their own (senders read the
+     * one above on every send): whether it mostly receives lately
+     * (ring.c, zm_p2p_ring_decide), and, as a sender, its last entry to a
+     * few receivers. */
+    _Alignas(ZM_CACHE_LINE) uint32_t ring_nrecv; /* receives started */
+    uint8_t ring_want;             /* last decision of zm_p2p_ring_decide */
+    uint64_t ring_sent_mark;       /* sends counted (stats) at that decision */
+    struct zm_p2p_ring_sent {
+        const struct zm_p2p_rank *dest; /* the receiver, or NULL */
+        struct zm_p2p_ring *ring;  /* the ring it went through */
+        uint32_t pos;              /* its position there */
+        int worker;                /* the worker that pushed it */
+    } ring_sent[ZM_P2P_RING_DESTS];
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;
 
 /* Set up the per-rank state and pools for a job of `nranks` world ranks,
@@ -288,11 +313,24 @@ zm_req_t *zm_p2p_req_alloc(void);
  * whoever completes it.  Any ULT. */
 void zm_p2p_req_release(zm_req_t *req);
 
-/* Nonzero once the request is complete. */
+/* For zm_p2p_req_done (ring.c): drain the rings of receive req's owner
+ * if they hold something and its lock is free; nonzero if req is complete
+ * afterwards.  Any thread not holding that lock. */
+int zm_p2p_ring_settle(const zm_req_t *req);
+
+/* Nonzero once the request is complete.  A receive may be matched by a
+ * message still waiting in its owner's rings (ring.c), which looking at
+ * it drains. */
 static inline int zm_p2p_req_done(const zm_req_t *req)
 {
-    return atomic_load_explicit((_Atomic uintptr_t *)&req->cstate,
-                                memory_order_acquire) == ZM_REQ_DONE;
+    if (atomic_load_explicit((_Atomic uintptr_t *)&req->cstate, memory_order_acquire) ==
+        ZM_REQ_DONE)
+        return 1;
+    if (req->kind == ZM_REQ_RECV &&
+        ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_ranks[req->owner].ring_used,
+                                         memory_order_relaxed)))
+        return zm_p2p_ring_settle(req);
+    return 0;
 }
 
 /* Mark a request complete with its status already filled in, and wake its

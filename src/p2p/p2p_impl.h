@@ -100,6 +100,103 @@ static inline size_t recv_status(zm_req_t *rr, int src, int tag, size_t bytes)
 zm_status_t zm_p2p_bsend_reserve(zm_p2p_rank_t *me, size_t bytes, zm_msg_t **out);
 void zm_p2p_bsend_release(zm_msg_t *m);
 
+/* ---- Rings of small messages for polling receivers (ring.c) ---- */
+
+/* smsg of a send that went through a ring: MPI_Cancel looks for its
+ * message with zm_p2p_ring_find (never dereferenced). */
+#define ZM_P2P_RING_MSG ((zm_msg_t *)(uintptr_t)1)
+
+/* Size the rings' tables for `nworkers` workers.  Main thread, from
+ * zm_p2p_init. */
+void zm_p2p_ring_init(int nworkers);
+
+/* Give rank r its (empty) table of rings; 0 or -1 when out of memory.
+ * Whoever sets the rank up, before it runs. */
+int zm_p2p_ring_rank_open(zm_p2p_rank_t *r);
+
+/* Leave a small standard-mode message for r, which polls, in the calling
+ * worker's ring, and complete req (the message is copied).  Returns 0 if
+ * it cannot go that way now (the caller then takes r's lock).  ULT on a
+ * worker, the sending rank, without r's lock. */
+int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, size_t count,
+                     const zm_dt_t *dt, size_t bytes, int tag, zm_req_t *req);
+
+/* Match everything r's rings hold, oldest first per ring, as sends that
+ * arrive now.  Any thread holding r's lock. */
+void zm_p2p_ring_drain_slow(zm_p2p_rank_t *r);
+
+/* The same, for a receive `want` of r being started (not yet posted):
+ * the first entry that no posted receive takes and that `want` matches
+ * completes it, and draining stops there.  Returns 1 if it did.  Any
+ * thread holding r's lock. */
+int zm_p2p_ring_drain_into_slow(zm_p2p_rank_t *r, zm_req_t *want);
+
+static inline int zm_p2p_ring_drain_into(zm_p2p_rank_t *r, zm_req_t *want)
+{
+    if (ZM_LIKELY(!atomic_load_explicit(&r->ring_used, memory_order_relaxed)))
+        return 0;
+    return zm_p2p_ring_drain_into_slow(r, want);
+}
+
+/* Every ZM_P2P_RING_PERIOD receives a rank starts, it decides from the
+ * sends it started meanwhile whether it mostly receives
+ * (zm_p2p_ring_decide).  ULT context, the rank itself. */
+#define ZM_P2P_RING_PERIOD 64
+void zm_p2p_ring_decide(zm_p2p_rank_t *me);
+
+static inline void zm_p2p_ring_count_recv(zm_p2p_rank_t *me)
+{
+    if (ZM_UNLIKELY(++me->ring_nrecv % ZM_P2P_RING_PERIOD == 0))
+        zm_p2p_ring_decide(me);
+}
+
+/* The calling rank will look at its receives again before it parks:
+ * senders on other workers may leave small messages in rings for it.
+ * ULT context, the rank itself (ignored on foreign threads). */
+void zm_p2p_ring_announce(void);
+
+static inline void zm_p2p_ring_drain(zm_p2p_rank_t *r)
+{
+    if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_used, memory_order_acquire)))
+        zm_p2p_ring_drain_slow(r);
+}
+
+/* Before a send through r's lock (held): drain r's rings if the calling
+ * rank may have an entry there still, which this send must not overtake.
+ * Costs nothing once the rank's last entry to r is known drained.  ULT
+ * context, the sending rank. */
+void zm_p2p_ring_drain_sender_slow(zm_p2p_rank_t *r);
+
+static inline void zm_p2p_ring_drain_sender(zm_p2p_rank_t *r)
+{
+    if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_used, memory_order_relaxed)))
+        zm_p2p_ring_drain_sender_slow(r);
+}
+
+/* Whether some ring of r holds an entry (a cheap look, no lock).  Any
+ * thread. */
+int zm_p2p_ring_ready(zm_p2p_rank_t *r);
+
+/* The unexpected message of r that ring send req left, or NULL (matched
+ * already).  Called with r's lock held, after zm_p2p_ring_drain. */
+zm_msg_t *zm_p2p_ring_find(zm_p2p_rank_t *r, const zm_req_t *req);
+
+/* Offer `bytes` of packed data from (ctx, src, tag) to r's armed receive
+ * slot, the oldest receive of r when armed: returns 1 if the slot took
+ * it (then filled), 0 if not (a matching message too large nudges the
+ * poller to look in the queue).  Any thread holding r's lock. */
+int zm_p2p_slot_offer_packed(zm_p2p_rank_t *r, uint32_t ctx, int src, int tag,
+                             const void *data, size_t bytes);
+
+/* Complete receive rr, whose status is filled in, while holding its
+ * owner's lock (a plain store: waiters register under that lock), and
+ * wake its waiter or free it if orphaned.  Any thread holding the lock. */
+void zm_p2p_req_complete_locked(zm_req_t *rr);
+
+/* A pooled eager envelope for `bytes` of payload (kind, pool and data
+ * set), or NULL when out of memory.  Any thread. */
+zm_msg_t *zm_p2p_eager_envelope(size_t bytes);
+
 /* ---- Messages of other processes (remote.c) ---- */
 
 /* Start a send to world rank `wdest` of another process, as zm_p2p_isend

@@ -9,7 +9,7 @@
  * completion that races with registration from waking a rank that is still
  * running.
  */
-#include "p2p/p2p.h"
+#include "p2p/p2p_impl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -109,6 +109,9 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 {
     int last = n - 1;
+    /* Senders on other workers may leave small messages in rings for us
+     * meanwhile: looking at a receive drains them (zm_p2p_req_done). */
+    zm_p2p_ring_announce();
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         /* A completion from another process comes only through the
          * network's progress, which a polling waiter drives itself. */
@@ -142,6 +145,7 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
     return 0;
 }
 
+
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 {
     zm_p2p_rank_t *me, *rank;
@@ -158,6 +162,7 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     /* Receives may be completed by a sender holding our lock with a plain
      * store (p2p.c, complete_locked), so we register under that lock. */
     zm_spin_lock(&rank->lock);
+    zm_p2p_ring_drain(rank);
     reg = wait_register(me, reqs, n, need_all, &n_done);
     zm_spin_unlock(&rank->lock);
     me->wait_nreg = reg;
