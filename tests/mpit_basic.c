@@ -117,6 +117,42 @@ static void check_enum(void)
     ZT_EQ(MPI_T_enum_get_item(en, 2, &value, name, &len), MPI_T_ERR_INVALID_ITEM, "bad item");
 }
 
+/* An int cvar's value, read through a fresh handle. */
+static int cvar_int(const char *name)
+{
+    MPI_T_cvar_handle ch;
+    int count, v = -1;
+    ZT_OK(MPI_T_cvar_handle_alloc(cvar_index(name), NULL, &ch, &count));
+    ZT_CHECK(count == 1, "%s count %d", name, count);
+    ZT_OK(MPI_T_cvar_read(ch, &v));
+    ZT_OK(MPI_T_cvar_handle_free(&ch));
+    return v;
+}
+
+/* The balancing settings as the job took them (the test runs with none of
+ * ZMPI_LB, ZMPI_LB_REPORT, ZMPI_STEAL set): greedy, no report, stealing. */
+static void check_lb_cvars(void)
+{
+    MPI_T_enum en;
+    MPI_Datatype dt;
+    ZT_OK(MPI_T_cvar_get_info(cvar_index("ZMPI_LB"), NULL, NULL, NULL, &dt, &en, NULL, NULL,
+                              NULL, NULL));
+    ZT_CHECK(en != MPI_T_ENUM_NULL && dt == MPI_INT, "ZMPI_LB is an enumeration");
+    int v = cvar_int("ZMPI_LB"), num, value = -1, len = 64, found = 0;
+    char name[64];
+    ZT_OK(MPI_T_enum_get_info(en, &num, name, &len));
+    ZT_EQ(num, 4, "ZMPI_LB strategies");
+    for (int i = 0; i < num; i++) {
+        len = 64;
+        ZT_OK(MPI_T_enum_get_item(en, i, &value, name, &len));
+        if (value == v)
+            found = strcmp(name, "greedy") == 0;
+    }
+    ZT_CHECK(found, "ZMPI_LB is greedy (value %d)", v);
+    ZT_EQ(cvar_int("ZMPI_LB_REPORT"), 0, "ZMPI_LB_REPORT");
+    ZT_EQ(cvar_int("ZMPI_STEAL"), 1, "ZMPI_STEAL");
+}
+
 typedef struct counters {
     MPI_T_pvar_session s;
     MPI_T_pvar_handle eager_msgs, eager_bytes, rndv_msgs, rndv_bytes, len, hwm;
@@ -341,6 +377,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int partner = (rank ^ 1) < size ? rank ^ 1 : rank;
+    check_lb_cvars();
     /* A second init is counted; the first finalize leaves MPI_T usable. */
     ZT_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
 

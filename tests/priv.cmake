@@ -58,3 +58,9 @@ zmpi_add_fatal_test(crash_report_segv PROGRAM crash_report NP 4 WORKERS 2 EXIT_C
   REGEX "zmpi: rank 2: SIGSEGV .*address 0x10" "crash_here at .*crash_report.c:14"
         "before the crash from rank 3")
 # ---- end of crash reports ----
+
+# ---- The kernel's memory-map limit, checked before the ranks start (issue 20) ----
+add_test(NAME map_budget_checked_at_start
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/map_budget.sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
+          $<TARGET_FILE:zmpirun> $<TARGET_FILE:zt_priv_getopt> $<TARGET_FILE:zt_priv_getopt_shared>)
+set_tests_properties(map_budget_checked_at_start PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77)

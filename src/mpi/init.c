@@ -113,6 +113,33 @@ static int *local_ranks(void)
     return ids;
 }
 
+static int priv_main(int argc, char **argv, char **envp);
+
+/* Each rank's stack takes two memory maps (the stack and its guard page)
+ * and a privatized rank's copy of the program two more; the kernel caps
+ * the maps of a process.  Check the cap before any rank starts, so that a
+ * job too large for it fails with the limit to raise instead of a rank
+ * failing half-way through start-up.  Returns 0 if the job fits. */
+static int map_budget_check(int nl, int privatized)
+{
+    long in_use, max = zm_arch_map_budget(&in_use);
+    long per_rank = privatized ? 4 : 2;
+    /* Room for what starts later: the network module, files, windows. */
+    long need = in_use + (long)nl * per_rank + 512;
+    if (max < 0 || need <= max)
+        return 0;
+    fprintf(stderr,
+            "zmpi: %d %sranks in this process need about %ld memory maps (%ld per rank), more "
+            "than the kernel's limit vm.max_map_count = %ld.  Raise the limit before starting "
+            "(as root: sysctl -w vm.max_map_count=%ld), run the ranks in several processes "
+            "(zmpirun -p), or%s use fewer ranks\n",
+            nl, privatized ? "privatized " : "", need, per_rank, max, need + need / 4,
+            privatized ? " link with -zmpi-no-privatize (2 maps per rank) if the program keeps "
+                         "no state in globals, or"
+                       : "");
+    return -1;
+}
+
 int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **, char **),
                 int shared_by_choice)
 {
@@ -129,6 +156,11 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
         nw = nl;
     if (np > 1 && !shared_by_choice)
         warn_shared_globals(argc > 0 ? argv[0] : NULL, np);
+    if (map_budget_check(nl, main_fn == priv_main) != 0) {
+        if (zm_net_job.nprocs > 1)
+            zm_net_abort(1);
+        return 1;
+    }
     L.argc = argc;
     L.argv = argv;
     L.envp = envp;

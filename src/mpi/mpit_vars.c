@@ -24,9 +24,19 @@ static const struct zmpi_t_enum_item fence_items[] = {
 
 static struct zmpi_t_enum fence_enum = { "zmpi_coll_fence", 2, fence_items };
 
+/* The values are the ult layer's strategy numbers (ZM_ULT_LB_*). */
+static const struct zmpi_t_enum_item lb_items[] = {
+    { ZM_ULT_LB_NONE, "none" },
+    { ZM_ULT_LB_GREEDY, "greedy" },
+    { ZM_ULT_LB_REFINE, "refine" },
+    { ZM_ULT_LB_ROTATE, "rotate" },
+};
+
+static struct zmpi_t_enum lb_enum = { "zmpi_lb", 4, lb_items };
+
 int zm_mpit_enum_valid(MPI_T_enum e)
 {
-    return e == &fence_enum || zm_mpit_event_enum_valid(e);
+    return e == &fence_enum || e == &lb_enum || zm_mpit_event_enum_valid(e);
 }
 
 /* ---- Categories -------------------------------------------------------- */
@@ -127,6 +137,27 @@ static void get_fence(void *buf)
     *(int *)buf = f && *f == '1';
 }
 
+static void get_lb(void *buf)
+{
+    const char *e = getenv("ZMPI_LB");
+    int s = e && *e ? zm_ult_lb_parse(e) : ZM_ULT_LB_GREEDY;
+    *(int *)buf = zm_mpit_job_up() ? zm_ult_lb_default() : s < 0 ? ZM_ULT_LB_GREEDY : s;
+}
+
+static void get_lb_report(void *buf)
+{
+    *(int *)buf = zm_mpit_job_up() ? zm_ult_lb_reporting() : env_ull("ZMPI_LB_REPORT", 0) == 1;
+}
+
+/* Before the job runs, the default the ult layer would take: stealing is
+ * on unless ZMPI_WAKE_MIGRATE=0 keeps every rank in place. */
+static void get_steal(void *buf)
+{
+    const char *m = getenv("ZMPI_WAKE_MIGRATE");
+    *(int *)buf = zm_mpit_job_up() ? zm_ult_stealing()
+                                   : (int)env_ull("ZMPI_STEAL", !(m && strcmp(m, "0") == 0));
+}
+
 static const char *tmpdir(void)
 {
     const char *d = getenv("ZMPI_TMPDIR");
@@ -174,6 +205,18 @@ const zm_mpit_cvar_t zm_mpit_cvars[] = {
     { "ZMPI_TMPDIR", "Directory of the per-rank copies of a privatized program.",
       MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_CONSTANT, ZM_MPIT_STR, NULL, ZM_MPIT_CAT_JOB,
       get_tmpdir, NULL, count_tmpdir },
+    { "ZMPI_LB", "Default strategy of ZMPI_Migrate's balancing steps (zmpirun --lb). "
+      "Read-only: read at start.",
+      MPI_T_VERBOSITY_USER_BASIC, MPI_T_SCOPE_READONLY, ZM_MPIT_INT, &lb_enum, ZM_MPIT_CAT_JOB,
+      get_lb, NULL, NULL },
+    { "ZMPI_LB_REPORT", "Whether balancing steps print each worker's load before and after "
+      "(1) or not (0; zmpirun --lb-report). Read-only: read at start.",
+      MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_READONLY, ZM_MPIT_INT, NULL, ZM_MPIT_CAT_JOB,
+      get_lb_report, NULL, NULL },
+    { "ZMPI_STEAL", "Whether an idle worker takes a ready rank from a worker whose rank "
+      "computes (1) or not (0; zmpirun --steal / --no-steal). Read-only: read at start.",
+      MPI_T_VERBOSITY_USER_DETAIL, MPI_T_SCOPE_READONLY, ZM_MPIT_INT, NULL, ZM_MPIT_CAT_JOB,
+      get_steal, NULL, NULL },
 };
 
 const int zm_mpit_ncvars = (int)(sizeof zm_mpit_cvars / sizeof zm_mpit_cvars[0]);

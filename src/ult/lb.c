@@ -52,6 +52,16 @@ int zm_ult_lb_default(void)
     return lb.strategy;
 }
 
+int zm_ult_lb_reporting(void)
+{
+    return lb.report;
+}
+
+int zm_ult_stealing(void)
+{
+    return job.steal;
+}
+
 /* A 0/1 switch from the environment: `def` when unset or empty, -1 after
  * printing the variable and its value when it is anything else. */
 static int env_switch(const char *name, int def)
