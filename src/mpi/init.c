@@ -473,9 +473,9 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                      "ranks of the job; Comm_join refused), one-sided, MPI-IO, large counts, "
                      "MPI_T with events, MPI_THREAD_MULTIPLE (threads the ranks create, "
                      "OpenMP inside ranks); Fortran mpif.h, mpi and mpi_f08 when built with "
-                     "gfortran. Across processes: files, windows, shared windows between the "
-                     "processes of a node, job-wide deadlock reports; refused: partitioned "
-                     "communication, shared windows across nodes, spawning and ports.",
+                     "gfortran. Across processes: files, windows, partitioned communication, "
+                     "shared windows between the processes of a node, job-wide deadlock "
+                     "reports; refused: shared windows across nodes, spawning and ports.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

@@ -873,9 +873,9 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
      * the ring of the sender's worker (ring.c).  Only local ranks set
      * ring_poll, and its line is not the lock's, which the receiver
      * writes meanwhile: checked first. */
-    if (bytes <= ZM_P2P_RING_INLINE && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
-        atomic_load_explicit(&r->ring_poll, memory_order_relaxed) && !EVENTS_ON() &&
-        zm_p2p_ring_push(r, c, buf, count, dt, bytes, tag, req)) {
+    if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_poll, memory_order_relaxed)) &&
+        bytes <= ZM_P2P_RING_INLINE && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
+        !EVENTS_ON() && zm_p2p_ring_push(r, c, buf, count, dt, bytes, tag, req)) {
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
         return ZM_OK;
     }

@@ -313,10 +313,22 @@ zm_req_t *zm_p2p_req_alloc(void);
  * whoever completes it.  Any ULT. */
 void zm_p2p_req_release(zm_req_t *req);
 
+/* Nonzero once any rank of this process has a ring (ring.c): until then
+ * the paths that would look at rings skip them with this one load. */
+extern _Atomic int zm_p2p_rings_exist;
+
 /* For zm_p2p_req_done (ring.c): drain the rings of receive req's owner
  * if they hold something and its lock is free; nonzero if req is complete
  * afterwards.  Any thread not holding that lock. */
 int zm_p2p_ring_settle(const zm_req_t *req);
+
+/* Nonzero if the request's completion word says complete (no ring is
+ * looked at: zm_p2p_req_done does that). */
+static inline int zm_p2p_req_complete_now(const zm_req_t *req)
+{
+    return atomic_load_explicit((_Atomic uintptr_t *)&req->cstate, memory_order_acquire) ==
+           ZM_REQ_DONE;
+}
 
 /* Nonzero once the request is complete.  A receive may be matched by a
  * message still waiting in its owner's rings (ring.c), which looking at
@@ -326,9 +338,8 @@ static inline int zm_p2p_req_done(const zm_req_t *req)
     if (atomic_load_explicit((_Atomic uintptr_t *)&req->cstate, memory_order_acquire) ==
         ZM_REQ_DONE)
         return 1;
-    if (req->kind == ZM_REQ_RECV &&
-        ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_ranks[req->owner].ring_used,
-                                         memory_order_relaxed)))
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)) &&
+        req->kind == ZM_REQ_RECV)
         return zm_p2p_ring_settle(req);
     return 0;
 }

@@ -133,7 +133,8 @@ int zm_p2p_ring_drain_into_slow(zm_p2p_rank_t *r, zm_req_t *want);
 
 static inline int zm_p2p_ring_drain_into(zm_p2p_rank_t *r, zm_req_t *want)
 {
-    if (ZM_LIKELY(!atomic_load_explicit(&r->ring_used, memory_order_relaxed)))
+    if (ZM_LIKELY(!atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)) ||
+        !atomic_load_explicit(&r->ring_used, memory_order_relaxed))
         return 0;
     return zm_p2p_ring_drain_into_slow(r, want);
 }
@@ -169,9 +170,16 @@ void zm_p2p_ring_drain_sender_slow(zm_p2p_rank_t *r);
 
 static inline void zm_p2p_ring_drain_sender(zm_p2p_rank_t *r)
 {
-    if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_used, memory_order_relaxed)))
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)) &&
+        atomic_load_explicit(&r->ring_used, memory_order_relaxed))
         zm_p2p_ring_drain_sender_slow(r);
 }
+
+/* Make senders deliver to r through its lock again and drain what they
+ * left: a thread acting for rank r is about to block on one of its
+ * receives, which the rank's own ULT might not look at for a while.  Any
+ * thread not holding r's lock. */
+void zm_p2p_ring_quiesce(zm_p2p_rank_t *r);
 
 /* Whether some ring of r holds an entry (a cheap look, no lock).  Any
  * thread. */

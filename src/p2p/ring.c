@@ -65,6 +65,8 @@ struct zm_p2p_ring {
     ring_entry_t e[RING_SLOTS];
 };
 
+_Atomic int zm_p2p_rings_exist;
+
 static int ring_workers;
 /* Senders skip their fence: a parking rank forces one on them instead
  * (zm_arch_membarrier), which is rare next to the messages sent. */
@@ -100,6 +102,8 @@ static struct zm_p2p_ring *ring_of(zm_p2p_rank_t *r, int w)
     memset(g, 0, sizeof(*g));
     atomic_store_explicit(&r->rings[w], g, memory_order_release);
     atomic_store_explicit(&r->ring_used, 1, memory_order_release);
+    if (!atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed))
+        atomic_store_explicit(&zm_p2p_rings_exist, 1, memory_order_release);
     return g;
 }
 
@@ -299,6 +303,7 @@ int zm_p2p_ring_settle(const zm_req_t *req)
 static void ring_withdraw(zm_p2p_rank_t *r)
 {
     atomic_store_explicit(&r->ring_poll, 0, memory_order_relaxed);
+    atomic_store_explicit(&zm_ult_get(r->world_rank)->park_notify, 0, memory_order_relaxed);
     if (ring_asym)
         zm_arch_membarrier();
     else
@@ -334,9 +339,17 @@ void zm_p2p_ring_announce(void)
      * senders keep the locked path too (and its park needs no barrier). */
     int want = r->rings && r->ring_want && zm_ult_alone();
     int on = atomic_load_explicit(&r->ring_poll, memory_order_relaxed);
-    if (want && !on)
+    if (want && !on) {
+        atomic_store_explicit(&u->park_notify, 1, memory_order_relaxed);
         atomic_store_explicit(&r->ring_poll, 1, memory_order_relaxed);
+    }
     else if (!want && on)
+        ring_withdraw(r);
+}
+
+void zm_p2p_ring_quiesce(zm_p2p_rank_t *r)
+{
+    if (atomic_load_explicit(&r->ring_poll, memory_order_relaxed))
         ring_withdraw(r);
 }
 

@@ -86,14 +86,30 @@ static int wait_unregister(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n)
     return withdrawn;
 }
 
+/* Drain the rings of the owner of the first pending receive among reqs
+ * (the waiting rank's: its receives all have it as owner). */
+static __attribute__((noinline)) void wait_settle(zm_req_t *const *reqs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] && reqs[i]->kind == ZM_REQ_RECV && !zm_p2p_req_complete_now(reqs[i])) {
+            zm_p2p_ring_settle(reqs[i]);
+            return;
+        }
+}
+
 static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 {
     int active = 0, done = 0;
+    /* Receives that messages left in the waiting rank's rings would
+     * complete (ring.c): drained once here, then the loop looks at the
+     * completion words only. */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)))
+        wait_settle(reqs, n);
     for (int i = 0; i < n; i++) {
         if (!reqs[i])
             continue;
         active++;
-        done += zm_p2p_req_done(reqs[i]);
+        done += zm_p2p_req_complete_now(reqs[i]);
     }
     return active == 0 || (need_all ? done == active : done > 0);
 }
@@ -109,9 +125,18 @@ static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 {
     int last = n - 1;
+    if (!zm_ult_alone())
+        return 0;
     /* Senders on other workers may leave small messages in rings for us
-     * meanwhile: looking at a receive drains them (zm_p2p_req_done). */
-    zm_p2p_ring_announce();
+     * meanwhile if we mostly receive: looking at a receive drains them
+     * (zm_p2p_req_done).  Only a change of that is worth a call. */
+    zm_ult_t *u = zm_ult_self();
+    if (u && !u->foreign) {
+        zm_p2p_rank_t *me = &zm_p2p_ranks[u->id];
+        if (ZM_UNLIKELY(me->ring_want !=
+                        atomic_load_explicit(&me->ring_poll, memory_order_relaxed)))
+            zm_p2p_ring_announce();
+    }
     for (int i = 0; i < ZM_P2P_WAIT_SPINS && zm_ult_alone(); i++) {
         /* A completion from another process comes only through the
          * network's progress, which a polling waiter drives itself. */
@@ -157,6 +182,8 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     zm_ult_t *u = zm_ult_self();
     rank = &zm_p2p_ranks[u->id];
     me = zm_p2p_waiter_of(u);
+    if (u->foreign)
+        zm_p2p_ring_quiesce(rank);
     me->wait_req = NULL;
     atomic_store_explicit(&me->pending, need_all ? 1 : ANY_GUARD + 1, memory_order_relaxed);
     /* Receives may be completed by a sender holding our lock with a plain

@@ -81,31 +81,6 @@ __thread zm_ult_t *zm_ult_tl_adopted __attribute__((tls_model("initial-exec")));
 #define tl_worker zm_ult_tl_worker
 #define tl_adopted zm_ult_tl_adopted
 
-zm_ult_t *zm_ult_get(int id)
-{
-    /* An adopted job's other ULTs are in other processes: a record that
-     * never runs stands for them. */
-    static zm_ult_t elsewhere;
-    if (job.adopted)
-        return id == job.adopted_ult.id ? &job.adopted_ult : &elsewhere;
-    return &job.ults[id];
-}
-
-int zm_ult_count(void)
-{
-    return atomic_load_explicit(&job.nids, memory_order_acquire);
-}
-
-int zm_ult_nworkers(void)
-{
-    return job.adopted ? 1 : job.cfg.nworkers;
-}
-
-int zm_ult_in_job(void)
-{
-    return tl_worker != NULL && tl_worker->current != NULL;
-}
-
 /* The FIFO's length is written by its owner only; idle workers read it. */
 static inline void rq_count(zm_worker_t *w, int d)
 {
@@ -779,16 +754,19 @@ void zm_ult_set_park_hook(void (*fn)(zm_ult_t *u))
     park_hook = fn;
 }
 
+/* Call the park hook for u if the layer above asked for it. */
+static inline void park_notify(zm_ult_t *u)
+{
+    if (__builtin_expect(atomic_load_explicit(&u->park_notify, memory_order_relaxed), 0))
+        park_hook(u);
+}
+
 void zm_ult_park(int (*commit)(void *), void *arg)
 {
-    if (park_hook) {
-        zm_ult_t *me = zm_ult_self();
-        if (me)
-            park_hook(me);
-    }
     zm_worker_t *w = tl_worker;
     if (!w || !w->current) {
         zm_ult_t *u = tl_adopted ? tl_adopted : &job.adopted_ult;
+        park_notify(u);
         /* A foreign thread, or an adopted rank that other threads may
          * wake: sleep until woken (zm_ult_unsched_park, ult_foreign.c). */
         if (u->foreign || (atomic_load_explicit(&job.threaded, memory_order_relaxed) &&
@@ -818,6 +796,7 @@ void zm_ult_park(int (*commit)(void *), void *arg)
         }
         return;
     }
+    park_notify(w->current);
     w->commit = commit;
     w->commit_arg = arg;
     switch_away(ACT_PARK);
@@ -952,11 +931,6 @@ int zm_ult_job_start(void)
     return atomic_load(&job.status);
 }
 
-void zm_ult_set_resolver(zm_ult_resolve_fn fn)
-{
-    job.resolve = fn;
-}
-
 void zm_ult_set_poll(zm_ult_poll_fn fn)
 {
     const char *e = getenv("ZMPI_NET_POLL_SLEEP_US");
@@ -965,37 +939,6 @@ void zm_ult_set_poll(zm_ult_poll_fn fn)
     if (job.poll_sleep_max < POLL_SLEEP_MIN)
         job.poll_sleep_max = POLL_SLEEP_MIN;
     job.poll = fn;
-}
-
-void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults)
-{
-    job.adopted = 1;
-    job.capacity = nults;
-    atomic_store(&job.nids, nults);
-    job.adopted_ult.id = id;
-    job.cfg.nults = nults;
-    job.cfg.nworkers = 1;
-    job.cfg.describe = describe;
-    job.adopted_ult.state = ZM_ULT_READY;
-    atomic_store(&job.alive, 1);
-    tl_adopted = &job.adopted_ult;
-}
-
-int zm_ult_capacity(void)
-{
-    return job.capacity;
-}
-
-int zm_ult_reserve(int n)
-{
-    if (job.adopted || !tl_worker || n < 0)
-        return -1;
-    int first = atomic_load(&job.nids);
-    do {
-        if (n > job.capacity - first)
-            return -1;
-    } while (!atomic_compare_exchange_weak(&job.nids, &first, first + n));
-    return first;
 }
 
 int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg)
@@ -1019,12 +962,3 @@ int zm_ult_launch(int id, void (*entry)(zm_ult_t *, void *), void *arg)
     return 0;
 }
 
-int zm_ult_job_adopted(void)
-{
-    return job.adopted;
-}
-
-int zm_ult_job_scheduled(void)
-{
-    return job.ults != NULL;
-}

@@ -48,6 +48,9 @@ struct zm_ult {
      * (zm_ult_foreign_init): no worker runs it; it parks on a futex.
      * ZM_ULT_FOREIGN_COUNTED if the thread is counted (below). */
     int foreign;
+    /* Set by the layer above while it needs its park hook called for
+     * this ULT (zm_ult_set_park_hook); parks skip the call otherwise. */
+    _Atomic uint8_t park_notify;
 };
 
 enum {
@@ -305,9 +308,9 @@ void zm_ult_foreign_count(int delta);
 void zm_ult_set_threaded(void);
 
 /* Have fn(u) called by every ULT u (or thread acting for it) about to
- * park, in its own context, before anything else of the park: the layer
- * above hands off what only a running rank would pick up (p2p's rings).
- * Main thread, before the job starts. */
+ * park while u->park_notify is set, in its own context, before anything
+ * else of the park: the layer above hands off what only a running rank
+ * would pick up (p2p's rings).  Main thread, before the job starts. */
 void zm_ult_set_park_hook(void (*fn)(zm_ult_t *u));
 
 /* Nonzero in an adopted single-rank job. */

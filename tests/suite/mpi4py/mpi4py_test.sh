@@ -49,18 +49,11 @@ export MPI4PY_TEST_SPAWN=0
 EXCLUDED='test_dynproc'
 
 # Test classes left out across processes (substrings of test names, one
-# -x each).  zmpi refuses partitioned communication on a communicator
-# whose ranks live in several processes, with MPI_ERR_UNSUPPORTED_OPERATION
-# (docs/net.md), and mpi4py decides whether to run these classes by trying
-# the call on MPI_COMM_SELF, where it works, so its own skips do not apply:
-# the classes on MPI_COMM_WORLD (and its duplicates) are named here
-# instead.  The same classes on MPI_COMM_SELF still run.  Files and
-# windows work across processes (docs/net.md): test_io, test_win, test_rma
-# and test_util_sync run whole, shared windows too (MPI_COMM_TYPE_SHARED
-# groups the node's processes).
-#   partitioned communication: test_p2p_buf_part's TestP2PBufPartWorld
-#     (and ...WorldDup).
-NP_EXCLUDED='TestP2PBufPartWorld'
+# -x each): none any more.  Partitioned communication, files and windows
+# work across processes (docs/net.md): test_p2p_buf_part, test_io,
+# test_win, test_rma and test_util_sync run whole, shared windows too
+# (MPI_COMM_TYPE_SHARED groups the node's processes).
+NP_EXCLUDED=''
 
 # ---- Build (or reuse) the mpi4py wheel ------------------------------------
 . "$here/mpi4py_build.sh"
@@ -78,9 +71,8 @@ else
     log="$work/suite-np$np.log"
     xs=""
     for c in $NP_EXCLUDED; do xs="$xs -x $c"; done
-    echo "mpi4py_test: whole suite on $np processes ($mpiexec), without: $EXCLUDED," \
-        "the tests that spawn Python (MPI4PY_TEST_SPAWN=0)," \
-        "and the classes of partitioned communication on MPI_COMM_WORLD"
+    echo "mpi4py_test: whole suite on $np processes ($mpiexec), without: $EXCLUDED" \
+        "and the tests that spawn Python (MPI4PY_TEST_SPAWN=0)"
     # $xs is split on purpose: one -x option per class.
     # shellcheck disable=SC2086
     (cd "$tests" && timeout 900 "$mpiexec" -n "$np" python3 main.py --no-builddir \

@@ -1,0 +1,89 @@
+/*
+ * p2p_rate.c: message rate of N sender/receiver pairs at once (issue 22).
+ *
+ * The ranks form pairs (i, i + size/2): the first half send, the second
+ * half receive.  Block placement of ranks on zmpi's workers (or cores)
+ * puts every pair across workers.  For each size, one window is 64
+ * MPI_Isend calls matched by 64 pre-posted MPI_Irecv calls, completed with
+ * MPI_Waitall; the receiver then sends a zero-byte acknowledgement.  The
+ * printed rate is the job's total of messages per second (millions), as
+ * seen by the slowest pair.
+ *
+ *   p2p_rate [-m MAX] [-M MIN] [-x FACTOR]    (needs an even rank count)
+ *
+ * Plain MPI: builds with mpicc.mpich and mpicc.openmpi too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#define WINDOW 64
+#define TAG_DATA 7
+#define TAG_ACK 8
+
+/* Runs `windows` windows of `size`-byte messages; returns seconds. */
+static double run(char *buf, int size, long windows, int rank, int half)
+{
+    MPI_Request q[WINDOW];
+    MPI_Status st[WINDOW];
+    int sender = rank < half, peer = sender ? rank + half : rank - half;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (long w = 0; w < windows; w++) {
+        if (sender) {
+            for (int i = 0; i < WINDOW; i++)
+                MPI_Isend(buf, size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &q[i]);
+            MPI_Waitall(WINDOW, q, st);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            for (int i = 0; i < WINDOW; i++)
+                MPI_Irecv(buf, size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &q[i]);
+            MPI_Waitall(WINDOW, q, st);
+            MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
+        }
+    }
+    t = MPI_Wtime() - t;
+    double slowest;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, maxb = 1024, minb = 1;
+    double factor = 1.0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-m") == 0)
+            maxb = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-M") == 0)
+            minb = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-x") == 0)
+            factor = atof(argv[i + 1]);
+    }
+    if (size < 2 || size % 2 || minb < 1 || maxb < minb || !(factor > 0)) {
+        if (rank == 0)
+            fprintf(stderr, "usage: p2p_rate [-m MAX] [-M MIN] [-x FACTOR] on an even number "
+                            "of ranks\n");
+        MPI_Finalize();
+        return 2;
+    }
+    char *buf = calloc(1, (size_t)maxb);
+    if (rank == 0)
+        printf("# zmpi bench: message rate of %d pairs, window of %d\n# size   Mmsgs_per_s\n",
+               size / 2, WINDOW);
+    for (int s = minb; s <= maxb; s *= 2) {
+        long windows = (long)(2000 * factor);
+        run(buf, s, windows / 10 + 1, rank, size / 2); /* warm-up */
+        double t = run(buf, s, windows, rank, size / 2);
+        if (rank == 0)
+            printf("%-8d %10.2f\n", s, (double)windows * WINDOW * (size / 2) / t / 1e6);
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

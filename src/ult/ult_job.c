@@ -1,0 +1,82 @@
+/*
+ * ult_job.c: the job's shape as the layers above ask for it: ULT records
+ * by id, counts, spare ids for spawned ranks, the single adopted rank of
+ * a program started without zmpi's launcher.  The scheduler itself is in
+ * ult.c.
+ */
+#include "ult/ult_impl.h"
+
+#define job zm_ult_job
+#define tl_worker zm_ult_tl_worker
+#define tl_adopted zm_ult_tl_adopted
+
+zm_ult_t *zm_ult_get(int id)
+{
+    /* An adopted job's other ULTs are in other processes: a record that
+     * never runs stands for them. */
+    static zm_ult_t elsewhere;
+    if (job.adopted)
+        return id == job.adopted_ult.id ? &job.adopted_ult : &elsewhere;
+    return &job.ults[id];
+}
+
+int zm_ult_count(void)
+{
+    return atomic_load_explicit(&job.nids, memory_order_acquire);
+}
+
+int zm_ult_nworkers(void)
+{
+    return job.adopted ? 1 : job.cfg.nworkers;
+}
+
+int zm_ult_in_job(void)
+{
+    return tl_worker != NULL && tl_worker->current != NULL;
+}
+
+void zm_ult_set_resolver(zm_ult_resolve_fn fn)
+{
+    job.resolve = fn;
+}
+
+void zm_ult_job_adopt(zm_ult_describe_fn describe, int id, int nults)
+{
+    job.adopted = 1;
+    job.capacity = nults;
+    atomic_store(&job.nids, nults);
+    job.adopted_ult.id = id;
+    job.cfg.nults = nults;
+    job.cfg.nworkers = 1;
+    job.cfg.describe = describe;
+    job.adopted_ult.state = ZM_ULT_READY;
+    atomic_store(&job.alive, 1);
+    tl_adopted = &job.adopted_ult;
+}
+
+int zm_ult_capacity(void)
+{
+    return job.capacity;
+}
+
+int zm_ult_reserve(int n)
+{
+    if (job.adopted || !tl_worker || n < 0)
+        return -1;
+    int first = atomic_load(&job.nids);
+    do {
+        if (n > job.capacity - first)
+            return -1;
+    } while (!atomic_compare_exchange_weak(&job.nids, &first, first + n));
+    return first;
+}
+
+int zm_ult_job_adopted(void)
+{
+    return job.adopted;
+}
+
+int zm_ult_job_scheduled(void)
+{
+    return job.ults != NULL;
+}
