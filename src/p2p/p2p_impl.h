@@ -100,6 +100,16 @@ static inline size_t recv_status(zm_req_t *rr, int src, int tag, size_t bytes)
 zm_status_t zm_p2p_bsend_reserve(zm_p2p_rank_t *me, size_t bytes, zm_msg_t **out);
 void zm_p2p_bsend_release(zm_msg_t *m);
 
+/* Give back what holds a delivered or withdrawn message's payload (an
+ * eager envelope, Bsend space, the mail slot, a heap copy, a network
+ * packet).  Any thread. */
+void zm_p2p_msg_release(zm_msg_t *m);
+
+/* Receiver side, with its own lock held: move the slot's mail to the
+ * head of the unexpected queue, for the calls that need a queued message
+ * (probes, matched probes). */
+void zm_p2p_mail_spill(zm_p2p_rank_t *me);
+
 /* ---- Rings of small messages for polling receivers (ring.c) ---- */
 
 /* smsg of a send that went through a ring: MPI_Cancel looks for its
