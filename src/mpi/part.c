@@ -141,6 +141,21 @@ static void part_copy(struct part *s, struct part *r, int i)
 
 /* Completion is collected, not done here, because the caller holds a
  * spinlock that waking a rank must not run under (in one process). */
+void zm_mpi_part_round_reset(struct part *p)
+{
+    p->round++;
+    p->done = 0;
+    if (p->send) {
+        memset(p->ready, 0, (size_t)p->parts);
+        memset(p->copied, 0, (size_t)p->parts);
+        p->ncopied = 0;
+    } else {
+        memset(p->got, 0, sizeof(*p->got) * (size_t)p->parts);
+        p->gotall = 0;
+        p->nsent = 0;
+    }
+}
+
 void zm_mpi_part_settle(struct part *p, zm_req_t **fin, int *nfin)
 {
     if (!p || p->round == 0 || p->done)
@@ -192,16 +207,8 @@ static int part_start(zm_mpi_sched_t *s, void *arg)
     }
     struct pchan *ch = p->ch;
     zm_spin_lock(&ch->lock);
-    p->round++;
-    p->done = 0;
-    if (p->send) {
-        memset(p->ready, 0, (size_t)p->parts);
-        memset(p->copied, 0, (size_t)p->parts);
-        p->ncopied = 0;
-    } else {
-        memset(p->got, 0, sizeof(*p->got) * (size_t)p->parts);
-        p->gotall = 0;
-        p->nsent = 0;
+    zm_mpi_part_round_reset(p);
+    if (!p->send) {
         struct part *q = ch->half[1];
         if (q && q->round == p->round && !p->bad)
             for (int i = 0; i < q->parts; i++)

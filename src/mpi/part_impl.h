@@ -51,6 +51,10 @@ int zm_mpi_part_arrived(const struct part *r, int j);
  * holds r's lock. */
 void zm_mpi_part_account(struct part *r, size_t off, size_t len, int nparts, int sparts);
 
+/* Start a new round of side p: nothing ready, copied or arrived yet.
+ * Caller holds p's lock (the channel's, or the network lock). */
+void zm_mpi_part_round_reset(struct part *p);
+
 /* If side p's round is now complete, mark it done and add its child to
  * fin[] (*nfin grows by one); the caller completes fin[] once it has
  * dropped p's lock, or at once under the network lock.  Caller holds p's

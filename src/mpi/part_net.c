@@ -406,19 +406,9 @@ void zm_mpi_part_net_start(struct part *p)
     zm_req_t *fin[1];
     int nfin = 0;
     zm_net_lock();
-    p->round++;
-    p->done = 0;
-    if (p->send) {
-        memset(p->ready, 0, (size_t)p->parts);
-        memset(p->copied, 0, (size_t)p->parts);
-        p->ncopied = 0;
-    } else {
-        memset(p->got, 0, sizeof(*p->got) * (size_t)p->parts);
-        p->gotall = 0;
-        p->nsent = 0;
-        if (n->matched && !p->bad)
-            pn_send_cts(n);
-    }
+    zm_mpi_part_round_reset(p);
+    if (!p->send && n->matched && !p->bad)
+        pn_send_cts(n);
     zm_mpi_part_settle(p, fin, &nfin);
     zm_net_unlock();
     pn_complete(fin, nfin);

@@ -107,6 +107,14 @@ static struct zm_p2p_ring *ring_of(zm_p2p_rank_t *r, int w)
     return g;
 }
 
+/* The entry at position h of ring g if its producer has filled it, else
+ * NULL. */
+static inline ring_entry_t *filled(struct zm_p2p_ring *g, uint32_t h)
+{
+    ring_entry_t *e = &g->e[h % RING_SLOTS];
+    return atomic_load_explicit(&e->seq, memory_order_acquire) == h + 1 ? e : NULL;
+}
+
 /* Whether the entry at `pos` of ring g has been drained. */
 static int drained(const struct zm_p2p_ring *g, uint32_t pos)
 {
@@ -246,8 +254,8 @@ int zm_p2p_ring_drain_into_slow(zm_p2p_rank_t *r, zm_req_t *want)
             continue;
         uint32_t h = atomic_load_explicit(&g->head, memory_order_relaxed);
         for (;;) {
-            ring_entry_t *e = &g->e[h % RING_SLOTS];
-            if (atomic_load_explicit(&e->seq, memory_order_acquire) != h + 1)
+            ring_entry_t *e = filled(g, h);
+            if (!e)
                 break;
             int wanted = want != NULL;
             ring_take(r, g, h, e, &want);
@@ -371,8 +379,7 @@ int zm_p2p_ring_ready(zm_p2p_rank_t *r)
         struct zm_p2p_ring *g = atomic_load_explicit(&r->rings[w], memory_order_acquire);
         if (!g)
             continue;
-        uint32_t h = atomic_load_explicit(&g->head, memory_order_relaxed);
-        if (atomic_load_explicit(&g->e[h % RING_SLOTS].seq, memory_order_acquire) == h + 1)
+        if (filled(g, atomic_load_explicit(&g->head, memory_order_relaxed)))
             return 1;
     }
     return 0;
