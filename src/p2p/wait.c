@@ -87,7 +87,8 @@ static int wait_unregister(zm_p2p_rank_t *me, zm_req_t *const *reqs, int n)
 }
 
 /* Drain the rings of the owner of the first pending receive among reqs
- * (the waiting rank's: its receives all have it as owner). */
+ * (the waiting rank's: its receives all have it as owner).  The waits
+ * that do not poll drain when they register (zm_p2p_wait). */
 static __attribute__((noinline)) void wait_settle(zm_req_t *const *reqs, int n)
 {
     for (int i = 0; i < n; i++)
@@ -100,11 +101,6 @@ static __attribute__((noinline)) void wait_settle(zm_req_t *const *reqs, int n)
 static int wait_satisfied(zm_req_t *const *reqs, int n, int need_all)
 {
     int active = 0, done = 0;
-    /* Receives that messages left in the waiting rank's rings would
-     * complete (ring.c): drained once here, then the loop looks at the
-     * completion words only. */
-    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)))
-        wait_settle(reqs, n);
     for (int i = 0; i < n; i++) {
         if (!reqs[i])
             continue;
@@ -161,6 +157,11 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
                     zm_p2p_coop_help(reqs[k]);
             continue;
         }
+        /* Receives that messages left in the waiting rank's rings would
+         * complete (ring.c); waiting for all, zm_p2p_req_done above
+         * drains them. */
+        if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)))
+            wait_settle(reqs, n);
         if (wait_satisfied(reqs, n, need_all))
             return 1;
         for (int k = 0; k < n; k++)
