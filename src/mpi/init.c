@@ -88,6 +88,7 @@ static void rank_main(zm_ult_t *u, void *arg)
     }
     memcpy(argv, L.argv, sizeof(char *) * (size_t)(L.argc + 1));
     int status = L.main_fn(L.argc, argv, L.envp);
+    free(argv);
     (void)u;
     zm_ult_exit(status);
 }
