@@ -24,8 +24,6 @@
 
 static struct {
     zm_spinlock_t lock;             /* guards the table and refs */
-    _Atomic int asym_known;         /* asym decided (under lock, before any block exists) */
-    int asym;                       /* publishers need no fence (zm_arch_membarrier) */
     zm_coll_shm_t *table[TABLE_SIZE];
 } shm_table;
 
@@ -116,7 +114,7 @@ static void shm_free(zm_coll_shm_t *s)
     free(s);
 }
 
-static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
+static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0, int asym)
 {
     size_t n = (size_t)c->size, cap = inl_cap_for(c->size);
     unsigned ring = ring_for(c->size);
@@ -133,7 +131,7 @@ static zm_coll_shm_t *shm_new(const zm_p2p_comm_t *c, int world0)
     s->world0 = world0;
     s->size = c->size;
     s->ring = ring;
-    s->asym = shm_table.asym;
+    s->asym = asym;
     s->spub = (zm_coll_args_t *)((char *)s + slots);
     s->rec = (coll_rec_t *)(s->spub + 2 * n);
     s->inl_cap = cap;
@@ -167,23 +165,14 @@ zm_coll_shm_t *zm_coll_attach_block(const zm_p2p_comm_t *c)
         world0 = zm_ult_self()->id; /* every MPI_COMM_SELF shares one context */
     unsigned h = table_hash(c->ctx, world0);
     zm_coll_shm_t *s;
-    /* Decide once, before the first block exists, whether publishers may
-     * skip their fence (the registration is a slow system call: not under
-     * the lock).  ZMPI_COLL_FENCE=1 keeps the fence, for measurements. */
-    int asym = -1;
-    if (!atomic_load_explicit(&shm_table.asym_known, memory_order_acquire)) {
-        const char *f = getenv("ZMPI_COLL_FENCE");
-        asym = f && *f == '1' ? 0 : zm_arch_membarrier_init();
-    }
+    /* Whether publishers may skip their fence, decided before the lock
+     * (the first decision is a slow system call). */
+    int asym = zm_core_asym_fence();
     zm_spin_lock(&shm_table.lock);
-    if (asym >= 0 && !atomic_load_explicit(&shm_table.asym_known, memory_order_relaxed)) {
-        shm_table.asym = asym;
-        atomic_store_explicit(&shm_table.asym_known, 1, memory_order_release);
-    }
     for (s = shm_table.table[h]; s; s = s->hnext)
         if (s->ctx == c->ctx && s->world0 == world0 && s->size == c->size)
             break;
-    if (!s && (s = shm_new(c, world0)) != NULL) {
+    if (!s && (s = shm_new(c, world0, asym)) != NULL) {
         s->hnext = shm_table.table[h];
         shm_table.table[h] = s;
     }

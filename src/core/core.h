@@ -143,6 +143,15 @@ void zm_pool_free(zm_pool_t *pool, void *obj);
  * never be ignored).  Main thread, at start. */
 long zm_core_env_long(const char *name, long def, long min);
 
+/* Whether the frequent side of a store-then-load handshake between threads
+ * may order it with a compiler barrier only, because the rare side calls
+ * zm_arch_membarrier (collective publishers and their waiters, ring
+ * senders and parking receivers).  Decided once per process: the system
+ * must offer membarrier, and ZMPI_COLL_FENCE=1 keeps real fences, for
+ * measurements.  Any thread; the first call registers with the system (a
+ * slow system call: not under a lock). */
+int zm_core_asym_fence(void);
+
 /* Index of the worker running the caller (0 outside a job, -1 on a
  * foreign thread acting for a rank: ult.h). */
 static inline int zm_core_worker_index(void)

@@ -4,6 +4,7 @@
 #include "core/core.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,4 +21,17 @@ long zm_core_env_long(const char *name, long def, long min)
         exit(2);
     }
     return v;
+}
+
+int zm_core_asym_fence(void)
+{
+    static _Atomic int state; /* 0: not decided yet, 1: fences, 2: asymmetric */
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (s)
+        return s == 2;
+    /* Two first callers both register, which the system allows. */
+    const char *f = getenv("ZMPI_COLL_FENCE");
+    int asym = f && *f == '1' ? 0 : zm_arch_membarrier_init();
+    atomic_store_explicit(&state, asym ? 2 : 1, memory_order_release);
+    return asym;
 }

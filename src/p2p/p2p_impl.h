@@ -149,6 +149,11 @@ static inline int zm_p2p_ring_drain_into(zm_p2p_rank_t *r, zm_req_t *want)
     return zm_p2p_ring_drain_into_slow(r, want);
 }
 
+static inline void zm_p2p_ring_drain(zm_p2p_rank_t *r)
+{
+    (void)zm_p2p_ring_drain_into(r, NULL);
+}
+
 /* Every ZM_P2P_RING_PERIOD receives a rank starts, it decides from the
  * sends it started meanwhile whether it mostly receives
  * (zm_p2p_ring_decide).  ULT context, the rank itself. */
@@ -165,12 +170,6 @@ static inline void zm_p2p_ring_count_recv(zm_p2p_rank_t *me)
  * senders on other workers may leave small messages in rings for it.
  * ULT context, the rank itself (ignored on foreign threads). */
 void zm_p2p_ring_announce(void);
-
-static inline void zm_p2p_ring_drain(zm_p2p_rank_t *r)
-{
-    if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_used, memory_order_acquire)))
-        zm_p2p_ring_drain_slow(r);
-}
 
 /* Before a send through r's lock (held): drain r's rings if the calling
  * rank may have an entry there still, which this send must not overtake.

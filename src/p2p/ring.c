@@ -77,8 +77,7 @@ static void ring_park(zm_ult_t *u);
 void zm_p2p_ring_init(int nworkers)
 {
     ring_workers = nworkers;
-    const char *f = getenv("ZMPI_COLL_FENCE");
-    ring_asym = f && *f == '1' ? 0 : zm_arch_membarrier_init();
+    ring_asym = zm_core_asym_fence();
     zm_ult_set_park_hook(ring_park);
 }
 
@@ -366,9 +365,7 @@ void zm_p2p_ring_quiesce(zm_p2p_rank_t *r)
  * drained now (see "Progress" above). */
 static void ring_park(zm_ult_t *u)
 {
-    zm_p2p_rank_t *r = &zm_p2p_ranks[u->id];
-    if (atomic_load_explicit(&r->ring_poll, memory_order_relaxed))
-        ring_withdraw(r);
+    zm_p2p_ring_quiesce(&zm_p2p_ranks[u->id]);
 }
 
 int zm_p2p_ring_ready(zm_p2p_rank_t *r)
