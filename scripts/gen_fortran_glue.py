@@ -156,8 +156,10 @@ def conv_status(fn, a, b, f08):
     """One status: MPI_STATUS_IGNORE of any binding, or converted."""
     k, n, c = a.kind, a.name, 'c_' + a.name
     b.decl.append('MPI_Status %s = {0};' % c)
-    if k != 'status_out':
-        b.pre.append('if (!zf_status_ignored(%s)) PMPI_Status_f2c(%s, &%s);' % (n, n, c))
+    # Every status goes in as the caller's Fortran status, so that fields
+    # the call leaves alone (a send's source, tag and count) keep their
+    # Fortran values instead of becoming zeros.
+    b.pre.append('if (!zf_status_ignored(%s)) zf_status_f2c(%s, &%s);' % (n, n, c))
     b.callargs.append('zf_status_ignored(%s) ? MPI_STATUS_IGNORE : &%s' % (n, c))
     if k == 'status_out':
         # A call that returns one status leaves its MPI_ERROR as it was
@@ -177,6 +179,8 @@ def conv_status_arr(fn, a, b, f08):
     b.pre.append('int %s = zf_statuses_ignored(%s) ? 0 : %s;' % (ln, n, length))
     b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, %s, sizeof *%s);' % (c, n, n, ln, c))
     b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    b.pre.append('for (int i = 0; i < %s; i++) zf_status_f2c(%s + (size_t)i * '
+                 'MPI_STATUS_SIZE, &%s[i]);' % (ln, n, c))
     b.callargs.append('zf_statuses_ignored(%s) ? MPI_STATUSES_IGNORE : %s' % (n, c))
     b.post.append('for (int i = 0; i < %s; i++) zf_status_c2f(&%s[i], %s + '
                   '(size_t)i * MPI_STATUS_SIZE);' % (ln, c, n))

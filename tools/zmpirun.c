@@ -853,6 +853,36 @@ static void remove_rank_copies(pid_t pid)
     closedir(d);
 }
 
+/* Where the processes of a job across processes leave the status of the
+ * first one that ends it (src/net/net.c, record_exit): named before the
+ * launch, in the directory of the rank copies.  Only processes on this
+ * node can write it; elsewhere the launcher's status stands. */
+static void exit_file_path(char *path, size_t len)
+{
+    const char *dir = getenv("ZMPI_TMPDIR");
+    if (!dir)
+        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(path, len, "%s/zmpi-run-%ld-exit", dir, (long)getpid());
+}
+
+/* The status a failed job across processes ends with: the one the process
+ * that ended it recorded, when there is one, else the launcher's.  A
+ * timeout stays a timeout.  Removes the file. */
+static int job_status(const char *path, int code)
+{
+    FILE *f = fopen(path, "r");
+    int recorded = 0;
+    if (!f)
+        return code;
+    if (fscanf(f, "%d", &recorded) != 1)
+        recorded = 0;
+    fclose(f);
+    unlink(path);
+    if (code == 0 || code == EXIT_TIMEOUT || recorded <= 0 || recorded > 255)
+        return code;
+    return recorded;
+}
+
 /* Entry point: parses the command line, exports the job shape, runs the
  * program (or the system launcher that runs it in each process) and exits
  * with its status. */
@@ -864,6 +894,7 @@ int main(int argc, char **argv)
     long timeout, procs, copies = 1;
     pid_t parent;
     char **run;
+    char exit_file[PATH_MAX];
     int code;
 
     parse_args(argc, argv, &o);
@@ -893,6 +924,11 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &set, &orig_mask);
     fflush(NULL);
 
+    if (procs > 1) {
+        exit_file_path(exit_file, sizeof exit_file);
+        unlink(exit_file);
+        put_env("ZMPI_EXIT_FILE", exit_file);
+    }
     job.prog = o.argv[0];
     job.owns_tty = in_tty_foreground();
     run = procs > 1 ? launch_argv(&o, procs) : o.argv;
@@ -911,6 +947,8 @@ int main(int argc, char **argv)
         tcsetpgrp(STDIN_FILENO, job.pid);
     code = supervise(&job, timeout);
     remove_rank_copies(job.pid);
+    if (procs > 1)
+        code = job_status(exit_file, code);
     if (procs > 1 && code != 0)
         report_layout(procs, code);
     if (job.owns_tty)

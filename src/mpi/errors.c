@@ -577,6 +577,14 @@ void zm_mpi_status_set(MPI_Status *st, const zm_req_t *req)
 {
     if (st == MPI_STATUS_IGNORE || !st)
         return;
+    /* A send's status is undefined but for its cancelled flag (MPI 4.1
+     * section 3.7.3).  Its other fields keep what the caller had there, as
+     * MPICH does: programs that pass one status to a Waitany over a
+     * receive and a send rely on the send leaving the receive's fields. */
+    if (req->kind == ZM_REQ_SEND) {
+        st->zmpi_cancelled = req->cancelled;
+        return;
+    }
     st->MPI_SOURCE = req->st_source;
     st->MPI_TAG = req->st_tag;
     st->zmpi_cancelled = req->cancelled;

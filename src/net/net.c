@@ -15,6 +15,7 @@
 #include "net/net.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -93,6 +94,27 @@ static __attribute__((noreturn)) void net_fatal(const char *what)
     zm_net_abort(1);
 }
 
+/* The first process of a job to end it leaves its status in the file
+ * zmpirun named (ZMPI_EXIT_FILE), so that zmpirun exits with it: the
+ * launcher's own status is whichever process it saw fail first, and the
+ * others, cut off from the one that ended, may fail with 1 or be killed
+ * before it reports.  O_EXCL keeps the first writer's, the cause. */
+static void record_exit(int code)
+{
+    const char *path = getenv("ZMPI_EXIT_FILE");
+    if (code == 0 || !path || !*path)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    char buf[16];
+    int n = snprintf(buf, sizeof buf, "%d\n", code);
+    if (write(fd, buf, (size_t)n) != n) {
+        /* Nothing to do: zmpirun falls back to the launcher's status. */
+    }
+    close(fd);
+}
+
 /* A process of a job across processes ends with _exit(code), not with the
  * system MPI's abort: both launchers (hydra, Open MPI's) end every other
  * process of a job in which one exits with a non-zero status before
@@ -104,6 +126,7 @@ static __attribute__((noreturn)) void net_fatal(const char *what)
 void zm_net_abort(int code)
 {
     fflush(NULL);
+    record_exit(code);
     const char *how = getenv("ZMPI_NET_ABORT");
     if (net.be && how && strcmp(how, "mpi") == 0)
         net.be->abort(code);

@@ -121,6 +121,18 @@ ZF_INLINE void zf_status_c2f(const MPI_Status *c, MPI_Fint *f)
     f[5] = (MPI_Fint)(unsigned)(bytes >> 32);
 }
 
+/* The reverse of zf_status_c2f: the statuses a call receives start as
+ * the caller's Fortran values, so that fields it leaves alone keep them. */
+ZF_INLINE void zf_status_f2c(const MPI_Fint *f, MPI_Status *c)
+{
+    c->MPI_SOURCE = f[0];
+    c->MPI_TAG = f[1];
+    c->MPI_ERROR = f[2];
+    c->zmpi_cancelled = f[3];
+    c->zmpi_bytes = (MPI_Count)((unsigned long long)(unsigned)f[4] |
+                                (unsigned long long)(unsigned)f[5] << 32);
+}
+
 /* zf_status_c2f for the status of a call that completes one operation:
  * the Fortran status's MPI_ERROR stays as it was (MPI 4.1 section 3.2.5;
  * the third integer in both Fortran layouts). */
