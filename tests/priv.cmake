@@ -64,3 +64,36 @@ add_test(NAME map_budget_checked_at_start
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/map_budget.sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
           $<TARGET_FILE:zmpirun> $<TARGET_FILE:zt_priv_getopt> $<TARGET_FILE:zt_priv_getopt_shared>)
 set_tests_properties(map_budget_checked_at_start PROPERTIES TIMEOUT 90 SKIP_RETURN_CODE 77)
+
+# ---- zmpi's own loader of rank copies (issue 20) ----
+# Relocated data, .bss and per-rank writes, with little initialized data
+# (copied from the loader's template) and with much (mapped from the file,
+# copied on write); under the default loader, forced (ZMPI_LOADER=zmpi:
+# fails rather than fall back) and the dlopen path as the reference.  The
+# 12000-rank run is what the dlopen path could not start in reasonable time.
+zmpi_add_priv_program(zt_priv_loader priv_loader.c)
+zmpi_add_priv_program(zt_priv_loader_big priv_loader.c)
+target_compile_definitions(zt_priv_loader_big PRIVATE BIG_DATA)
+foreach(prog priv_loader priv_loader_big)
+  foreach(loader default zmpi dl)
+    zmpi_add_mpi_layouts(${prog}_${loader} PROGRAM ${prog} LAYOUTS 1x1 16x2 64x1)
+    if(NOT loader STREQUAL "default")
+      foreach(layout 1x1 16x2 64x1)
+        set_property(TEST ${prog}_${loader}_${layout} APPEND PROPERTY
+          ENVIRONMENT "ZMPI_LOADER=${loader}")
+      endforeach()
+    endif()
+  endforeach()
+endforeach()
+zmpi_add_mpi_test(priv_loader_zmpi_12000x2 PROGRAM priv_loader NP 12000 WORKERS 2 TIMEOUT 120)
+set_property(TEST priv_loader_zmpi_12000x2 APPEND PROPERTY ENVIRONMENT "ZMPI_LOADER=zmpi")
+# Thread-local storage: the default falls back to dlopen; forcing zmpi's
+# loader fails before any rank starts, naming the reason.
+zmpi_add_priv_program(zt_priv_tls priv_tls.c)
+zmpi_add_mpi_layouts(priv_tls_fallback PROGRAM priv_tls LAYOUTS 8x2)
+add_test(NAME priv_tls_forced_loader_refuses
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
+          --regex "ZMPI_LOADER=zmpi cannot load this program: the program has thread-local variables"
+          -- env ZMPI_LOADER=zmpi $<TARGET_FILE:zmpirun> -n 4 -w 2 $<TARGET_FILE:zt_priv_tls>)
+set_tests_properties(priv_tls_forced_loader_refuses PROPERTIES TIMEOUT 90)
+# ---- end of zmpi's own loader ----

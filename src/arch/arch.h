@@ -154,11 +154,39 @@ void *zm_arch_image_load(const char *prog, int id, char *err, size_t errlen);
  * link).  Returns 0, or -1 with the reason in `why`.  Any thread. */
 int zm_arch_image_probe(const char *prog, char *why, size_t whylen);
 
-/* Address of symbol `name` in a copy made by zm_arch_image_clone. */
-void *zm_arch_image_sym(void *image, const char *name);
+/* Address of the function `main` in a copy made by zm_arch_image_clone
+ * or zm_arch_image_load, or NULL. */
+void *zm_arch_image_main(void *image);
 
 /* Unload a copy: its destructors run on the calling thread. */
 void zm_arch_image_close(void *image);
+
+/* The arguments a copy's constructors receive (argc, argv, envp, as the
+ * dynamic loader passes them).  Main thread, before the first clone; the
+ * caller keeps the strings alive. */
+void zm_arch_clone_args(int argc, char **argv, char **envp);
+
+/* zmpi's own loader of rank copies (image_clone_linux.c), used by
+ * zm_arch_image_clone.  zm_arch_clone_usable reads the program once (any
+ * thread, first call builds) and returns NULL if copies can be made, else
+ * why not.  zm_arch_clone_load maps one copy and runs its constructors on
+ * the calling thread (NULL and err on failure); zm_arch_clone_main gives
+ * its main; zm_arch_clone_close runs its destructors and releases its
+ * writable memory.  zm_arch_clone_locate turns a program counter inside
+ * a copy into an address of the program file (for symbolizing; async-
+ * signal-safe); returns 0 when pc is in no copy. */
+struct zm_arch_clone;
+const char *zm_arch_clone_usable(void);
+struct zm_arch_clone *zm_arch_clone_load(char *err, size_t errlen);
+void *zm_arch_clone_main(struct zm_arch_clone *c);
+void zm_arch_clone_close(struct zm_arch_clone *c);
+int zm_arch_clone_locate(uintptr_t pc, uintptr_t *off);
+int zm_arch_clone_maps(void);
+
+/* Memory maps each rank's copy of the running program takes (the kernel
+ * caps a process's maps), with the loader zm_arch_image_clone will use.
+ * Main thread, before the first clone. */
+int zm_arch_image_maps(void);
 
 /* ZM_ARCH_WIDE on a function compiles it once per vector width (AVX-512,
  * AVX2 and the x86-64 baseline's SSE2) and lets the dynamic loader pick

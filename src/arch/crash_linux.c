@@ -127,6 +127,18 @@ __attribute__((noinline)) static void report_frames(uintptr_t pc0)
         Dl_info di;
         /* A return address lies after its call: look at the call. */
         uintptr_t pc = (uintptr_t)frames[i] - ((uintptr_t)frames[i] != pc0);
+        uintptr_t coff;
+        /* A rank's copy that zmpi loaded itself is the program file, at
+         * the same offset (image_clone_linux.c). */
+        if (exe_path[0] && zm_arch_clone_locate(pc, &coff)) {
+            if (symbolize(exe_path, coff, sym, sizeof sym) == 0)
+                snprintf(line, sizeof line, "  #%d %s\n", i - first, sym);
+            else
+                snprintf(line, sizeof line, "  #%d %s+0x%lx\n", i - first, exe_path,
+                         (unsigned long)coff);
+            say(line);
+            continue;
+        }
         if (!dladdr((void *)pc, &di) || !di.dli_fname) {
             snprintf(line, sizeof line, "  #%d %p\n", i - first, frames[i]);
             say(line);

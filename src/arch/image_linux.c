@@ -170,12 +170,76 @@ static int copy_file(const char *from, const char *path)
     return rc;
 }
 
+static void *dl_load(const char *prog, int id, char *err, size_t errlen);
+
+/* A rank's copy: loaded by zmpi (image_clone_linux.c) or by dlopen. */
+struct image {
+    struct zm_arch_clone *clone;
+    void *dl;
+};
+
+/* Which loader makes the copies of the running program: ZMPI_LOADER=dl
+ * forces dlopen, =zmpi zmpi's own (an error where it cannot), and the
+ * default takes zmpi's where it can.  Debuggers, valgrind and the
+ * sanitizers see only what the dynamic loader loads, so they get dlopen. */
+static int own_loader(char *err, size_t errlen)
+{
+    const char *v = getenv("ZMPI_LOADER");
+    if (v && strcmp(v, "dl") == 0)
+        return 0;
+    int forced = v && strcmp(v, "zmpi") == 0;
+    if (!forced && keep_copies())
+        return 0;
+    const char *why = zm_arch_clone_usable();
+    if (!why)
+        return 1;
+    if (forced) {
+        snprintf(err, errlen, "ZMPI_LOADER=zmpi cannot load this program: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+int zm_arch_image_maps(void)
+{
+    char err[256];
+    /* A dlopen'ed copy maps its read-only and its writable segment. */
+    return own_loader(err, sizeof err) > 0 ? zm_arch_clone_maps() : 2;
+}
+
 void *zm_arch_image_clone(int id, char *err, size_t errlen)
 {
-    return zm_arch_image_load("/proc/self/exe", id, err, errlen);
+    struct image *im = calloc(1, sizeof *im);
+    if (!im) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int own = own_loader(err, errlen);
+    if (own > 0)
+        im->clone = zm_arch_clone_load(err, errlen);
+    else if (own == 0)
+        im->dl = dl_load("/proc/self/exe", id, err, errlen);
+    if (!im->clone && !im->dl) {
+        free(im);
+        return NULL;
+    }
+    return im;
 }
 
 void *zm_arch_image_load(const char *prog, int id, char *err, size_t errlen)
+{
+    struct image *im = calloc(1, sizeof *im);
+    if (im && !(im->dl = dl_load(prog, id, err, errlen))) {
+        free(im);
+        return NULL;
+    }
+    if (!im)
+        snprintf(err, errlen, "out of memory");
+    return im;
+}
+
+/* Load a copy of `prog` through dlopen: a file of its own per copy. */
+static void *dl_load(const char *prog, int id, char *err, size_t errlen)
 {
     char path[128];
     const char *dir = getenv("ZMPI_TMPDIR");
@@ -275,17 +339,24 @@ int zm_arch_image_check(const char *prog, char *err, size_t errlen)
     return -1;
 }
 
-void *zm_arch_image_sym(void *image, const char *name)
+void *zm_arch_image_main(void *image)
 {
-    return dlsym(image, name);
+    struct image *im = image;
+    return im->clone ? zm_arch_clone_main(im->clone) : dlsym(im->dl, "main");
 }
 
 void zm_arch_image_close(void *image)
 {
-    struct link_map *lm = NULL;
-    if (keep_copies() && dlinfo(image, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
-        unlink(lm->l_name);
-    dlclose(image);
+    struct image *im = image;
+    if (im->clone) {
+        zm_arch_clone_close(im->clone);
+    } else {
+        struct link_map *lm = NULL;
+        if (keep_copies() && dlinfo(im->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+            unlink(lm->l_name);
+        dlclose(im->dl);
+    }
+    free(im);
 }
 
 /* ---- Recognising a program built by zmpicc (spawn) ----------------------- */

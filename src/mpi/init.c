@@ -117,14 +117,14 @@ static int *local_ranks(void)
 static int priv_main(int argc, char **argv, char **envp);
 
 /* Each rank's stack takes two memory maps (the stack and its guard page)
- * and a privatized rank's copy of the program two more; the kernel caps
+ * and a privatized rank's copy of the program two or three more; the kernel caps
  * the maps of a process.  Check the cap before any rank starts, so that a
  * job too large for it fails with the limit to raise instead of a rank
  * failing half-way through start-up.  Returns 0 if the job fits. */
 static int map_budget_check(int nl, int privatized)
 {
     long in_use, max = zm_arch_map_budget(&in_use);
-    long per_rank = privatized ? 4 : 2;
+    long per_rank = 2 + (privatized ? zm_arch_image_maps() : 0);
     /* Room for what starts later: the network module, files, windows. */
     long need = in_use + (long)nl * per_rank + 512;
     if (max < 0 || need <= max)
@@ -199,7 +199,7 @@ static int priv_main(int argc, char **argv, char **envp)
         if (!atomic_flag_test_and_set(&reported))
             fprintf(stderr,
                     "zmpi: rank %d: %s\nzmpi: each privatized rank holds a copy of the "
-                    "program (about 5 memory maps with its stack; the kernel allows "
+                    "program (about 4 memory maps with its stack; the kernel allows "
                     "vm.max_map_count in all): use fewer ranks per process, raise "
                     "vm.max_map_count, or link with -zmpi-no-privatize if the program "
                     "keeps no state in globals\n", id, err);
@@ -207,7 +207,7 @@ static int priv_main(int argc, char **argv, char **envp)
         _exit(1);
     }
     int (*main_fn)(int, char **, char **) =
-        (int (*)(int, char **, char **))zm_arch_image_sym(img, "main");
+        (int (*)(int, char **, char **))zm_arch_image_main(img);
     if (!main_fn) {
         fprintf(stderr, "zmpi: rank %d: the program has no main function\n", id);
         return 1;
@@ -224,6 +224,7 @@ int zmpi_launch_privatized(int argc, char **argv, char **envp)
         fprintf(stderr, "zmpi: %s\n", err);
         return 1;
     }
+    zm_arch_clone_args(argc, argv, envp);
     return zmpi_launch(argc, argv, envp, priv_main, 1);
 }
 

@@ -111,7 +111,7 @@ static void child_entry(zm_ult_t *u, void *arg)
         return;
     }
     void *img = zm_arch_image_load(ch->path, u->id, err, sizeof err);
-    main_fn = img ? (int (*)(int, char **, char **))zm_arch_image_sym(img, "main") : NULL;
+    main_fn = img ? (int (*)(int, char **, char **))zm_arch_image_main(img) : NULL;
     if (!main_fn) {
         fprintf(stderr, "zmpi: rank %d (spawned %s): %s\n", u->id, ch->path,
                 img ? "the program has no main function" : err);

@@ -386,7 +386,10 @@ static void job_finish_one(zm_ult_t *u)
 {
     int zero = 0;
     u->state = ZM_ULT_DONE;
-    zm_arch_stack_free(&u->stack);
+    /* The stack is unmapped when the whole job has ended (zm_ult_job_start):
+     * an munmap while the other workers run costs every one of them an
+     * interrupt to flush its TLB, and ten thousand ranks ending together
+     * spent most of the job's end in those. */
     if (u->exit_status)
         atomic_compare_exchange_strong(&job.status, &zero, u->exit_status);
     if (atomic_fetch_sub(&job.alive, 1) == 1) {
@@ -943,6 +946,8 @@ int zm_ult_job_start(void)
     for (int i = 1; i < cfg->nworkers; i++)
         pthread_join(job.threads[i], NULL);
     tl_worker = NULL;
+    for (int i = 0, n = atomic_load(&job.nids); i < n; i++)
+        zm_arch_stack_free(&job.ults[i].stack);
     return atomic_load(&job.status);
 }
 
