@@ -1,10 +1,16 @@
 /* fortran_bench_c.c: the loops of fortran_bench_f08.f90 through the C
  * interface, to compare against (issue 19): 8-byte ping-pong between ranks
  * 0 and 1 and 8-byte MPI_Allreduce, median of 7 runs, microseconds per
- * operation.  A plain MPI benchmark; fortran_bench_compare.sh runs it. */
+ * operation.  A plain MPI benchmark; fortran_bench_compare.sh runs it.
+ *
+ *   fortran_bench_c [ITERS [pp|ar]]
+ *
+ * A second argument runs only the ping-pong (pp) or the allreduce (ar)
+ * loop, so that an instruction count (callgrind) can tell them apart. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp(const void *a, const void *b)
 {
@@ -15,29 +21,35 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int rank, iters = argc > 1 ? atoi(argv[1]) : 100000;
-    double x, y, pp[7], ar[7];
+    const char *which = argc > 2 ? argv[2] : "both";
+    double x, y, pp[7] = {0}, ar[7] = {0};
     MPI_Status status;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     x = rank;
     for (int run = 0; run < 7; run++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t = MPI_Wtime();
-        for (int i = 0; i < iters; i++) {
-            if (rank == 0) {
-                MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
-                MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &status);
-            } else if (rank == 1) {
-                MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &status);
-                MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        double t;
+        if (strcmp(which, "ar") != 0) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t = MPI_Wtime();
+            for (int i = 0; i < iters; i++) {
+                if (rank == 0) {
+                    MPI_Send(&x, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+                    MPI_Recv(&y, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &status);
+                } else if (rank == 1) {
+                    MPI_Recv(&y, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &status);
+                    MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+                }
             }
+            pp[run] = (MPI_Wtime() - t) / iters / 2 * 1e6;
         }
-        pp[run] = (MPI_Wtime() - t) / iters / 2 * 1e6;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t = MPI_Wtime();
-        for (int i = 0; i < iters; i++)
-            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        ar[run] = (MPI_Wtime() - t) / iters * 1e6;
+        if (strcmp(which, "pp") != 0) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t = MPI_Wtime();
+            for (int i = 0; i < iters; i++)
+                MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            ar[run] = (MPI_Wtime() - t) / iters * 1e6;
+        }
     }
     qsort(pp, 7, sizeof *pp, cmp);
     qsort(ar, 7, sizeof *ar, cmp);

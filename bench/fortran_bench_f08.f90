@@ -4,11 +4,16 @@
 ! the time per operation in microseconds (median of 7 runs).  A plain MPI
 ! benchmark (any MPI's mpifort builds it); fortran_bench_compare.sh builds
 ! both with zmpi and runs them alternately.
+!
+!   fortran_bench_f08 [ITERS [pp|ar]]
+!
+! A second argument runs only the ping-pong (pp) or the allreduce (ar)
+! loop, so that an instruction count (callgrind) can tell them apart.
 program bench_f08
   use mpi_f08
   implicit none
   integer :: rank, size, iters, run, i
-  character(len=32) :: arg
+  character(len=32) :: arg, which
   double precision :: x, y, t, pp(7), ar(7)
   type(MPI_Status) :: status
 
@@ -20,26 +25,34 @@ program bench_f08
     call get_command_argument(1, arg)
     read(arg, *) iters
   end if
+  which = 'both'
+  if (command_argument_count() > 1) call get_command_argument(2, which)
+  pp = 0
+  ar = 0
   x = rank
   do run = 1, 7
-    call MPI_Barrier(MPI_COMM_WORLD)
-    t = MPI_Wtime()
-    do i = 1, iters
-      if (rank == 0) then
-        call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD)
-        call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, status)
-      else if (rank == 1) then
-        call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD, status)
-        call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD)
-      end if
-    end do
-    pp(run) = (MPI_Wtime() - t) / iters / 2 * 1d6
-    call MPI_Barrier(MPI_COMM_WORLD)
-    t = MPI_Wtime()
-    do i = 1, iters
-      call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
-    end do
-    ar(run) = (MPI_Wtime() - t) / iters * 1d6
+    if (which /= 'ar') then
+      call MPI_Barrier(MPI_COMM_WORLD)
+      t = MPI_Wtime()
+      do i = 1, iters
+        if (rank == 0) then
+          call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD)
+          call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, status)
+        else if (rank == 1) then
+          call MPI_Recv(y, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD, status)
+          call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD)
+        end if
+      end do
+      pp(run) = (MPI_Wtime() - t) / iters / 2 * 1d6
+    end if
+    if (which /= 'pp') then
+      call MPI_Barrier(MPI_COMM_WORLD)
+      t = MPI_Wtime()
+      do i = 1, iters
+        call MPI_Allreduce(x, y, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+      end do
+      ar(run) = (MPI_Wtime() - t) / iters * 1d6
+    end if
   end do
   if (rank == 0) write(*, '(a,f8.3,a,f8.3,a)') 'mpi_f08: ping-pong (half round trip) ', &
       median(pp), ' us, allreduce ', median(ar), ' us'

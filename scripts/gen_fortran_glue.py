@@ -259,7 +259,9 @@ def gen_f77(fn, out):
     for a in fn.args:
         conv_arg(fn, a, b)
     out.append('/* MPI_%s */' % fn.name)
-    out.append(f77_proto(fn, name))
+    fast = fast_path(fn, False, name)
+    out.append(('ZF_SLOW ' + f77_proto(fn, 'zf_slow_' + name)) if fast else
+               f77_proto(fn, name))
     out.append('{')
     if needs_request_var(fn):
         b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
@@ -267,8 +269,137 @@ def gen_f77(fn, out):
     fix_comm_var(fn, b)
     emit_body(fn, b, name, out)
     out.append('}')
+    if fast:
+        emit_fast(fast, f77_proto(fn, name), out)
     out.append('ZF_WEAK(%s, mpi_%s_)' % (name, fn.lname))
     out.append('')
+
+
+# ---- Fast paths ---------------------------------------------------------
+#
+# A glue function whose arguments have the shapes below first tries the
+# common case inline: buffers that are no sentinel (and, in mpi_f08,
+# scalars or contiguous rank-1 arrays), predefined datatypes, operations
+# and communicators from the table of their C values, a status that is
+# MPI_STATUS_IGNORE or laid out as the C one (it is then passed to the C
+# call as it is).  When any test fails it calls the general form of the
+# function (zf_slow_<name>, not inlined), so that the fast path keeps no
+# registers for the general one.  Everything is still checked by the C
+# call, which reports errors as it does for C programs.
+
+# Argument kinds the fast path passes through as the general form does
+# (conversions without temporaries: conv_arg with nothing in pre or free).
+FAST_PLAIN = ('int_in', 'logical_in', 'int_out', 'logical_out', 'index_out', 'handle_out',
+              'handle_in', 'f08status', 'fstatus', 'baseptr')
+# Handle kinds with a table of predefined values (filled by predef_f2c).
+FAST_HANDLES = set()
+
+
+def fast_arg(fn, a, f08, fp):
+    """Adds argument a to fast path fp: its test (conds, with the variables
+    it sets in cdecl), its C argument (callargs) and what comes before and
+    after the C call (decl, post).  False if its shape has no fast form."""
+    n, k = a.name, a.kind
+    if k == 'choice' and f08:
+        fp['conds'].append('zf_cdesc_plain(%s)' % n)
+        fp['callargs'].append('%s->base_addr' % n)
+    elif k == 'address' and f08:
+        fp['conds'].append('!zf_is_sentinel(%s->base_addr)' % n)
+        fp['callargs'].append('%s->base_addr' % n)
+    elif k in ('choice', 'address'):
+        fp['conds'].append('!zf_is_sentinel(%s)' % n)
+        fp['callargs'].append('(void *)%s' % n)
+    elif k == 'handle_in' and a.ctype in FAST_HANDLES:
+        h = HANDLES[a.ctype]
+        fp['cdecl'].append('%s c_%s;' % (a.ctype, n))
+        fp['conds'].append('zf_%s_fast(*%s, &c_%s)' % (h, n, n))
+        fp['callargs'].append('c_' + n)
+    elif k == 'status_out':
+        fp['cdecl'].append('MPI_Status *c_%s;' % n)
+        fp['conds'].append('zf_status_fast(%s, &c_%s)' % (n, n))
+        fp['callargs'].append('c_' + n)
+        # A call that returns one status leaves its MPI_ERROR alone (as
+        # conv_status's general form does).
+        fp['decl'].append('MPI_Fint zk_%s = zf_status_error(c_%s);' % (n, n))
+        fp['post'].append('zf_status_set_error(c_%s, zk_%s);' % (n, n))
+        fp['status'] = True
+    elif k in FAST_PLAIN:
+        b = Body()
+        conv_arg(fn, a, b, f08)
+        if b.pre or b.free:
+            return False
+        fp['decl'] += b.decl
+        fp['callargs'] += b.callargs
+        fp['post'] += b.post
+    else:
+        return False
+    return True
+
+
+def emit_fast(fast, proto, out):
+    """Appends fast path lines (zf_call_<name> first, if any, then the
+    body from '{') under prototype proto."""
+    i = max(k for k, line in enumerate(fast) if line == '{')
+    out += fast[:i]
+    out.append(proto)
+    out += fast[i:]
+
+
+def fast_path(fn, f08, name):
+    """The lines of the fast form of glue function name (its body from
+    '{' to '}', after zf_call_<name> if it has one), which calls
+    zf_slow_<name> when its tests fail; None when fn has no argument the
+    fast path helps with (f08: a choice buffer; mpif.h and mpi: a status)
+    or one it cannot take."""
+    if fn.ret != 'int' or fn.hand or needs_request_var(fn):
+        return None
+    if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args)):
+        return None
+    fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+    for a in fn.args:
+        if not fast_arg(fn, a, f08, fp):
+            return None
+    params = [a.name for a in fn.args if a.kind != 'argv'] + ['ierror']
+    if not f08:
+        params += [h.split()[-1] for h in hidden_lens(fn)]
+    out = ['{']
+    out += ['    ' + d for d in fp['cdecl']]
+    cond = ' &&\n                  '.join(fp['conds'])
+    out.append('    if (ZF_LIKELY(%s)) {' % cond)
+    call = 'PMPI_%s(%s)' % (fn.name, ', '.join(fp['callargs']))
+    helper = None
+    if not fp['decl'] and not fp['post'] and all(a.kind in FAST_CALL for a in fn.args):
+        # Setting ierror after the C call is done by zf_call_<name>, so
+        # that this function ends in tail calls and keeps no register
+        # across a call.  (With a status to put MPI_ERROR back into, such
+        # a helper costs more than it saves: measured on MPI_Recv.)
+        helper = fast_call(fn, name)
+        out += ['        if (!ierror) {', '            %s;' % call, '            return;',
+                '        }']
+        out.append('        zf_call_%s(%s, ierror);' % (name, ', '.join(fp['callargs'])))
+    else:
+        out += ['        ' + d for d in fp['decl']]
+        out.append('        int rc = %s;' % call)
+        out += ['        ' + p for p in fp['post']]
+        out += ['        if (ierror)', '            *ierror = rc;']
+    out += ['        return;', '    }']
+    out.append('    zf_slow_%s(%s);' % (name, ', '.join(params)))
+    out.append('}')
+    return (helper or []) + out
+
+
+# Kinds whose fast form is a C value computed before the call, with
+# nothing to do after it but setting ierror (fast_call).
+FAST_CALL = ('choice', 'address', 'handle_in', 'int_in', 'logical_in', 'f08status',
+             'fstatus', 'baseptr')
+
+
+def fast_call(fn, name):
+    """The definition of zf_call_<name>: the C call of the fast path with
+    the C arguments (named as in mpi.h), setting ierror."""
+    return ['ZF_SLOW void zf_call_%s(%s, MPI_Fint *ierror)'
+            % (name, ', '.join(a.ctext for a in fn.args)), '{',
+            '    *ierror = PMPI_%s(%s);' % (fn.name, ', '.join(a.name for a in fn.args)), '}']
 
 
 def fix_request_arg(fn, b):
@@ -357,7 +488,9 @@ def gen_f08ts(fn, out):
         frees.append('zf_cbuf_done(&zc_%s, rc);' % a.name)
         frees.append('out_%s:;' % a.name)
     out.append('/* MPI_%s, mpi_f08 */' % fn.name)
-    out.append(f08ts_proto(fn, name))
+    fast = fast_path(fn, True, name)
+    out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
+               f08ts_proto(fn, name))
     out.append('{')
     if needs_request_var(fn):
         b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
@@ -381,6 +514,8 @@ def gen_f08ts(fn, out):
     out.append('    if (ierror)')
     out.append('        *ierror = rc;')
     out.append('}')
+    if fast:
+        emit_fast(fast, f08ts_proto(fn, name), out)
     out.append('ZF_WEAK(%s, MPI_%s_f08ts)' % (name, fn.name))
     out.append('')
 
@@ -391,19 +526,34 @@ def predef_f2c(consts):
     call into the library: they are on almost every call's path."""
     by_kind = {}
     for c in consts:
-        if c[0] == 'HANDLE' and int(c[3]) > 0:
+        # Index 0 (the null handle, MPI_X_NULL) too: its C value is what
+        # MPI_X_f2c(0) gives.
+        if c[0] == 'HANDLE' and int(c[3]) >= 0:
             by_kind.setdefault(c[1], {}).setdefault(int(c[3]), c[2])
     out = ['/* Predefined handles by Fortran index: converted without a call into',
            ' * the library (they are on almost every call\'s path); other indices',
            ' * go to MPI_X_f2c. */']
     for ctype, h in sorted(HANDLES.items()):
         table = by_kind.get(ctype)
-        if not table:
+        if not table or max(table) == 0:
             out.append('#define zf_%s_f2c PMPI_%s_f2c' % (h, h))
             continue
         out.append('static const %s zf_predef_%s[] = {' % (ctype, h))
         out += ['    [%d] = %s,' % (i, table[i]) for i in sorted(table)]
+        FAST_HANDLES.add(ctype)
+        # Without gaps, every index in the table converts as MPI_X_f2c
+        # would (the null handle included, which the C call then reports).
+        dense = sorted(table) == list(range(0, max(table) + 1))
         out += ['};',
+                '/* Whether f is in the table of predefined handles; its C handle',
+                ' * in *c if so. */',
+                'ZF_INLINE int zf_%s_fast(MPI_Fint f, %s *c)' % (h, ctype),
+                '{',
+                '    if ((unsigned)f >= sizeof zf_predef_%s / sizeof *zf_predef_%s)' % (h, h),
+                '        return 0;',
+                '    *c = zf_predef_%s[f];' % h,
+                '    return %s;' % ('1' if dense else '*c != 0'),
+                '}',
                 'ZF_INLINE %s zf_%s_f2c(MPI_Fint f)' % (ctype, h),
                 '{',
                 '    if (f > 0 && (size_t)f < sizeof zf_predef_%s / sizeof *zf_predef_%s &&'

@@ -45,8 +45,8 @@ struct zf_fsent {
     MPI_Fint errcodes_ignore[1], unweighted[1], weights_empty[1];
 };
 
-/* The sentinels of mpif.h (zf_util.c), module mpi and module mpi_f08
- * (defined by the modules, BIND(C) names).  Hidden: they are always
+/* The sentinels of mpif.h, module mpi and module mpi_f08 (the modules'
+ * BIND(C) names), all defined in zf_util.c.  Hidden: they are always
  * linked into the same program or library as the glue, so their
  * addresses are PC-relative constants instead of loads from the GOT (nine
  * of them per choice buffer, in zf_buf). */
@@ -72,12 +72,33 @@ extern char zmpi_f08s_argv_null[1], zmpi_f08s_argvs_null[1];
 extern MPI_Fint zmpi_mpi_errcodes_ignore[1], zmpi_f08s_errcodes_ignore[1];
 #pragma GCC visibility pop
 
+/* Every sentinel above except the CHARACTER ones is defined in zf_util.c
+ * in section zf_sentinels, so that whether an address is any of them is
+ * one range check between the linker's __start_zf_sentinels and
+ * __stop_zf_sentinels: the fast paths of the glue (zf_is_sentinel) look at
+ * nothing else before passing an address on.  The modules' BIND(C)
+ * variables are common symbols that these definitions absorb at link
+ * time, as zmpi_fsent_ absorbs mpif.h's COMMON block. */
+#pragma GCC visibility push(hidden)
+extern char __start_zf_sentinels[], __stop_zf_sentinels[];
+#pragma GCC visibility pop
+
+/* Whether p is (inside) one of the sentinels of the three bindings, or in
+ * the gaps of their alignment.  Any thread. */
+ZF_INLINE int zf_is_sentinel(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)__start_zf_sentinels <
+           (uintptr_t)__stop_zf_sentinels - (uintptr_t)__start_zf_sentinels;
+}
+
 /* The C pointer a Fortran choice or address argument stands for: the
  * sentinels of the three bindings become MPI_BOTTOM, MPI_IN_PLACE and
  * MPI_BUFFER_AUTOMATIC, anything else is itself.  Inline: every call with
  * a buffer asks.  Any thread; no ownership. */
 ZF_INLINE void *zf_buf(void *p)
 {
+    if (!zf_is_sentinel(p))
+        return p;
     if (p == &zmpi_fsent_.bottom || p == &zmpi_mpi_bottom || p == &zmpi_f08s_bottom)
         return MPI_BOTTOM;
     if (p == &zmpi_fsent_.in_place || p == &zmpi_mpi_in_place || p == &zmpi_f08s_in_place)
@@ -143,6 +164,78 @@ ZF_INLINE void zf_status_c2f_keep_error(const MPI_Status *c, MPI_Fint *f)
     f[2] = err;
 }
 
+/* ---- Fast paths of the generated glue (gen_fortran_glue.py) ---------- */
+
+#define ZF_LIKELY(x) __builtin_expect(!!(x), 1)
+/* The general form of a glue function that has a fast path: out of line,
+ * so that the fast path saves no registers for it. */
+#define ZF_SLOW static __attribute__((noinline))
+
+/* Whether mpi_f08 choice buffer d is the common case: no sentinel, and a
+ * scalar or a contiguous rank-1 array, so that its base address is the C
+ * buffer (what zf_cbuf_in finds for it, without its other cases).  Any
+ * thread. */
+ZF_INLINE int zf_cdesc_plain(const CFI_cdesc_t *d)
+{
+    if (zf_is_sentinel(d->base_addr))
+        return 0;
+    return d->rank == 0 || (d->rank == 1 && d->dim[0].sm == (CFI_index_t)d->elem_len);
+}
+
+/* On a little-endian machine a Fortran status (mpif.h, mpi, mpi_f08) has
+ * the layout of the C one (its bytes at index 4 and 5 are the 64-bit
+ * count), so a C call can write it directly when it is as aligned as a
+ * C status. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ZF_STATUS_DIRECT 1
+_Static_assert(offsetof(MPI_Status, MPI_SOURCE) == 0 && offsetof(MPI_Status, MPI_TAG) == 4 &&
+                   offsetof(MPI_Status, MPI_ERROR) == 8 &&
+                   offsetof(MPI_Status, zmpi_cancelled) == 12 &&
+                   offsetof(MPI_Status, zmpi_bytes) == 16 &&
+                   sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint),
+               "zf_status_fast: the C status no longer has the Fortran layout");
+#else
+#define ZF_STATUS_DIRECT 0
+#endif
+
+/* The C status for Fortran status f on the fast path: MPI_STATUS_IGNORE for
+ * the bindings' MPI_STATUS_IGNORE, f itself when it can be written as a C
+ * status.  0 when neither (another sentinel, the C library's
+ * MPI_F_STATUS_IGNORE or MPI_F08_STATUS_IGNORE, a misaligned status, a
+ * big-endian machine): the general path converts it then. */
+ZF_INLINE int zf_status_fast(void *f, MPI_Status **c)
+{
+    if (!ZF_STATUS_DIRECT)
+        return 0;
+    if (ZF_LIKELY(!zf_is_sentinel(f))) {
+        if (((uintptr_t)f & (_Alignof(MPI_Status) - 1)) != 0 ||
+            f == (void *)MPI_F_STATUS_IGNORE || f == (void *)MPI_F08_STATUS_IGNORE)
+            return 0;
+        *c = (MPI_Status *)f;
+        return 1;
+    }
+    if (f == (void *)&zmpi_f08s_status_ignore || f == (void *)zmpi_fsent_.status_ignore ||
+        f == (void *)zmpi_mpi_status_ignore) {
+        *c = MPI_STATUS_IGNORE;
+        return 1;
+    }
+    return 0;
+}
+
+/* The MPI_ERROR of a status from zf_status_fast before the call, and
+ * putting it back after: a call that completes one operation leaves it
+ * alone in Fortran (MPI 4.1 section 3.2.5), whatever the C side wrote. */
+ZF_INLINE MPI_Fint zf_status_error(const MPI_Status *c)
+{
+    return c != MPI_STATUS_IGNORE ? c->MPI_ERROR : 0;
+}
+
+ZF_INLINE void zf_status_set_error(MPI_Status *c, MPI_Fint err)
+{
+    if (c != MPI_STATUS_IGNORE)
+        c->MPI_ERROR = err;
+}
+
 /* Weights of the distributed-graph calls: MPI_UNWEIGHTED and
  * MPI_WEIGHTS_EMPTY sentinels become the C constants. */
 int *zf_weights(MPI_Fint *w);
@@ -161,7 +254,13 @@ int zf_oom(const char *fn);
  * complete or freed.  Any rank; the list is locked. */
 void zf_keep(MPI_Fint req, void *p);
 void zf_release(MPI_Fint req);
-int zf_nkept(void);
+/* How many arrays are kept (zf_util.c): every wait and test asks, so it
+ * is read inline, without the lock (zf_release takes it). */
+extern int zf_kept_n __attribute__((visibility("hidden")));
+ZF_INLINE int zf_nkept(void)
+{
+    return __atomic_load_n(&zf_kept_n, __ATOMIC_RELAXED);
+}
 
 /* A Fortran string (fstr, flen bytes, blank padded) as a C string without
  * the trailing blanks: in small (size bytes) or malloc'ed; NULL if out of

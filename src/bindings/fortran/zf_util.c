@@ -7,13 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sentinels of mpif.h.  A program that includes mpif.h has the COMMON
- * block as a common symbol, which this definition (of the same size)
- * absorbs at link time; one that does not still gets it, so the glue
- * always links. */
-struct zf_fsent zmpi_fsent_;
-/* mpif.h's MPI_ARGV_NULL and MPI_ARGVS_NULL, the same way. */
-struct zf_fsentc zmpi_fsentc_;
+/* The sentinels of mpif.h, module mpi and module mpi_f08, all in section
+ * zf_sentinels (zf.h: zf_is_sentinel).  A program that includes mpif.h has
+ * the COMMON block as a common symbol, which the definition of
+ * zmpi_fsent_ (of the same size) absorbs at link time; the modules' BIND(C)
+ * variables are common symbols too, absorbed the same way; a program that
+ * uses none of them still gets them, so the glue always links.  GCC
+ * aligns them as gfortran does its common symbols (the linker warns
+ * otherwise), so the section has gaps: its end is the linker's
+ * __stop_zf_sentinels. */
+#define ZF_SENTINEL __attribute__((section("zf_sentinels")))
+ZF_SENTINEL struct zf_fsent zmpi_fsent_;
+ZF_SENTINEL MPI_Fint zmpi_mpi_bottom, zmpi_mpi_in_place, zmpi_mpi_buffer_automatic;
+ZF_SENTINEL MPI_Fint zmpi_mpi_status_ignore[MPI_STATUS_SIZE];
+ZF_SENTINEL MPI_Fint zmpi_mpi_statuses_ignore[MPI_STATUS_SIZE];
+ZF_SENTINEL MPI_Fint zmpi_mpi_errcodes_ignore[1], zmpi_mpi_unweighted[1];
+ZF_SENTINEL MPI_Fint zmpi_mpi_weights_empty[1];
+ZF_SENTINEL MPI_Fint zmpi_f08s_bottom, zmpi_f08s_in_place, zmpi_f08s_buffer_automatic;
+ZF_SENTINEL MPI_F08_status zmpi_f08s_status_ignore;
+ZF_SENTINEL MPI_F08_status zmpi_f08s_statuses_ignore[1];
+ZF_SENTINEL MPI_Fint zmpi_f08s_errcodes_ignore[1], zmpi_f08s_unweighted[1];
+ZF_SENTINEL MPI_Fint zmpi_f08s_weights_empty[1];
+/* mpif.h's MPI_ARGV_NULL and MPI_ARGVS_NULL, the same way, aligned at
+ * least as gfortran aligns the COMMON block (16 bytes on x86-64; the
+ * linker warns about a definition aligned less). */
+__attribute__((aligned(32))) struct zf_fsentc zmpi_fsentc_;
 
 int *zf_weights(MPI_Fint *w)
 {
@@ -88,7 +106,8 @@ struct zf_kept {
 };
 static pthread_mutex_t zf_kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zf_kept *zf_kept_list;
-static int zf_kept_n;
+/* The length of zf_kept_list, read without the lock by zf_nkept (zf.h). */
+int zf_kept_n;
 
 void zf_keep(MPI_Fint req, void *p)
 {
@@ -121,11 +140,6 @@ void zf_release(MPI_Fint req)
         }
     }
     pthread_mutex_unlock(&zf_kept_lock);
-}
-
-int zf_nkept(void)
-{
-    return __atomic_load_n(&zf_kept_n, __ATOMIC_RELAXED);
 }
 
 char *zf_str_in(const char *fstr, size_t flen, char *small, size_t size)
