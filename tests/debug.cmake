@@ -38,3 +38,15 @@ add_test(NAME debug_asan_heap_overflow_4x2
   COMMAND sh ${_zd_src}/debug_asan.sh ${_zd_cc} $<TARGET_FILE:zmpirun> ${_zd_src})
 set_tests_properties(debug_asan_heap_overflow_4x2 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 # ---- end of debuggers and checkers ----
+
+# ---- ThreadSanitizer (docs/debugging.md, "Sanitizers") ----
+# debug_tsan_<np>x2: tests/debug_tsan.c built with zmpicc -fsanitize=thread
+# on 2 workers: nothing reported for the correct program (messages across
+# workers, ranks moving, threads of a rank), the race between a rank's two
+# threads reported at its line (debug_tsan.sh).
+foreach(np 4 16)
+  add_test(NAME debug_tsan_${np}x2
+    COMMAND sh ${_zd_src}/debug_tsan.sh ${_zd_cc} $<TARGET_FILE:zmpirun> ${_zd_src} ${np})
+  set_tests_properties(debug_tsan_${np}x2 PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)
+endforeach()
+# ---- end of ThreadSanitizer ----

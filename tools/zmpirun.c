@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #endif
 #include <sys/stat.h>
@@ -61,6 +62,8 @@ struct options {
     const char *lb;          /* --lb value: ZMPI_Migrate's default strategy. */
     int lb_report;           /* --lb-report: print each migration step's loads. */
     const char *steal;       /* --steal "1" / --no-steal "0". */
+    int checkpoint;          /* --checkpoint: ZMPI_Checkpoint may be called. */
+    const char *restart;     /* --restart DIR: resume the checkpoint in DIR. */
     char **argv;             /* The program and its arguments. */
 };
 
@@ -95,6 +98,10 @@ static void print_usage(FILE *out)
           "                     migration step to stderr ($ZMPI_LB_REPORT=1)\n"
           "  --steal, --no-steal  idle workers take ready ranks of busy ones (default\n"
           "                     on; $ZMPI_STEAL=1 or 0)\n"
+          "  --checkpoint       let the program take checkpoints (ZMPI_Checkpoint);\n"
+          "                     one process, privatized programs\n"
+          "  --restart DIR      resume the job checkpointed in DIR (its program,\n"
+          "                     arguments and ranks; -w may differ)\n"
           "  -h, --help         show this help\n"
           "\n"
           "A program not linked with zmpi (hostname, a script, python) runs as N\n"
@@ -220,6 +227,10 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->lb_report = 1;
         } else if (strcmp(a, "--steal") == 0 || strcmp(a, "--no-steal") == 0) {
             o->steal = a[2] == 'n' ? "0" : "1";
+        } else if (strcmp(a, "--checkpoint") == 0) {
+            o->checkpoint = 1;
+        } else if (is_opt(a, "--restart")) {
+            o->restart = option_value(argv, &i, "--restart");
         } else if (strcmp(a, "--") == 0) {
             i++;
             break;
@@ -229,9 +240,64 @@ static void parse_args(int argc, char **argv, struct options *o)
             break;
         }
     }
-    if (i >= argc)
+    if (i >= argc && !o->restart)
         usage_error("%s", "no program given");
     o->argv = argv + i;
+}
+
+static void put_env(const char *var, const char *value);
+
+/* --restart DIR: the program, its arguments, the rank count and the stack
+ * size come from the checkpoint (its files argv and job); the job runs
+ * with ZMPI_RESTART=DIR.  A rank count given that differs is an error. */
+static void restart_from(struct options *o)
+{
+    char path[PATH_MAX], line[256];
+    static char np[32], stack[32];
+    snprintf(path, sizeof path, "%s/argv", o->restart);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        usage_error("cannot read the checkpoint in %s (no argv file there)", o->restart);
+    static char buf[65536];
+    size_t len = fread(buf, 1, sizeof buf - 1, f), n = 0;
+    fclose(f);
+    static char *args[1024];
+    for (size_t at = 0; at < len && n + 1 < sizeof args / sizeof *args; at += strlen(buf + at) + 1)
+        args[n++] = buf + at;
+    if (n == 0)
+        usage_error("the checkpoint in %s names no program", o->restart);
+    args[n] = NULL;
+    o->argv = args;
+    snprintf(path, sizeof path, "%s/job", o->restart);
+    f = fopen(path, "r");
+    if (!f)
+        usage_error("cannot read the checkpoint in %s (no job file)", o->restart);
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "ranks %31s", np);
+        sscanf(line, "stack %31s", stack);
+    }
+    fclose(f);
+    if (o->np && strcmp(o->np, np) != 0)
+        usage_error("the checkpoint has a different number of ranks than -n %s", o->np);
+    o->np = np;
+    if (stack[0])
+        o->stack_size = stack;
+    put_env("ZMPI_RESTART", o->restart);
+    o->checkpoint = 1;
+}
+
+/* --checkpoint: ranks get memory at fixed addresses, which a restart finds
+ * again only if the shared libraries load where they did: the job runs
+ * with address-space randomization off (as setarch -R does). */
+static void enable_checkpoints(const struct options *o)
+{
+    if (!o->checkpoint)
+        return;
+    put_env("ZMPI_CHECKPOINT", "1");
+    int p = personality(0xffffffff);
+    if (p == -1 || personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1)
+        fprintf(stderr, "zmpirun: cannot turn address-space randomization off; checkpoints "
+                "will be refused\n");
 }
 
 /* Puts one count into the environment: the flag wins, an inherited value is
@@ -898,6 +964,9 @@ int main(int argc, char **argv)
     int code;
 
     parse_args(argc, argv, &o);
+    if (o.restart)
+        restart_from(&o);
+    enable_checkpoints(&o);
     export_count("ZMPI_NP", o.np, "invalid number of ranks '%s' (want an "
                  "integer >= 1)");
     export_count("ZMPI_WORKERS", o.workers, "invalid number of workers '%s' "

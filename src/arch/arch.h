@@ -101,6 +101,40 @@ double zm_arch_time_resolution(void);
  * now (0 if unknown).  Reads files: start-up only.  Any thread. */
 long zm_arch_map_budget(long *in_use);
 
+/* Fixed-address memory for checkpoint/restart (region_linux.c).
+ * zm_arch_region_reserve claims [base, base + len) without access, or
+ * returns -1 if anything is mapped there; zm_arch_region_commit makes a
+ * page-aligned part of it readable and writable (pages appear when
+ * touched).  zm_arch_stack_at makes a stack of `size` bytes above a guard
+ * page at addr, inside committed memory (freed with zm_arch_stack_free).
+ * Any thread; the caller owns the memory. */
+int zm_arch_region_reserve(uintptr_t base, size_t len);
+int zm_arch_region_commit(uintptr_t addr, size_t len);
+int zm_arch_stack_at(uintptr_t addr, size_t size, zm_arch_stack_t *stack);
+
+/* Write len bytes of memory at addr to fd at its offset, leaving holes
+ * for whole pages that were never touched or hold zeros; read them back
+ * at addr from fd's offset, reading only the file's data, so that holes
+ * leave the memory (zero, untouched) alone.  Both advance the offset by
+ * len and return 0, or -1 with errno.  Any thread. */
+int zm_arch_region_save(int fd, uintptr_t addr, size_t len);
+int zm_arch_region_load(int fd, uintptr_t addr, size_t len);
+
+/* Nonzero if this process runs with address-space randomization off, so
+ * that shared libraries sit at the same addresses in every run of the
+ * program; zm_arch_aslr_disable turns it off for programs this process
+ * executes next (0, or -1 if refused).  Any thread. */
+int zm_arch_aslr_off(void);
+int zm_arch_aslr_disable(void);
+
+/* The stack-protector canary of the calling thread (x86-64: its thread
+ * block; AArch64: the process's).  A restarted rank's frames were entered
+ * with the first process's canary, so the restart runs its job with it
+ * (zm_arch_canary_set) and puts its own back before its earlier frames
+ * return.  Threads created later inherit the calling thread's value. */
+uintptr_t zm_arch_canary_get(void);
+void zm_arch_canary_set(uintptr_t v);
+
 /* Number of CPUs this process may run on (its affinity mask). */
 int zm_arch_ncpus(void);
 
@@ -131,9 +165,14 @@ void zm_arch_copy_runs_stream(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss
 /* Load a private copy of the running program (which must be linked as an
  * executable shared object) for rank `id`; returns its handle, or NULL with
  * a message in err.  The copy has its own global variables; its
- * constructors run on the calling thread.  Any thread; the caller owns the
- * handle until zm_arch_image_close. */
-void *zm_arch_image_clone(int id, char *err, size_t errlen);
+ * constructors run on the calling thread.  `at` nonzero: zmpi's loader
+ * places it there, and with `restore` leaves its data for the caller to
+ * fill and runs no constructors (zm_arch_clone_load).  Any thread; the
+ * caller owns the handle until zm_arch_image_close. */
+void *zm_arch_image_clone(int id, uintptr_t at, int restore, char *err, size_t errlen);
+
+/* The zmpi-loader copy behind an image (NULL for a dlopen'ed one). */
+struct zm_arch_clone *zm_arch_image_own(void *image);
 
 /* Check that the running program can be copied per rank: code built
  * without -fPIC reads data of system libraries (std::cout, say) through
@@ -169,7 +208,8 @@ void zm_arch_clone_args(int argc, char **argv, char **envp);
 /* zmpi's own loader of rank copies (image_clone_linux.c), used by
  * zm_arch_image_clone.  zm_arch_clone_usable reads the program once (any
  * thread, first call builds) and returns NULL if copies can be made, else
- * why not.  zm_arch_clone_load maps one copy and runs its constructors on
+ * why not.  zm_arch_clone_load maps one copy (see below for its `at` and
+ * `restore`) and runs its constructors on
  * the calling thread (NULL and err on failure); zm_arch_clone_main gives
  * its main; zm_arch_clone_close runs its destructors and releases its
  * writable memory.  zm_arch_clone_locate turns a program counter inside
@@ -177,11 +217,18 @@ void zm_arch_clone_args(int argc, char **argv, char **envp);
  * signal-safe); returns 0 when pc is in no copy. */
 struct zm_arch_clone;
 const char *zm_arch_clone_usable(void);
-struct zm_arch_clone *zm_arch_clone_load(char *err, size_t errlen);
+struct zm_arch_clone *zm_arch_clone_load(uintptr_t at, int restore, char *err, size_t errlen);
 void *zm_arch_clone_main(struct zm_arch_clone *c);
 void zm_arch_clone_close(struct zm_arch_clone *c);
 int zm_arch_clone_locate(uintptr_t pc, uintptr_t *off);
 int zm_arch_clone_maps(void);
+/* For checkpoint/restart: zm_arch_clone_load's `at` places the copy at
+ * that address (0: anywhere), inside memory the caller reserved for
+ * zm_arch_clone_span() bytes; `restore` leaves its writable segment zero
+ * and runs no constructors, for the caller to write saved contents.
+ * zm_arch_clone_rw gives that segment's place and length. */
+size_t zm_arch_clone_span(void);
+void zm_arch_clone_rw(const struct zm_arch_clone *c, void **start, size_t *len);
 
 /* Memory maps each rank's copy of the running program takes (the kernel
  * caps a process's maps), with the loader zm_arch_image_clone will use.

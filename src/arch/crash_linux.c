@@ -155,6 +155,26 @@ __attribute__((noinline)) static void report_frames(uintptr_t pc0)
     }
 }
 
+/* The signal being reported, for the watchdog. */
+static volatile sig_atomic_t crash_sig;
+
+/* The report could not finish: the crashed code held a lock the report
+ * needs (an abort inside malloc, whose lock fork and the unwinder take).
+ * End the process with the crash's own signal instead of hanging. */
+static void watchdog(int s)
+{
+    (void)s;
+    say("zmpi: the crash report did not finish (the crash left a lock held); ending the "
+        "job\n");
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, crash_sig);
+    signal(crash_sig, SIG_DFL);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(crash_sig);
+    _exit(128 + crash_sig);
+}
+
 void zm_arch_crash_report(int sig, const siginfo_t *info, const void *uctx)
 {
     static atomic_flag reporting = ATOMIC_FLAG_INIT;
@@ -163,6 +183,9 @@ void zm_arch_crash_report(int sig, const siginfo_t *info, const void *uctx)
         for (;;)
             pause();
     }
+    crash_sig = sig;
+    signal(SIGALRM, watchdog);
+    alarm(5);
     /* Output the ranks already wrote comes first.  The lock may be held by
      * the crashed thread itself; a recursive lock lets us in then. */
     if (ftrylockfile(stdout) == 0) {

@@ -537,11 +537,15 @@ static int map_rw_file(unsigned char *rw)
     return 0;
 }
 
-/* Map one copy at a place the kernel chooses; returns its base or 0. */
-static uintptr_t map_copy(void)
+/* Map one copy at `at` (inside memory the caller reserved), or at a place
+ * the kernel chooses when at is 0; returns its base or 0.  `fill`: give
+ * the writable segment its initial, relocated contents (a restart writes
+ * the saved ones instead). */
+static uintptr_t map_copy(uintptr_t at, int fill)
 {
-    unsigned char *res = mmap(NULL, T.span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                              -1, 0);
+    unsigned char *res = at ? (unsigned char *)at
+                            : mmap(NULL, T.span, PROT_NONE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED)
         return 0;
     uintptr_t base = (uintptr_t)res;
@@ -550,6 +554,12 @@ static uintptr_t map_copy(void)
                  MAP_PRIVATE | MAP_FIXED, T.fd, T.ro[i].off) == MAP_FAILED)
             goto fail;
     unsigned char *rw = (unsigned char *)(base + T.rw_vaddr);
+    if (!fill) {
+        if (mmap(rw, T.rw_len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+            goto fail;
+        return base;
+    }
     if (T.file_mode ? map_rw_file(rw) != 0 : map_rw_anon(rw) != 0)
         goto fail;
     for (size_t k = 0; k < T.nwords; k++)
@@ -558,22 +568,23 @@ static uintptr_t map_copy(void)
     /* What the reservation still holds between the segments goes: a
      * PROT_NONE hole would be one more memory map per copy. */
     uintptr_t ro_end = T.ro[T.nro - 1].vaddr + T.ro[T.nro - 1].len;
-    if (T.rw_vaddr > ro_end)
+    if (T.rw_vaddr > ro_end && !at)
         munmap((void *)(base + ro_end), T.rw_vaddr - ro_end);
     return base;
 fail:
-    munmap(res, T.span);
+    if (!at)
+        munmap(res, T.span);
     return 0;
 }
 
-struct zm_arch_clone *zm_arch_clone_load(char *err, size_t errlen)
+struct zm_arch_clone *zm_arch_clone_load(uintptr_t at, int restore, char *err, size_t errlen)
 {
     if (zm_arch_clone_usable()) {
         snprintf(err, errlen, "%s", T.why);
         return NULL;
     }
     struct zm_arch_clone *c = malloc(sizeof *c);
-    uintptr_t base = c ? map_copy() : 0;
+    uintptr_t base = c ? map_copy(at, !restore) : 0;
     if (!base) {
         snprintf(err, errlen, "cannot map a copy of the program (%zu bytes of address space)",
                  T.span);
@@ -587,6 +598,9 @@ struct zm_arch_clone *zm_arch_clone_load(char *err, size_t errlen)
     while (!atomic_compare_exchange_weak_explicit(&clones, &c->next, c, memory_order_release,
                                                   memory_order_relaxed))
         ;
+    /* A restored copy's constructors ran in the first process. */
+    if (restore)
+        return c;
     /* Constructors, as the dynamic loader runs them: DT_INIT, then the
      * array (already holding the copy's addresses). */
     typedef void (*init_fn)(int, char **, char **);
@@ -598,6 +612,17 @@ struct zm_arch_clone *zm_arch_clone_load(char *err, size_t errlen)
             ((init_fn)fn)(T.argc, T.argv, T.envp);
     }
     return c;
+}
+
+size_t zm_arch_clone_span(void)
+{
+    return T.span;
+}
+
+void zm_arch_clone_rw(const struct zm_arch_clone *c, void **start, size_t *len)
+{
+    *start = (void *)(c->base + T.rw_vaddr);
+    *len = T.rw_len;
 }
 
 int zm_arch_clone_maps(void)

@@ -207,16 +207,17 @@ int zm_arch_image_maps(void)
     return own_loader(err, sizeof err) > 0 ? zm_arch_clone_maps() : 2;
 }
 
-void *zm_arch_image_clone(int id, char *err, size_t errlen)
+void *zm_arch_image_clone(int id, uintptr_t at, int restore, char *err, size_t errlen)
 {
     struct image *im = calloc(1, sizeof *im);
     if (!im) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    int own = own_loader(err, errlen);
+    /* A copy at a fixed place is zmpi's loader's alone. */
+    int own = at ? 1 : own_loader(err, errlen);
     if (own > 0)
-        im->clone = zm_arch_clone_load(err, errlen);
+        im->clone = zm_arch_clone_load(at, restore, err, errlen);
     else if (own == 0)
         im->dl = dl_load("/proc/self/exe", id, err, errlen);
     if (!im->clone && !im->dl) {
@@ -343,6 +344,11 @@ void *zm_arch_image_main(void *image)
 {
     struct image *im = image;
     return im->clone ? zm_arch_clone_main(im->clone) : dlsym(im->dl, "main");
+}
+
+struct zm_arch_clone *zm_arch_image_own(void *image)
+{
+    return ((struct image *)image)->clone;
 }
 
 void zm_arch_image_close(void *image)

@@ -152,6 +152,76 @@ long zm_core_env_long(const char *name, long def, long min);
  * slow system call: not under a lock). */
 int zm_core_asym_fence(void);
 
+/* ---- Rank memory at fixed addresses (rank_mem.c) -------------------------
+ * With checkpoints enabled every rank's stack, program copy and heap lie
+ * in a region of its own at an address that is the same in every process
+ * of a job and of its restart.  The region starts with this header. */
+/* [8 TiB, 72 TiB): below where Linux puts a program without address
+ * randomization (0x555555554000 on x86-64, 0xaaaaaaaa0000 on AArch64) and
+ * its brk heap, above anything mapped low, and far below the top-down
+ * mmap area of a 47- or 48-bit address space. */
+#define ZM_RANK_MEM_BASE ((uintptr_t)0x080000000000ull)
+#define ZM_RANK_MEM_SPAN ((size_t)0x400000000000ull)
+#define ZM_RANK_MEM_FRAME 256  /* bytes of a saved context kept in the header */
+
+typedef struct zm_rank_mem {
+    uint64_t magic;
+    int rank;
+    uintptr_t base;             /* region start (this header) */
+    size_t stride;              /* region length */
+    uintptr_t stack_at;         /* guard page, then the stack */
+    size_t stack_size;          /* usable stack bytes */
+    uintptr_t copy_at;          /* the program copy */
+    uintptr_t heap_at, heap_end;/* heap part of the region */
+    uintptr_t bump;             /* heap used up to here */
+    void *free_small[17];       /* free blocks of 2^k bytes */
+    void *free_large;           /* free page-multiple blocks */
+    zm_spinlock_t lock;         /* guards the heap fields */
+    /* A checkpoint's saved context (src/mpi/checkpoint.c): the stack
+     * pointer and the bytes above it that the switch wrote. */
+    void *ckpt_sp;
+    unsigned char ckpt_frame[ZM_RANK_MEM_FRAME];
+    int ckpt_resumed;           /* set by a restart before the rank runs */
+    uintptr_t user[8];          /* the API layer's per-rank words */
+} zm_rank_mem_t;
+
+/* Whether ranks have fixed-address regions (zm_core_rank_mem_setup ran). */
+int zm_core_rank_mem_on(void);
+
+/* Reserve the regions of `nranks` ranks with stacks of stack_size bytes
+ * and program copies of copy_span bytes; 0, or -1 with a message in err.
+ * Main thread, before the job starts. */
+int zm_core_rank_mem_setup(int nranks, size_t stack_size, size_t copy_span, char *err,
+                           size_t errlen);
+
+/* Header of rank `rank`'s region (a fixed address).  Any thread. */
+zm_rank_mem_t *zm_core_rank_mem(int rank);
+
+/* Make rank `rank`'s header, stack and heap usable; `fresh` also writes a
+ * new header (a restart reads the saved one over it).  0 or -1.  Main
+ * thread, before the job starts. */
+int zm_core_rank_mem_init(int rank, int fresh);
+
+/* Nonzero if h is a header this process's layout would write for `rank`
+ * (a restart checks the saved one with it).  Any thread. */
+int zm_core_rank_mem_valid(const zm_rank_mem_t *h, int rank);
+
+/* The header of the region holding p, or NULL if p is in none.  Any thread. */
+zm_rank_mem_t *zm_core_rank_mem_owner(const void *p);
+
+/* The rank heap: allocate n bytes (16-aligned) in h's region, free what
+ * it returned, the usable size of a block, and an allocation aligned to a
+ * power of two.  NULL when the region is full.  Any thread (one lock per
+ * region); the caller owns the blocks. */
+void *zm_core_heap_alloc(zm_rank_mem_t *h, size_t n);
+void *zm_core_heap_calloc(zm_rank_mem_t *h, size_t n);
+/* zm_core_heap_alloc that also says whether the block is memory never
+ * used before (still zero).  Used by zm_core_heap_calloc. */
+void *zm_core_heap_alloc2(zm_rank_mem_t *h, size_t n, int *fresh);
+void zm_core_heap_free(zm_rank_mem_t *h, void *p);
+size_t zm_core_heap_usable(void *p);
+void *zm_core_heap_aligned(zm_rank_mem_t *h, size_t align, size_t n);
+
 /* Index of the worker running the caller (0 outside a job, -1 on a
  * foreign thread acting for a rank: ult.h). */
 static inline int zm_core_worker_index(void)

@@ -193,6 +193,10 @@ const zm_dt_t *zm_dt_basic(const zm_dt_t *dt);
 void zm_dt_retain(const zm_dt_t *dt);
 void zm_dt_release(const zm_dt_t *dt);
 
+/* Derived datatypes in existence in this process (a checkpoint needs
+ * none the program made).  Any thread. */
+long zm_dt_live(void);
+
 /* Nonzero if `dt` looks like a datatype object (it may be uncommitted or
  * freed by the user but still held by an operation). */
 static inline int zm_dt_valid(const zm_dt_t *dt)

@@ -357,6 +357,14 @@ void zm_dt_retain(const zm_dt_t *dt)
         atomic_fetch_add_explicit(&dt->d->refs, 1, memory_order_relaxed);
 }
 
+/* Derived datatypes allocated and not yet freed (zm_dt_live). */
+static _Atomic long live_derived;
+
+long zm_dt_live(void)
+{
+    return atomic_load_explicit(&live_derived, memory_order_relaxed);
+}
+
 void zm_dt_release(const zm_dt_t *dt)
 {
     struct zm_dt_derived *d = dt->d;
@@ -373,6 +381,7 @@ void zm_dt_release(const zm_dt_t *dt)
     free(d->counts);
     free(d->types);
     ((zm_dt_t *)dt)->magic = 0;
+    atomic_fetch_sub_explicit(&live_derived, 1, memory_order_relaxed);
     free((void *)dt);
 }
 
@@ -392,6 +401,7 @@ static zm_dt_t *type_new(zm_dt_layout_t *L, zm_dt_seq_t *seq, size_t nseq)
         free(seq);
         return NULL;
     }
+    atomic_fetch_add_explicit(&live_derived, 1, memory_order_relaxed);
     struct zm_dt_derived *d = (struct zm_dt_derived *)(t + 1);
     t->d = d;
     atomic_init(&d->refs, 1);

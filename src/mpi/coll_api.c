@@ -10,6 +10,7 @@
  */
 #include "coll_build.h"
 #include "inter_impl.h"
+#include "arch/tsan_shim.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,7 +32,13 @@ static int coll_call(struct zmpi_comm *c, const char *fn, const zm_coll_args_t *
     if (!s)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     zm_p2p_waiter()->wait_call = fn;
-    return coll_result(c, fn, zm_coll_run(s, c->p.rank, a, err, sizeof(err)), err);
+    /* Under ThreadSanitizer, what each rank did before a blocking
+     * collective happens before what every rank does after it (the
+     * communicator's shared block is the key). */
+    zm_arch_tsan_release(s);
+    zm_status_t st = zm_coll_run(s, c->p.rank, a, err, sizeof(err));
+    zm_arch_tsan_acquire(s);
+    return coll_result(c, fn, st, err);
 }
 
 /* Start a non-blocking collective on a new request. */
@@ -138,8 +145,11 @@ int zm_mpi_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt, in
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     /* me already holds our rank: no second walk from the thread to it. */
     zm_p2p_waiter()->wait_call = fn;
-    return coll_result(c, fn, zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root,
-                                                err, sizeof(err)), err);
+    zm_arch_tsan_release(s); /* as in coll_call */
+    zm_status_t st = zm_coll_bcast_run(s, c->p.rank, buf, (size_t)count, dt, root, err,
+                                       sizeof(err));
+    zm_arch_tsan_acquire(s);
+    return coll_result(c, fn, st, err);
 }
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)

@@ -44,6 +44,14 @@ uint32_t zm_mpi_ctx_draw(uint32_t n)
     return v + range * (uint32_t)zm_net_job.proc;
 }
 
+/* Communicators made and not yet released (zm_mpi_comm_live). */
+static _Atomic int live_comms;
+
+int zm_mpi_comm_live(void)
+{
+    return atomic_load_explicit(&live_comms, memory_order_relaxed);
+}
+
 static struct zmpi_comm *comm_alloc(void)
 {
     struct zmpi_comm *c;
@@ -54,8 +62,10 @@ static struct zmpi_comm *comm_alloc(void)
     zm_spin_unlock(&free_lock);
     if (!c)
         c = malloc(sizeof(*c));
-    if (c)
+    if (c) {
         memset(c, 0, sizeof(*c));
+        atomic_fetch_add_explicit(&live_comms, 1, memory_order_relaxed);
+    }
     return c;
 }
 
@@ -63,6 +73,7 @@ static void comm_release(struct zmpi_comm *c)
 {
     zm_mpi_handle_forget(c);
     c->magic = 0;
+    atomic_fetch_sub_explicit(&live_comms, 1, memory_order_relaxed);
     zm_spin_lock(&free_lock);
     *(struct zmpi_comm **)c->name = free_list;
     free_list = c;

@@ -76,19 +76,38 @@ zm_status_t zm_mpi_setup(int nranks)
 
 static int priv_main(int argc, char **argv, char **envp);
 
+/* The rank's own argv array (in its heap: a checkpoint saves it, with
+ * the strings, which the process's start-up area would not keep). */
+static char **rank_argv(void)
+{
+    size_t bytes = sizeof(char *) * (size_t)(L.argc + 1);
+    for (int i = 0; i < L.argc; i++)
+        bytes += strlen(L.argv[i]) + 1;
+    char **argv = zmpi_heap_malloc(bytes);
+    if (!argv)
+        return NULL;
+    char *s = (char *)(argv + L.argc + 1);
+    for (int i = 0; i < L.argc; i++) {
+        size_t n = strlen(L.argv[i]) + 1;
+        argv[i] = memcpy(s, L.argv[i], n);
+        s += n;
+    }
+    argv[L.argc] = NULL;
+    return argv;
+}
+
 static void rank_main(zm_ult_t *u, void *arg)
 {
     (void)arg;
     /* Each rank gets its own argv array: getopt and MPI_Init may permute
      * or shorten it. */
-    char **argv = malloc(sizeof(char *) * (size_t)(L.argc + 1));
+    char **argv = rank_argv();
     if (!argv) {
         zm_ult_exit(1);
         return;
     }
-    memcpy(argv, L.argv, sizeof(char *) * (size_t)(L.argc + 1));
     int status = L.main_fn(L.argc, argv, L.envp);
-    free(argv);
+    zmpi_heap_free(argv);
     (void)u;
     zm_ult_exit(status);
 }
@@ -168,7 +187,9 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     L.main_fn = main_fn;
     zm_mpi_info_env_args(argc, argv);
     int *ids = local_ranks();
-    zm_ult_job_config_t cfg = { np, nw, ids, nl, stack, rank_main, NULL, zm_p2p_describe };
+    zm_ult_job_config_t cfg = { np, nw, ids, nl, stack, rank_main, NULL, zm_p2p_describe, NULL };
+    if (ids && zm_mpi_ckpt_setup(argc, argv, main_fn == priv_main, &cfg) != 0)
+        return 1;
     /* zm_ult_job_run creates the ULT records that the setups below fill in,
      * so they are made first with the job's sizes. */
     if (!ids || zm_ult_job_prepare(&cfg) != 0 || zm_p2p_init(np, nw, eager) != ZM_OK ||
@@ -178,8 +199,12 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
             zm_net_abort(1);
         return 1;
     }
+    if (zm_mpi_ckpt_restore() != 0)
+        return 1;
     zm_arch_crash_install(zmpi_output_rank);
+    zm_mpi_ckpt_job_begin();
     int status = zm_ult_job_start();
+    zm_mpi_ckpt_job_end();
     fflush(NULL);
     zm_net_finalize();
     return status;
@@ -191,7 +216,7 @@ static int priv_main(int argc, char **argv, char **envp)
 {
     char err[256];
     int id = zm_ult_self()->id;
-    void *img = zm_arch_image_clone(id, err, sizeof err);
+    void *img = zm_mpi_ckpt_clone(id, err, sizeof err);
     if (!img) {
         /* A job with a rank missing cannot run: end it with one message
          * (the other ranks fail the same way) instead of a deadlock. */
@@ -213,7 +238,7 @@ static int priv_main(int argc, char **argv, char **envp)
         return 1;
     }
     int status = main_fn(argc, argv, envp);
-    zm_arch_image_close(img);
+    zm_arch_image_close(zm_mpi_ckpt_image(id, img));
     return status;
 }
 

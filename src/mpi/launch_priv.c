@@ -36,9 +36,18 @@ void __wrap_srand(unsigned seed);
 int __wrap_rand(void);
 
 void zmpi_output_flush_rank(void);
+void __cxa_finalize(void *dso);
+void zm_mpi_priv_exiting(int status) __attribute__((visibility("hidden")));
+extern void *__dso_handle __attribute__((visibility("hidden")));
 
 void __wrap_exit(int status)
 {
+    /* As exit ends a process: this rank's atexit and on_exit handlers
+     * and C++ static destructors (registered with its copy's
+     * __dso_handle) run now, in the rank, before its output is flushed;
+     * the other ranks' stay. */
+    zm_mpi_priv_exiting(status);
+    __cxa_finalize(__dso_handle);
     zmpi_output_flush_rank();
     zmpi_rank_exit(status);
     __real_exit(status);
@@ -88,4 +97,22 @@ void __wrap_srand(unsigned seed)
 int __wrap_rand(void)
 {
     return (int)__wrap_random();
+}
+
+/*
+ * ThreadSanitizer's default suppressions for a program built with
+ * -fsanitize=thread (TSan asks the executable for them when it starts):
+ * libc calls made inside libzmpi (memcpy of message data, malloc, locks)
+ * are not checked.  libzmpi is not instrumented, so TSan cannot see the
+ * atomics that order those calls between ranks and would report every
+ * message copied between ranks on different workers as a race; the
+ * program's own accesses are all still checked (docs/debugging.md).  Weak,
+ * so that a program's own definition replaces it.
+ */
+__attribute__((weak)) const char *__tsan_default_suppressions(void);
+
+__attribute__((weak)) const char *__tsan_default_suppressions(void)
+{
+    return "called_from_lib:libzmpi.so\n"
+           "called_from_lib:libzmpi_net_\n";
 }

@@ -145,6 +145,32 @@ typedef struct zm_mpi_rank {
                                       * (threads_omp.c) */
 } zm_mpi_rank_t;
 
+/* ---- Checkpoint/restart (checkpoint.c) ----
+ * zm_mpi_ckpt_setup: with ZMPI_CHECKPOINT=1 or ZMPI_RESTART set, give
+ * every rank its fixed-address region and place stacks there (cfg's
+ * stack_at); 0, or -1 after printing why checkpoints cannot be taken.
+ * zm_mpi_ckpt_restore: on a restart, bring every rank of the process back
+ * from its file (after zm_ult_job_prepare and zm_mpi_setup); 0 or -1
+ * after printing why.  zm_mpi_ckpt_job_begin/_end bracket
+ * zm_ult_job_start (a restart runs the job with the first process's
+ * stack-protector canary).  Main thread, at start.
+ * zm_mpi_ckpt_clone loads rank `rank`'s program copy (in its region when
+ * checkpoints are on); zm_mpi_ckpt_image returns the copy to close when
+ * the rank's main returned (after a restart, not the one it loaded).  The
+ * rank's ULT.  zmpi_heap_malloc/free: the rank heap or libc's. */
+int zm_mpi_ckpt_setup(int argc, char **argv, int privatized, zm_ult_job_config_t *cfg);
+int zm_mpi_ckpt_restore(void);
+void zm_mpi_ckpt_job_begin(void);
+void zm_mpi_ckpt_job_end(void);
+void *zm_mpi_ckpt_clone(int rank, char *err, size_t errlen);
+void *zm_mpi_ckpt_image(int rank, void *img);
+void *zmpi_heap_malloc(size_t n);
+void zmpi_heap_free(void *p);
+
+/* Communicators made by the program and not freed, in this process (a
+ * checkpoint needs none).  Any thread. */
+int zm_mpi_comm_live(void);
+
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
 zm_status_t zm_mpi_setup(int nranks);
 

@@ -19,6 +19,7 @@
 #include "large.h"
 
 #include "rma/rma.h"
+#include "arch/tsan_shim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -575,7 +576,14 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (win->rma->proc)
         return PMPI_Barrier(win->comm); /* remote operations are acknowledged: done */
     zm_coll_shm_t *s = zm_mpi_coll_shm(win->comm);
-    if (!s || zm_coll_barrier(s, win->rank) != ZM_OK)
+    if (!s)
+        return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
+    /* Under ThreadSanitizer, one epoch's accesses happen before the next
+     * epoch's, as for a collective (coll_api.c). */
+    zm_arch_tsan_release(s);
+    zm_status_t st = zm_coll_barrier(s, win->rank);
+    zm_arch_tsan_acquire(s);
+    if (st != ZM_OK)
         return zm_mpi_win_error(win, MPI_ERR_NO_MEM, fn, "out of memory");
     return MPI_SUCCESS;
 }
@@ -768,6 +776,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         snprintf(what, sizeof(what), "MPI_Win_lock waiting for %s lock on rank %d of window "
                  "%s", excl ? "an exclusive" : "a shared", rank, wname(win));
         zm_rma_lock(win->rma, win->rank, rank, excl, what);
+        /* Under ThreadSanitizer: after the previous holders' epochs. */
+        zm_arch_tsan_acquire(win->rma);
     }
     win->lock_type[rank] = (unsigned char)((excl ? ZM_WIN_LOCK_EXCL : ZM_WIN_LOCK_SHARED) |
                                            (assert & MPI_MODE_NOCHECK ? ZM_WIN_LOCK_NOCHECK : 0));
@@ -794,8 +804,10 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     /* The epoch's accesses are complete; publish them before the next
      * holder of the lock can look. */
     atomic_thread_fence(memory_order_seq_cst);
-    if (!(lt & ZM_WIN_LOCK_NOCHECK))
+    if (!(lt & ZM_WIN_LOCK_NOCHECK)) {
+        zm_arch_tsan_release(win->rma); /* for the next holder's MPI_Win_lock */
         zm_rma_unlock(win->rma, rank, (lt & ZM_WIN_LOCK_EXCL) != 0);
+    }
     win->lock_type[rank] = 0;
     win->nlocks--;
     return MPI_SUCCESS;
@@ -823,6 +835,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
                      "%d of window %s", t, wname(win));
             zm_rma_lock(win->rma, win->rank, t, 0, what);
         }
+        zm_arch_tsan_acquire(win->rma); /* as in MPI_Win_lock */
     }
     win->locked_all = assert & MPI_MODE_NOCHECK ? 2 : 1;
     win->fence_open = 0;
@@ -842,9 +855,11 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if ((rc = zm_mpi_win_drain(win, fn)) != MPI_SUCCESS)
         return rc;
     atomic_thread_fence(memory_order_seq_cst);
-    if (win->locked_all == 1)
+    if (win->locked_all == 1) {
+        zm_arch_tsan_release(win->rma); /* as in MPI_Win_unlock */
         for (int t = 0; t < win->size; t++)
             zm_rma_unlock(win->rma, t, 0);
+    }
     win->locked_all = 0;
     return MPI_SUCCESS;
 }

@@ -57,19 +57,29 @@ static void thread_key_make(void)
     pthread_key_create(&thread_key, thread_end);
 }
 
-/* A record for the calling thread acting for world rank `rank`, made
- * current (tl_thread); NULL if out of memory. */
-static zm_mpi_thread_t *thread_bind(int rank, int counted)
+/* A zeroed thread record, or NULL if out of memory.  Made by the creator
+ * of a new thread, not by the thread itself: under ThreadSanitizer the new
+ * thread runs thread_start before TSan has set it up, and must not
+ * allocate or call pthread_once (docs/debugging.md). */
+static zm_mpi_thread_t *thread_record_new(void)
 {
     zm_mpi_thread_t *t = aligned_alloc(ZM_CACHE_LINE, (sizeof(*t) + ZM_CACHE_LINE - 1) &
                                                           ~(size_t)(ZM_CACHE_LINE - 1));
+    if (t)
+        memset(t, 0, sizeof(*t));
+    pthread_once(&thread_key_once, thread_key_make);
+    return t;
+}
+
+/* Record t (thread_record_new) for the calling thread acting for world
+ * rank `rank`, made current (tl_thread); NULL if t is. */
+static zm_mpi_thread_t *thread_bind(zm_mpi_thread_t *t, int rank, int counted)
+{
     if (!t)
         return NULL;
-    memset(t, 0, sizeof(*t));
     zm_p2p_thread_init(&t->p, rank, zm_ult_get(rank)->user, counted);
     t->rank = rank;
     t->counted = counted;
-    pthread_once(&thread_key_once, thread_key_make);
     pthread_setspecific(thread_key, t);
     tl_thread = t;
     return t;
@@ -109,7 +119,7 @@ zm_mpi_rank_t *zm_mpi_thread_rank(void)
 {
     zm_mpi_thread_t *t = tl_thread;
     if (!t && zm_ult_job_adopted())
-        t = thread_bind(adopted_rank(), 0);
+        t = thread_bind(thread_record_new(), adopted_rank(), 0);
     return t ? (zm_mpi_rank_t *)zm_ult_get(t->rank)->user : NULL;
 }
 
@@ -262,13 +272,14 @@ struct thread_start {
     int main_like;
     int counted;
     thread_exit_t *exit;
+    zm_mpi_thread_t *rec;   /* the thread's record, made by its creator */
 };
 
 static void *thread_start(void *p)
 {
     struct thread_start s = *(struct thread_start *)p;
     free(p);
-    zm_mpi_thread_t *t = thread_bind(s.rank, s.counted);
+    zm_mpi_thread_t *t = thread_bind(s.rec, s.rank, s.counted);
     if (t) {
         t->main_like = s.main_like;
         t->exit = s.exit; /* signalled by thread_end if the thread exits early */
@@ -298,6 +309,7 @@ int zm_mpi_thread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(
     s->arg = arg;
     s->rank = rank;
     s->main_like = main_like;
+    s->rec = thread_record_new();
     /* A thread that may be joined gets an exit record. */
     int detached = 0;
     if (attr)
@@ -319,6 +331,7 @@ int zm_mpi_thread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(
     if (rc != 0) {
         if (counted)
             zm_ult_foreign_count(-1);
+        free(s->rec);
         free(s);
         free(e);
         return rc;

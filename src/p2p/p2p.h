@@ -474,6 +474,12 @@ enum { ZM_P2P_EV_QUEUED, ZM_P2P_EV_MATCHED, ZM_P2P_EV_TAKEN };
 typedef void (*zm_p2p_event_fn_t)(int ev, int owner, uint32_t ctx, int src, int dst, int tag,
                                   size_t bytes, int how);
 
+/* Nonzero if rank `rank` has no posted receive and no message waiting
+ * for it (its rings drained first): what a checkpoint requires of a rank,
+ * since neither could be carried into a restarted job.  The rank's own
+ * ULT. */
+int zm_p2p_rank_quiet(int rank);
+
 /* The MPI_T layer's receiver while an event handle exists, else NULL
  * (defined in p2p.c, set by mpit_events.c). */
 extern zm_p2p_event_fn_t zm_p2p_event_fn;

@@ -116,3 +116,17 @@ int zm_p2p_cancel(zm_req_t *req)
         zm_p2p_req_complete(req);
     return 1;
 }
+
+int zm_p2p_rank_quiet(int rank)
+{
+    zm_p2p_rank_t *r = zm_p2p_rank(rank);
+    /* Messages a ring still holds count as received: move them to the
+     * queue first, where the check below sees them. */
+    zm_p2p_ring_drain(r);
+    zm_spin_lock(&r->lock);
+    int quiet = zm_dlist_empty(&r->posted) && zm_dlist_empty(&r->unexp) &&
+                atomic_load_explicit(&r->slot_state, memory_order_acquire) == ZM_SLOT_EMPTY &&
+                !atomic_load_explicit(&r->mail_busy, memory_order_acquire);
+    zm_spin_unlock(&r->lock);
+    return quiet;
+}

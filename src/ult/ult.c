@@ -11,6 +11,7 @@
  * (p2p's send-cycle breaker) can end it by waking some ULTs itself.
  */
 #include "ult/ult_impl.h"
+#include "arch/tsan_shim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,8 @@ static void finish_switch(zm_worker_t *w)
         }
         break;
     case ACT_EXIT:
+        if (zm_arch_tsan_on())
+            zm_arch_tsan_forget(&u->tsan_fiber);
         job_finish_one(u);
         break;
     }
@@ -634,10 +637,16 @@ static void worker_loop(zm_worker_t *w)
     zm_ult_t *u;
     tl_worker = w;
     atomic_store_explicit(&w->cpu_clock, zm_arch_thread_clock(), memory_order_relaxed);
+    if (zm_arch_tsan_on())
+        zm_arch_tsan_thread_start();
     while ((u = worker_next(w)) != NULL) {
         w->current = u;
         if (__atomic_load_n(&job.measure, __ATOMIC_RELAXED))
             w->since = zm_arch_ticks();
+        /* ThreadSanitizer (tsan_shim.h): here and in switch_away, TSan
+         * learns of each switch right before it is made. */
+        if (zm_arch_tsan_on())
+            zm_arch_tsan_enter(&u->tsan_fiber);
         zm_arch_ctx_switch(&w->sched_ctx, &u->ctx);
         finish_switch(w);
     }
@@ -648,6 +657,11 @@ static void *worker_thread(void *arg)
     zm_arch_fault_thread_init();
     worker_loop(arg);
     return NULL;
+}
+
+void zm_ult_finish_switch(void)
+{
+    finish_switch(tl_worker);
 }
 
 static void ult_entry(void *arg)
@@ -692,9 +706,13 @@ static void switch_away(int action)
     next = rq_pop(w);
     if (next) {
         w->current = next;
+        if (zm_arch_tsan_on())
+            zm_arch_tsan_enter(&next->tsan_fiber);
         zm_arch_ctx_switch(&u->ctx, &next->ctx);
     } else {
         w->current = NULL;
+        if (zm_arch_tsan_on())
+            zm_arch_tsan_enter_sched();
         zm_arch_ctx_switch(&u->ctx, &w->sched_ctx);
     }
     /* Resumed, maybe on another worker (zm_ult_wake, give_one): the
@@ -918,7 +936,8 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
         u->worker_id = (int)((long long)l * nw / nl);
         u->home_id = u->worker_id;
         u->worker = &job.workers[u->worker_id];
-        if (zm_arch_stack_alloc(cfg->stack_size, &u->stack) != 0) {
+        if (cfg->stack_at ? cfg->stack_at(i, &u->stack) != 0
+                          : zm_arch_stack_alloc(cfg->stack_size, &u->stack) != 0) {
             fprintf(stderr, "zmpi: cannot map a %zu-byte stack for rank %d of %d "
                     "(lower ZMPI_STACK_SIZE or the rank count)\n", cfg->stack_size, i, n);
             return -1;

@@ -51,6 +51,8 @@ struct zm_ult {
     /* Set by the layer above while it needs its park hook called for
      * this ULT (zm_ult_set_park_hook); parks skip the call otherwise. */
     _Atomic uint8_t park_notify;
+    void *tsan_fiber;                 /* ThreadSanitizer's state for this ULT, when
+                                       * TSan is in the process (arch/tsan_shim.h) */
 };
 
 enum {
@@ -124,12 +126,29 @@ typedef struct zm_ult_job_config {
     void (*entry)(zm_ult_t *, void *); /* body of each ULT */
     void *arg;                         /* passed to entry */
     zm_ult_describe_fn describe;       /* may be NULL */
+    /* Places ULT id's stack (checkpoint/restart keeps it at a fixed
+     * address); NULL: mapped anywhere.  Returns 0 or -1. */
+    int (*stack_at)(int id, zm_arch_stack_t *stack);
 } zm_ult_job_config_t;
 
 /* Create the ULTs (with their stacks) and workers of a job, without
  * running anything, so upper layers can attach per-ULT data.  Returns 0,
  * or -1 after printing why.  Main thread only, once per process. */
 int zm_ult_job_prepare(const zm_ult_job_config_t *cfg);
+
+/* Save the calling ULT's context without leaving it: *sp and the `len`
+ * bytes at it (frame) are what zm_ult_resume_saved needs to make another
+ * process's ULT of the same id continue from here, once its stack holds
+ * the same contents.  Returns 0 after saving, and 1 in the ULT that a
+ * restart resumed (*resumed, read when it lands here, tells which).
+ * The calling ULT; values the caller keeps in registers across the call
+ * come back as they were when it saved. */
+int zm_ult_capture(void **sp, unsigned char *frame, size_t len, const int *resumed);
+
+/* Make ULT u (prepared, not started) continue from a saved context: writes
+ * `frame` back at sp on its stack and switches to it there when it first
+ * runs.  Main thread, before the job starts. */
+void zm_ult_resume_saved(zm_ult_t *u, void *sp, const unsigned char *frame, size_t len);
 
 /* Run the prepared job to completion on the calling thread (which becomes
  * worker 0) and W-1 new threads.  Returns the job's exit status: the first

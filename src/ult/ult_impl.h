@@ -69,6 +69,10 @@ typedef struct zm_ult_state {
 
 extern zm_ult_state_t zm_ult_job;
 
+/* What every context that a worker switched into does first: finish the
+ * switch (requeue or park the ULT that left).  The ULT that landed. */
+void zm_ult_finish_switch(void);
+
 /* Whether the parked adopted rank or foreign record `arg` was woken.  Any
  * thread. */
 int zm_ult_adopted_woken(void *arg);

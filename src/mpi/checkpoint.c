@@ -1,0 +1,485 @@
+/*
+ * checkpoint.c: ZMPI_Checkpoint, and the restart of a checkpointed job
+ * (issue 21; docs/checkpoint.md).
+ *
+ * With checkpoints on (zmpirun --checkpoint), every rank's stack, program
+ * copy and heap lie in a region of their own at an address that is the
+ * same in every run (src/core/rank_mem.c), and the shared libraries too,
+ * since zmpirun turns address-space randomization off for the job.  A
+ * checkpoint then is each rank's region written to a file, with the
+ * rank's context saved at the point where it called ZMPI_Checkpoint
+ * (zm_ult_capture).  A restart (zmpirun --restart DIR) maps every region
+ * back at its address and makes each rank continue from that point, as
+ * if its ZMPI_Checkpoint call returned: nothing in the ranks' memory
+ * needs changing, because nothing moved.
+ *
+ * What a rank holds outside its region cannot come back: MPI objects
+ * other than the predefined ones, messages in flight, memory that system
+ * libraries allocated for it (open FILE streams), threads it created.
+ * ZMPI_Checkpoint checks the MPI part and fails, on every rank, with an
+ * error naming what is in the way.
+ */
+#include "mpi/mpi_impl.h"
+#include "mpi/threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOB_MAGIC "zmpi-checkpoint 1"
+#define PAGE 4096
+
+/* Read by the malloc wrappers linked into a privatized program
+ * (src/mpi/launch_heap.c): whether ranks allocate from their regions. */
+ZM_EXPORT int zmpi_heap_on;
+
+static struct {
+    int on;              /* checkpoints on for this job */
+    const char *restart; /* directory of the checkpoint restarted from */
+    void **images;       /* per world rank: its program copy */
+    uintptr_t canary;    /* the first process's stack-protector canary */
+    uintptr_t own_canary;/* this process's, put back after the job */
+    int argc;
+    char **argv;         /* the job's command line, for the job file */
+} C;
+
+/* Where a checkpoint's content must be found again: one function of
+ * libc's and one of libzmpi's.  A restart whose libraries load elsewhere
+ * (another machine, an update, randomization on) cannot go on. */
+static void anchors(uintptr_t a[2])
+{
+    a[0] = (uintptr_t)&fopen;
+    a[1] = (uintptr_t)&PMPI_Init;
+}
+
+/* ---- Setup and restart, at job start -------------------------------------- */
+
+static int stack_at(int id, zm_arch_stack_t *st)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(id);
+    return zm_arch_stack_at(h->stack_at, h->stack_size, st);
+}
+
+int zm_mpi_ckpt_setup(int argc, char **argv, int privatized, zm_ult_job_config_t *cfg)
+{
+    const char *on = getenv("ZMPI_CHECKPOINT"), *dir = getenv("ZMPI_RESTART");
+    C.restart = dir && *dir ? dir : NULL;
+    C.on = C.restart || (on && strcmp(on, "1") == 0);
+    if (!C.on)
+        return 0;
+    const char *why = !privatized            ? "the program is not privatized (link it with zmpicc)"
+                      : zm_net_job.nprocs > 1 ? "the job spans several processes"
+                      : !zm_arch_aslr_off()  ? "address-space randomization is on (start the job "
+                                               "with zmpirun --checkpoint, which turns it off)"
+                                             : zm_arch_clone_usable();
+    char err[256];
+    if (!why && zm_core_rank_mem_setup(cfg->nults, cfg->stack_size, zm_arch_clone_span(), err,
+                                       sizeof err) != 0)
+        why = err;
+    for (int l = 0; !why && l < cfg->nlocal; l++)
+        if (zm_core_rank_mem_init(cfg->local ? cfg->local[l] : l, 1) != 0)
+            why = "cannot map the ranks' memory";
+    C.images = why ? NULL : calloc((size_t)cfg->nults, sizeof *C.images);
+    if (why || !C.images) {
+        fprintf(stderr, "zmpi: checkpoints cannot be taken in this job: %s\n",
+                why ? why : "out of memory");
+        return -1;
+    }
+    C.argc = argc;
+    C.argv = argv;
+    cfg->stack_at = stack_at;
+    zmpi_heap_on = 1;
+    return 0;
+}
+
+/* Read a checkpoint file's sections into memory at their addresses.  The
+ * first is the region's header: checked, then the program copy mapped
+ * under the rest.  Returns 0 or -1 with a message in err. */
+static int read_rank(int fd, int rank, char *err, size_t errlen)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(rank);
+    for (int first = 1;; first = 0) {
+        uint64_t sec[2];
+        if (read(fd, sec, sizeof sec) != (ssize_t)sizeof sec) {
+            snprintf(err, errlen, "truncated file");
+            return -1;
+        }
+        if (sec[1] == 0)
+            return first ? -1 : 0;
+        /* Sections lie inside the rank's region (checked for the header
+         * by its address; the others by the header's layout). */
+        zm_rank_mem_t *owner = zm_core_rank_mem_owner((void *)(uintptr_t)sec[0]);
+        if (owner != h || (first && sec[1] != PAGE) ||
+            zm_arch_region_load(fd, (uintptr_t)sec[0], sec[1]) != 0) {
+            snprintf(err, errlen, "damaged or truncated file");
+            return -1;
+        }
+        if (!first)
+            continue;
+        if (sec[0] != (uintptr_t)h || !zm_core_rank_mem_valid(h, rank)) {
+            snprintf(err, errlen, "it was written by a job of another shape (ranks, stack "
+                     "size or program)");
+            return -1;
+        }
+        C.images[rank] = zm_arch_image_clone(rank, h->copy_at, 1, err, errlen);
+        if (!C.images[rank])
+            return -1;
+    }
+}
+
+/* Bring back rank `rank` from its file: memory, context, MPI state. */
+static int restore_rank(int rank, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank-%d.ckpt", C.restart, rank);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char why[300];
+    int rc = read_rank(fd, rank, why, sizeof why);
+    close(fd);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    zm_rank_mem_t *h = zm_core_rank_mem(rank);
+    h->ckpt_resumed = 1;
+    zm_ult_resume_saved(zm_ult_get(rank), h->ckpt_sp, h->ckpt_frame, ZM_RANK_MEM_FRAME);
+    zm_mpi_rank_t *me = zm_ult_get(rank)->user;
+    me->thread_level = (int)h->user[1];
+    zm_mpi_thread_grant(me, me->thread_level);
+    me->world.eh = (struct zmpi_errhandler *)h->user[2];
+    me->self.eh = (struct zmpi_errhandler *)h->user[3];
+    me->initialized = 1;
+    return 0;
+}
+
+/* The job file's values this restart needs; 0 or -1 with err. */
+static int read_job(char *err, size_t errlen)
+{
+    char path[4096], line[256];
+    snprintf(path, sizeof path, "%s/job", C.restart);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned long long canary = 0, a0 = 0, a1 = 0;
+    int np = -1, ok = fgets(line, sizeof line, f) && strncmp(line, JOB_MAGIC, strlen(JOB_MAGIC)) == 0;
+    while (ok && fgets(line, sizeof line, f)) {
+        sscanf(line, "ranks %d", &np);
+        sscanf(line, "canary %llx", &canary);
+        sscanf(line, "anchors %llx %llx", &a0, &a1);
+    }
+    fclose(f);
+    uintptr_t a[2];
+    anchors(a);
+    if (!ok || np != zm_net_job.nranks) {
+        snprintf(err, errlen, "%s is not a checkpoint of %d ranks", path, zm_net_job.nranks);
+        return -1;
+    }
+    if (a0 != a[0] || a1 != a[1]) {
+        snprintf(err, errlen, "the shared libraries are not where they were when %s was "
+                 "written (libc's fopen %#llx, was %#llx; libzmpi's %#llx, was %#llx: another "
+                 "machine or library version, or randomization on)", path,
+                 (unsigned long long)a[0], a0, (unsigned long long)a[1], a1);
+        return -1;
+    }
+    C.canary = (uintptr_t)canary;
+    return 0;
+}
+
+int zm_mpi_ckpt_restore(void)
+{
+    if (!C.restart)
+        return 0;
+    char err[4600];
+    int rc = read_job(err, sizeof err);
+    for (int l = 0; rc == 0 && l < zm_net_job.nlocal; l++)
+        rc = restore_rank(zm_net_world_of(zm_net_job.proc, l), err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "zmpi: cannot restart from %s: %s\n", C.restart, err);
+        return -1;
+    }
+    return 0;
+}
+
+void zm_mpi_ckpt_job_begin(void)
+{
+    if (!C.restart)
+        return;
+    /* The restored frames were entered with the first process's canary;
+     * workers created from here on inherit it. */
+    C.own_canary = zm_arch_canary_get();
+    zm_arch_canary_set(C.canary);
+}
+
+void zm_mpi_ckpt_job_end(void)
+{
+    if (C.restart)
+        zm_arch_canary_set(C.own_canary);
+}
+
+void *zm_mpi_ckpt_image(int rank, void *img)
+{
+    return C.on ? C.images[rank] : img;
+}
+
+void *zm_mpi_ckpt_clone(int rank, char *err, size_t errlen)
+{
+    if (!C.on)
+        return zm_arch_image_clone(rank, 0, 0, err, errlen);
+    C.images[rank] = zm_arch_image_clone(rank, zm_core_rank_mem(rank)->copy_at, 0, err, errlen);
+    return C.images[rank];
+}
+
+/* ---- Writing a checkpoint ------------------------------------------------- */
+
+/* Append one section (address, length, bytes) to fd, leaving holes for
+ * pages of zeros (a rank's untouched .bss and heap read as zeros). */
+static int put_section(int fd, uintptr_t addr, size_t len)
+{
+    uint64_t sec[2] = { addr, len };
+    if (write(fd, sec, sizeof sec) != (ssize_t)sizeof sec)
+        return -1;
+    return zm_arch_region_save(fd, addr, len);
+}
+
+/* Write rank `rank`'s file: its header, the live part of its stack, its
+ * copy's writable segment and its heap.  0 or an errno value. */
+static int write_rank(const char *dir, int rank)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank-%d.ckpt", dir, rank);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno;
+    zm_rank_mem_t *h = zm_core_rank_mem(rank);
+    void *rw;
+    size_t rwlen;
+    zm_arch_clone_rw(zm_arch_image_own(C.images[rank]), &rw, &rwlen);
+    uintptr_t sp = (uintptr_t)h->ckpt_sp & ~(uintptr_t)(PAGE - 1);
+    uint64_t end[2] = { 0, 0 };
+    int rc = put_section(fd, (uintptr_t)h, PAGE) || put_section(fd, sp, h->stack_at + PAGE +
+                                                                h->stack_size - sp) ||
+             put_section(fd, (uintptr_t)rw, rwlen) ||
+             put_section(fd, h->heap_at, h->bump - h->heap_at) ||
+             write(fd, end, sizeof end) != (ssize_t)sizeof end;
+    int e = rc ? errno : 0;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    return e;
+}
+
+/* Rank 0's part: the job file (what a restart checks) and the command
+ * line zmpirun --restart runs again. */
+static int write_job(const char *dir)
+{
+    char path[4096];
+    uintptr_t a[2];
+    anchors(a);
+    snprintf(path, sizeof path, "%s/job", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return errno;
+    fprintf(f, "%s\nranks %d\nstack %zu\ncanary %llx\nanchors %llx %llx\n", JOB_MAGIC,
+            zm_net_job.nranks, zm_core_rank_mem(0)->stack_size,
+            (unsigned long long)zm_arch_canary_get(), (unsigned long long)a[0],
+            (unsigned long long)a[1]);
+    int e = fclose(f) ? errno : 0;
+    snprintf(path, sizeof path, "%s/argv", dir);
+    f = fopen(path, "w");
+    if (!f)
+        return errno;
+    for (int i = 0; i < C.argc; i++)
+        fwrite(C.argv[i], 1, strlen(C.argv[i]) + 1, f);
+    return fclose(f) ? errno : e;
+}
+
+/* What keeps the calling rank from being checkpointed, or NULL. */
+static const char *obstacle(zm_mpi_rank_t *me)
+{
+    if (!zm_p2p_rank_quiet(me->world_rank))
+        return "a message to it is still unreceived, or it has a receive posted";
+    if (zm_mpi_comm_live() > 0)
+        return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist (free them "
+               "first; windows, files and sessions hold communicators too)";
+    if (zm_dt_live() > 0)
+        return "derived datatypes exist (free them first)";
+    if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
+        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made (set a "
+               "predefined one first)";
+    return NULL;
+}
+
+/* Checks and agreement before the save; MPI_SUCCESS or the error raised. */
+static int ckpt_begin(const char *fn, const char *dir)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    /* Collective over MPI_COMM_WORLD: its error handler reports. */
+    struct zmpi_comm *world = &me->world;
+    if (!C.on)
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d: checkpoints are off in this job: "
+                            "start it with zmpirun --checkpoint", me->world_rank);
+    if (!dir || !*dir)
+        return zm_mpi_error(world, MPI_ERR_ARG, fn, "rank %d: no directory given (dir)",
+                            me->world_rank);
+    if (me->world_rank == 0 && mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return zm_mpi_error(world, MPI_ERR_FILE, fn, "rank 0: cannot create %s: %s", dir,
+                            strerror(errno));
+    PMPI_Barrier(MPI_COMM_WORLD);
+    const char *why = obstacle(me);
+    int bad = why != NULL, any = 0;
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (why)
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d cannot be checkpointed: %s",
+                            me->world_rank, why);
+    if (any)
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d: another rank cannot be "
+                            "checkpointed (its error says why)", me->world_rank);
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    h->user[1] = (uintptr_t)me->thread_level;
+    /* Predefined error handlers are the library's own objects, at the same
+     * address in a restarted job. */
+    h->user[2] = (uintptr_t)me->world.eh;
+    h->user[3] = (uintptr_t)me->self.eh;
+    return MPI_SUCCESS;
+}
+
+/* After the save: write the files (first run) or nothing (restarted),
+ * then meet the other ranks. */
+static int ckpt_end(const char *fn, const char *dir, int resumed)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    struct zmpi_comm *world = &me->world;
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    int e = 0, any = 0;
+    if (resumed) {
+        h->ckpt_resumed = 0;
+    } else {
+        e = me->world_rank == 0 ? write_job(dir) : 0;
+        if (!e)
+            e = write_rank(dir, me->world_rank);
+    }
+    PMPI_Allreduce(&e, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (e)
+        return zm_mpi_error(world, MPI_ERR_FILE, fn, "rank %d: cannot write its checkpoint "
+                            "in %s: %s", me->world_rank, dir, strerror(e));
+    if (any)
+        return zm_mpi_error(world, MPI_ERR_FILE, fn, "rank %d: another rank could not write "
+                            "its checkpoint in %s", me->world_rank, dir);
+    return MPI_SUCCESS;
+}
+
+int PZMPI_Checkpoint(const char *dir)
+{
+    int rc = ckpt_begin("ZMPI_Checkpoint", dir);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    zm_rank_mem_t *h = zm_core_rank_mem(zm_ult_self()->id);
+    /* From here on only `dir` (the caller's) may be used across the save:
+     * a restarted rank comes back here in another process. */
+    int resumed = zm_ult_capture(&h->ckpt_sp, h->ckpt_frame, ZM_RANK_MEM_FRAME,
+                                 &h->ckpt_resumed);
+    if (resumed < 0)
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, "ZMPI_Checkpoint", "rank %d: out of memory",
+                            zm_ult_self()->id);
+    return ckpt_end("ZMPI_Checkpoint", dir, resumed);
+}
+#pragma weak ZMPI_Checkpoint = PZMPI_Checkpoint
+
+/* ---- The rank heap, for the program's malloc wrappers --------------------- */
+
+/* The calling rank's region, or NULL on a thread that is no rank's ULT
+ * (their memory comes from libc and is not checkpointed). */
+static zm_rank_mem_t *my_region(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    return u && !u->foreign && zmpi_heap_on ? zm_core_rank_mem(u->id) : NULL;
+}
+
+ZM_EXPORT void *zmpi_heap_malloc(size_t n)
+{
+    zm_rank_mem_t *h = my_region();
+    if (!h)
+        return malloc(n);
+    void *p = zm_core_heap_alloc(h, n ? n : 1);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+ZM_EXPORT void *zmpi_heap_calloc(size_t m, size_t n)
+{
+    if (n && m > SIZE_MAX / n) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    zm_rank_mem_t *h = my_region();
+    if (!h)
+        return calloc(m, n);
+    size_t bytes = m * n;
+    void *p = zm_core_heap_calloc(h, bytes ? bytes : 1);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+ZM_EXPORT void zmpi_heap_free(void *p)
+{
+    zm_rank_mem_t *h = p ? zm_core_rank_mem_owner(p) : NULL;
+    if (h)
+        zm_core_heap_free(h, p);
+    else
+        free(p);
+}
+
+ZM_EXPORT void *zmpi_heap_realloc(void *p, size_t n)
+{
+    if (!p)
+        return zmpi_heap_malloc(n);
+    if (!zm_core_rank_mem_owner(p))
+        return realloc(p, n);
+    if (n == 0) {
+        zmpi_heap_free(p);
+        return NULL;
+    }
+    size_t have = zm_core_heap_usable(p);
+    if (n <= have)
+        return p;
+    void *q = zmpi_heap_malloc(n);
+    if (q) {
+        memcpy(q, p, have);
+        zmpi_heap_free(p);
+    }
+    return q;
+}
+
+ZM_EXPORT void *zmpi_heap_aligned(size_t align, size_t n)
+{
+    zm_rank_mem_t *h = my_region();
+    if (!h) {
+        void *p = NULL;
+        return posix_memalign(&p, align, n) == 0 ? p : NULL;
+    }
+    void *p = zm_core_heap_aligned(h, align, n ? n : 1);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+ZM_EXPORT int zmpi_heap_owns(const void *p)
+{
+    return zm_core_rank_mem_owner(p) != NULL;
+}
+
+ZM_EXPORT size_t zmpi_heap_usable(void *p)
+{
+    return zm_core_heap_usable(p);
+}

@@ -1,0 +1,112 @@
+/*
+ * ckpt_basic.c: a rank's whole state survives ZMPI_Checkpoint and a
+ * restart (tests/ckpt_restart.sh): globals, locals on its stack, memory
+ * from malloc, calloc, realloc, posix_memalign, strdup and getline, its
+ * argv, its error handler, and where it was in its loop.  Each iteration exchanges messages
+ * around a ring and reduces a checksum (integers, so the result is exact
+ * whatever the number of workers).  At iteration CK_AT the ranks take a
+ * checkpoint in the directory argv[1]; with CK_STOP=1 in the environment
+ * they end right after it (a restart does not see it: the environment is
+ * not part of the checkpoint).  Rank 0 prints the final checksum.
+ * CK_MODE=comm keeps a communicator alive over the checkpoint, which
+ * ZMPI_Checkpoint must refuse.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK_AT 3
+#define ITERS 7
+
+static int64_t table[512];
+static int64_t bss_counter;
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc < 2) {
+        fprintf(stderr, "usage: ckpt_basic DIR\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int64_t local[64];
+    int64_t *heap = malloc(1000 * sizeof *heap);
+    int64_t *zeros = calloc(300000, sizeof *zeros);
+    char *grown = malloc(16);
+    void *aligned = NULL;
+    char *name = strdup(argv[0]);
+    char *line = NULL;
+    size_t cap = 0;
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (f) {
+        getline(&line, &cap, f);
+        fclose(f);
+    }
+    if (!heap || !zeros || !grown || posix_memalign(&aligned, 256, 4096) != 0 || !name) {
+        fprintf(stderr, "rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    grown = realloc(grown, 100000);
+    memset(grown, rank & 0x7f, 100000);
+    for (int i = 0; i < 64; i++)
+        local[i] = rank * 64 + i;
+    for (int i = 0; i < 1000; i++)
+        heap[i] = (int64_t)rank * 1000 + i;
+    for (int i = 0; i < 512; i++)
+        table[i] = i * (rank + 1);
+    int64_t check = 0;
+    MPI_Comm extra = MPI_COMM_NULL;
+    for (int it = 0; it < ITERS; it++) {
+        int64_t out = heap[it] + local[it] + table[it] + bss_counter + zeros[it * 1000], in = 0;
+        int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+        MPI_Sendrecv(&out, 1, MPI_INT64_T, next, it, &in, 1, MPI_INT64_T, prev, it,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int64_t mine = in * 3 + out + grown[it * 1000] + ((char *)aligned)[it] +
+                       (int64_t)strlen(name) + (int64_t)strlen(argv[1]), sum = 0;
+        MPI_Allreduce(&mine, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        check = check * 31 + sum;
+        bss_counter += it;
+        heap[it + 1] += sum % 1000;
+        zeros[it * 1000 + 1000] = it;
+        if (it == CK_AT) {
+            const char *mode = getenv("CK_MODE");
+            if (mode && strcmp(mode, "comm") == 0)
+                MPI_Comm_dup(MPI_COMM_WORLD, &extra);
+            int rc = ZMPI_Checkpoint(argv[1]);
+            if (rc != MPI_SUCCESS) {
+                char msg[MPI_MAX_ERROR_STRING];
+                int len = 0;
+                MPI_Error_string(rc, msg, &len);
+                printf("rank %d: checkpoint refused: %s\n", rank, msg);
+                MPI_Finalize();
+                return 4;
+            }
+            /* MPI_ERRORS_RETURN, set at the start, still holds. */
+            if (MPI_Send(&out, 1, MPI_INT64_T, size + 5, 0, MPI_COMM_WORLD) == MPI_SUCCESS)
+                printf("rank %d: a send to rank %d succeeded\n", rank, size + 5);
+            if (getenv("CK_STOP")) {
+                MPI_Finalize();
+                if (rank == 0)
+                    printf("stopped after the checkpoint\n");
+                return 0;
+            }
+        }
+    }
+    if (rank == 0)
+        printf("checksum %lld of %d ranks (%s)\n", (long long)check, size,
+               line && strstr(line, "ckpt") ? "cmdline ok" : "cmdline lost");
+    free(heap);
+    free(zeros);
+    free(grown);
+    free(aligned);
+    free(name);
+    free(line);
+    MPI_Finalize();
+    return 0;
+}
