@@ -2,7 +2,9 @@
 """gen_fortran.py: generate zmpi's Fortran bindings from include/mpi.h.
 
 The C interface has one description: the ZMPI_FN(ret, Name, (args)) lines of
-include/mpi.h.  This script reads them and writes, in the build tree,
+include/mpi.h, and the declarations of zmpi's extensions there (ZMPI_Migrate,
+ZMPI_Set_load, ZMPI_Checkpoint: bound as ZMPI_X/PZMPI_X, glue pzmpi_x_).
+This script reads them and writes, in the build tree,
 
   names   fconst_names.h: every object-like MPI_ macro of mpi.h, for the
           constants program (src/bindings/fortran/fconst.c), which prints
@@ -61,7 +63,7 @@ def main(argv):
         with open(outdir + '/left_out.txt', 'w') as f:
             for fn in fns:
                 if fn.reason:
-                    f.write('MPI_%s: %s\n' % (fn.name, fn.reason))
+                    f.write('%s: %s\n' % (fn.cname, fn.reason))
     except Fail as e:
         print('gen_fortran.py: error: %s' % e, file=sys.stderr)
         return 1

@@ -16,6 +16,8 @@ def ftype(a, f08):
         return 'INTEGER(KIND=%s)' % a.fkind if a.fkind else 'INTEGER'
     if k in ('int_in', 'int_out', 'index_out'):
         return '%s, %s' % (integer(), intent), ''
+    if k == 'real_in':
+        return 'DOUBLE PRECISION, %s' % intent, ''
     if k in ('logical_in', 'logical_out'):
         return 'LOGICAL, %s' % intent, ''
     if k == 'weights' and a.intent != 'in':
@@ -136,14 +138,17 @@ def tkr_sig(fn):
 
 def module_interfaces(fns, f08):
     """Generic interfaces of every bound function; the large-count _c form is
-    a second specific of the same generic in mpi_f08 (MPI 4.1 section 19.2)."""
-    by_name = {fn.name: fn for fn in fns if not fn.reason}
+    a second specific of the same generic in mpi_f08 (MPI 4.1 section 19.2).
+    zmpi's extensions are named ZMPI_ and PZMPI_ instead."""
+    by_name = {fn.name: fn for fn in fns if not fn.reason and fn.prefix == 'MPI'}
     out = []
-    for prefix in ('MPI_', 'PMPI_'):
+    for profiling in ('', 'P'):
         for fn in fns:
             if fn.reason:
                 continue
-            large = fn.name.endswith('_c') and fn.name[:-2] in by_name
+            prefix = '%s%s_' % (profiling, fn.prefix)
+            large = (fn.prefix == 'MPI' and fn.name.endswith('_c') and
+                     fn.name[:-2] in by_name)
             if fn.name.endswith('_c') and not f08:
                 continue
             if not f08 and any(a.kind == 'f08status' for a in fn.args):
@@ -152,7 +157,7 @@ def module_interfaces(fns, f08):
                 continue  # emitted under its base name
             specifics = [fn]
             base = fn.name
-            big = by_name.get(fn.name + '_c')
+            big = by_name.get(fn.name + '_c') if fn.prefix == 'MPI' else None
             if f08 and big and tkr_sig(big) != tkr_sig(fn):
                 specifics.append(big)
             # In module mpi each name has one specific, declared in a plain

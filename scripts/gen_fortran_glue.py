@@ -3,7 +3,7 @@ the prototypes of the hand-written glue, zf_glue_hand.h), for gen_fortran.py.
 """
 import re
 
-from gen_fortran_model import Fail, HANDLES, HANDLE_NULL, write
+from gen_fortran_model import Fail, HANDLES, HANDLE_NULL, POST_CALL, write
 
 # ---- C glue -------------------------------------------------------------
 
@@ -24,6 +24,8 @@ def cparam(a):
         return 'const %s *%s' % ('MPI_Aint' if a.fkind else 'MPI_Fint', a.name)
     if k == 'f08status':
         return '%sMPI_F08_status *%s' % ('const ' if a.const else '', a.name)
+    if k == 'real_in':
+        return 'const double *%s' % a.name
     if a.fkind:
         return '%s *%s' % (a.ctype, a.name)
     return 'MPI_Fint *%s' % a.name
@@ -56,7 +58,7 @@ def conv_arg(fn, a, b, f08=False):
         if a.kind in kinds:
             conv(fn, a, b, f08)
             return
-    raise Fail('MPI_%s: no glue for argument kind %s' % (fn.name, a.kind))
+    raise Fail('%s: no glue for argument kind %s' % (fn.cname, a.kind))
 
 
 def conv_scalar(fn, a, b, f08):
@@ -66,6 +68,8 @@ def conv_scalar(fn, a, b, f08):
     c = 'c_' + n
     if k == 'int_in':
         b.callargs.append('(int)*%s' % n if not a.fkind else '*%s' % n)
+    elif k == 'real_in':
+        b.callargs.append('*' + n)
     elif k == 'logical_in':
         b.callargs.append('*%s != 0' % n)
     elif k in ('int_out', 'int_arr', 'logical_arr', 'index_arr'):
@@ -126,7 +130,7 @@ def conv_handle_arr(fn, a, b, f08):
     # on this function's stack, then.
     small = '0' if fn.is_async() else 'sizeof zs_%s' % n
     b.pre.append('%s = zf_tmp(zs_%s, %s, %s, sizeof *%s);' % (c, n, small, ln, c))
-    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    b.pre.append('if (!%s) { rc = zf_oom("%s"); goto out; }' % (c, fn.cname))
     if a.intent in ('in', 'inout'):
         b.pre.append('for (int i = 0; i < %s; i++) %s[i] = zf_%s_f2c(%s[i]);'
                      % (ln, c, h, n))
@@ -178,7 +182,7 @@ def conv_status_arr(fn, a, b, f08):
     b.decl.append('MPI_Status zs_%s[ZF_SMALL], *%s = zs_%s;' % (n, c, n))
     b.pre.append('int %s = zf_statuses_ignored(%s) ? 0 : %s;' % (ln, n, length))
     b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, %s, sizeof *%s);' % (c, n, n, ln, c))
-    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    b.pre.append('if (!%s) { rc = zf_oom("%s"); goto out; }' % (c, fn.cname))
     b.pre.append('for (int i = 0; i < %s; i++) zf_status_f2c(%s + (size_t)i * '
                  'MPI_STATUS_SIZE, &%s[i]);' % (ln, n, c))
     b.callargs.append('zf_statuses_ignored(%s) ? MPI_STATUSES_IGNORE : %s' % (n, c))
@@ -204,7 +208,7 @@ def conv_str(fn, a, b, f08):
     else:
         b.pre.append('%s = zf_tmp(zs_%s, sizeof zs_%s, (long)(%s), 1);'
                      % (c, n, n, a.length))
-    b.pre.append('if (!%s) { rc = zf_oom("MPI_%s"); goto out; }' % (c, fn.name))
+    b.pre.append('if (!%s) { rc = zf_oom("%s"); goto out; }' % (c, fn.cname))
     if a.kind == 'str_out':
         b.pre.append('%s[0] = 0;' % c)
         # With a flag (MPI_Info_get ...), a value not found leaves the
@@ -218,9 +222,9 @@ def conv_str(fn, a, b, f08):
 
 
 CONVERTERS = [
-    (('int_in', 'logical_in', 'int_out', 'int_arr', 'logical_arr', 'index_arr', 'index_out',
-      'logical_out', 'weights', 'choice', 'address', 'attr_in', 'fstatus', 'f08status',
-      'baseptr'), conv_scalar),
+    (('int_in', 'real_in', 'logical_in', 'int_out', 'int_arr', 'logical_arr', 'index_arr',
+      'index_out', 'logical_out', 'weights', 'choice', 'address', 'attr_in', 'fstatus',
+      'f08status', 'baseptr'), conv_scalar),
     (('handle_in', 'handle_out'), conv_handle),
     (('handle_arr',), conv_handle_arr),
     (('status_in', 'status_out', 'status_inout'), conv_status),
@@ -233,12 +237,12 @@ def emit_body(fn, b, cname, out):
     for d in b.decl:
         out.append('    ' + d)
     if fn.ret != 'int':
-        out.append('    return PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+        out.append('    return %s(%s);' % (fn.pname, ', '.join(b.callargs)))
         return
     out.append('    int rc = MPI_SUCCESS;')
     for p in b.pre:
         out.append('    ' + p)
-    out.append('    rc = PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+    out.append('    rc = %s(%s);' % (fn.pname, ', '.join(b.callargs)))
     for p in b.post:
         out.append('    ' + p)
     if any('goto out;' in p for p in b.pre):
@@ -254,11 +258,11 @@ def needs_request_var(fn):
 
 
 def gen_f77(fn, out):
-    name = 'pmpi_%s_' % fn.lname
+    name = fn.f77name
     b = Body()
     for a in fn.args:
         conv_arg(fn, a, b)
-    out.append('/* MPI_%s */' % fn.name)
+    out.append('/* %s */' % fn.cname)
     fast = fast_path(fn, False, name)
     out.append(('ZF_SLOW ' + f77_proto(fn, 'zf_slow_' + name)) if fast else
                f77_proto(fn, name))
@@ -267,11 +271,12 @@ def gen_f77(fn, out):
         b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
     fix_request_arg(fn, b)
     fix_comm_var(fn, b)
+    b.post += POST_CALL.get(fn.cname, [])
     emit_body(fn, b, name, out)
     out.append('}')
     if fast:
         emit_fast(fast, f77_proto(fn, name), out)
-    out.append('ZF_WEAK(%s, mpi_%s_)' % (name, fn.lname))
+    out.append('ZF_WEAK(%s, %s)' % (name, name[1:]))  # pmpi_x_ -> mpi_x_
     out.append('')
 
 
@@ -366,7 +371,7 @@ def fast_path(fn, f08, name):
     out += ['    ' + d for d in fp['cdecl']]
     cond = ' &&\n                  '.join(fp['conds'])
     out.append('    if (ZF_LIKELY(%s)) {' % cond)
-    call = 'PMPI_%s(%s)' % (fn.name, ', '.join(fp['callargs']))
+    call = '%s(%s)' % (fn.pname, ', '.join(fp['callargs']))
     helper = None
     if not fp['decl'] and not fp['post'] and all(a.kind in FAST_CALL for a in fn.args):
         # Setting ierror after the C call is done by zf_call_<name>, so
@@ -399,7 +404,7 @@ def fast_call(fn, name):
     the C arguments (named as in mpi.h), setting ierror."""
     return ['ZF_SLOW void zf_call_%s(%s, MPI_Fint *ierror)'
             % (name, ', '.join(a.ctext for a in fn.args)), '{',
-            '    *ierror = PMPI_%s(%s);' % (fn.name, ', '.join(a.name for a in fn.args)), '}']
+            '    *ierror = %s(%s);' % (fn.pname, ', '.join(a.name for a in fn.args)), '}']
 
 
 def fix_request_arg(fn, b):
@@ -453,7 +458,7 @@ def error_target(fn):
 def gen_f08ts(fn, out):
     """The mpi_f08 form of a function with choice buffers: buffers (and
     strings) come as CFI descriptors."""
-    name = 'PMPI_%s_f08ts' % fn.name
+    name = '%s_f08ts' % fn.pname
     b = Body()
     bufs = [a for a in fn.args if a.kind in ('choice', 'address')]
     for a in fn.args:
@@ -468,11 +473,11 @@ def gen_f08ts(fn, out):
         if a.pair:
             cnt, dt = a.pair
             pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, (long long)*%s, '
-                       'zf_Type_f2c(*%s), %s, "MPI_%s", "%s");'
-                       % (n, n, mode, async_, cnt, dt, target, fn.name, n))
+                       'zf_Type_f2c(*%s), %s, "%s", "%s");'
+                       % (n, n, mode, async_, cnt, dt, target, fn.cname, n))
         else:
             pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, -1, MPI_DATATYPE_NULL, %s, '
-                       '"MPI_%s", "%s");' % (n, n, mode, async_, target, fn.name, n))
+                       '"%s", "%s");' % (n, n, mode, async_, target, fn.cname, n))
         pre.append('if (rc != MPI_SUCCESS) goto out_%s;' % n)
         pre.append('void *zb_%s = zc_%s.ptr;' % (n, n))
     # Pairs replaced by a section datatype.
@@ -487,7 +492,7 @@ def gen_f08ts(fn, out):
     for a in reversed(bufs):
         frees.append('zf_cbuf_done(&zc_%s, rc);' % a.name)
         frees.append('out_%s:;' % a.name)
-    out.append('/* MPI_%s, mpi_f08 */' % fn.name)
+    out.append('/* %s, mpi_f08 */' % fn.cname)
     fast = fast_path(fn, True, name)
     out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
                f08ts_proto(fn, name))
@@ -501,7 +506,7 @@ def gen_f08ts(fn, out):
     out.append('    int rc = MPI_SUCCESS;')
     for p in b.pre:
         out.append('    ' + p)
-    out.append('    rc = PMPI_%s(%s);' % (fn.name, ', '.join(b.callargs)))
+    out.append('    rc = %s(%s);' % (fn.pname, ', '.join(b.callargs)))
     for p in b.post:
         out.append('    ' + p)
     if any('goto out;' in p for p in b.pre):
@@ -516,7 +521,7 @@ def gen_f08ts(fn, out):
     out.append('}')
     if fast:
         emit_fast(fast, f08ts_proto(fn, name), out)
-    out.append('ZF_WEAK(%s, MPI_%s_f08ts)' % (name, fn.name))
+    out.append('ZF_WEAK(%s, %s_f08ts)' % (name, fn.cname))
     out.append('')
 
 
@@ -599,8 +604,8 @@ def gen_glue(fns, consts, path):
             # The hand-written glue of a function mpi.h may not declare yet
             # is compiled only when it does.
             hdr.append('#define ZF_HAVE_%s 1' % fn.name)
-            hdr.append(f77_proto(fn, 'pmpi_%s_' % fn.lname) + ';')
+            hdr.append(f77_proto(fn, fn.f77name) + ';')
             if fn.has_choice():
-                hdr.append(f08ts_proto(fn, 'PMPI_%s_f08ts' % fn.name) + ';')
+                hdr.append(f08ts_proto(fn, '%s_f08ts' % fn.pname) + ';')
     write(path, '\n'.join(out) + '\n')
     write(path.replace('.c', '_hand.h'), '\n'.join(hdr) + '\n')

@@ -60,6 +60,11 @@ HANDWRITTEN = {
                            'MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE are sentinels',
 }
 
+# Statements the glue runs after the C call, by C name.  A Fortran rank
+# that returns from ZMPI_CHECKPOINT in a restarted job needs libgfortran's
+# command line and options back (src/bindings/fortran/zf_rtargs.c).
+POST_CALL = {'ZMPI_Checkpoint': ['if (rc == MPI_SUCCESS) zf_rt_restore();']}
+
 # Fortran-only procedures (no C function), written by hand.
 FORTRAN_ONLY = ['F_sync_reg']
 
@@ -216,6 +221,11 @@ SPECIAL_ARGS = {
 # ---- Parsing ------------------------------------------------------------
 
 FN_RE = re.compile(r'^ZMPI_FN\(\s*([^,]+?)\s*,\s*(\w+)\s*,\s*\((.*)\)\)\s*$')
+# zmpi's extensions (ZMPI_Migrate, ZMPI_Set_load, ZMPI_Checkpoint) are
+# declared one by one, each with its PZMPI_ twin, in mpi.h's "zmpi
+# extensions" sections; they are bound like the MPI functions, under their
+# own prefix.
+EXT_RE = re.compile(r'^ZMPI_EXPORT\s+(int)\s+ZMPI_(\w+)\s*\((.*)\)\s*;\s*$')
 ARG_RE = re.compile(r'^(const\s+)?(\w+)\s*(\**)\s*(\w+)\s*((?:\[\d*\])*)$')
 
 
@@ -245,16 +255,33 @@ class Arg:
 
 
 class Fn:
-    def __init__(self, ret, name, args):
+    def __init__(self, ret, name, args, prefix='MPI'):
         self.ret = ret
         self.name = name
         self.args = args
+        self.prefix = prefix  # MPI, or ZMPI for zmpi's extensions
         self.reason = None    # left out
         self.hand = name in HANDWRITTEN
 
     @property
     def lname(self):
         return self.name.lower()
+
+    @property
+    def cname(self):
+        """The C name (MPI_Send, ZMPI_Migrate)."""
+        return '%s_%s' % (self.prefix, self.name)
+
+    @property
+    def pname(self):
+        """The profiling C name (PMPI_Send, PZMPI_Migrate)."""
+        return 'P' + self.cname
+
+    @property
+    def f77name(self):
+        """The glue symbol gfortran calls for external procedure P<CNAME>
+        (pmpi_send_, pzmpi_migrate_); its weak alias drops the p."""
+        return 'p%s_' % self.cname.lower()
 
     def has_choice(self):
         return any(a.kind in ('choice', 'address') for a in self.args)
@@ -281,7 +308,11 @@ def split_args(s):
 def parse_header(path):
     fns = []
     for line in open(path):
+        prefix = 'MPI'
         m = FN_RE.match(line.strip())
+        if not m:
+            m = EXT_RE.match(line.strip())
+            prefix = 'ZMPI'
         if not m:
             continue
         ret, name, args = m.group(1), m.group(2), m.group(3)
@@ -289,21 +320,22 @@ def parse_header(path):
         if '...' in texts:
             texts = [t for t in texts if t != '...']
         try:
-            fn = Fn(ret, name, [Arg(t) for t in texts])
+            fn = Fn(ret, name, [Arg(t) for t in texts], prefix)
         except Fail as e:
-            fn = Fn(ret, name, [])
+            fn = Fn(ret, name, [], prefix)
             fn.reason = ('not bound yet: the generator cannot parse its prototype (%s); '
                          'extend scripts/gen_fortran_model.py' % e)
-            print('gen_fortran.py: warning: MPI_%s left out: %s' % (name, e), file=sys.stderr)
+            print('gen_fortran.py: warning: %s left out: %s' % (fn.cname, e), file=sys.stderr)
         fns.append(fn)
     return fns
 
 
 def parse_macros(path):
-    """Object-like MPI_ macros of mpi.h, in order."""
+    """Object-like MPI_ macros of mpi.h, in order, and the ZMPI_HAS_ ones
+    that tell programs which zmpi extensions there are."""
     names = []
     for line in open(path):
-        m = re.match(r'^\s*#\s*define\s+(MPI_[A-Za-z0-9_]+)(\s|$)', line)
+        m = re.match(r'^\s*#\s*define\s+((?:MPI_|ZMPI_HAS_)[A-Za-z0-9_]+)(\s|$)', line)
         if m and m.group(1) not in names:
             names.append(m.group(1))
     return names
@@ -326,22 +358,22 @@ def classify(fn):
     except Fail as e:
         fn.reason = ('not bound yet: the generator has no rule for it (%s); add one to '
                      'scripts/gen_fortran_model.py' % e)
-        print('gen_fortran.py: warning: MPI_%s left out: %s' % (fn.name, e), file=sys.stderr)
+        print('gen_fortran.py: warning: %s left out: %s' % (fn.cname, e), file=sys.stderr)
 
 
 def classify_rules(fn):
     if fn.ret not in ('int', 'double', 'MPI_Aint'):
-        raise Fail('MPI_%s returns %s: no rule for it' % (fn.name, fn.ret))
+        raise Fail('%s returns %s: no rule for it' % (fn.cname, fn.ret))
     names = {a.name for a in fn.args}
     neighbor = 'eighbor' in fn.name
     for a in fn.args:
         try:
             classify_arg(fn, a, names, neighbor)
         except Fail as e:
-            raise Fail('MPI_%s, argument "%s": %s' % (fn.name, a.ctext, e))
+            raise Fail('%s, argument "%s": %s' % (fn.cname, a.ctext, e))
     if any(a.kind == 'callback' for a in fn.args) and not fn.hand:
-        raise Fail('MPI_%s takes a callback: its glue must be written by hand '
-                   '(add it to HANDWRITTEN and src/bindings/fortran/)' % fn.name)
+        raise Fail('%s takes a callback: its glue must be written by hand '
+                   '(add it to HANDWRITTEN and src/bindings/fortran/)' % fn.cname)
 
 
 def table_key(fn, a):
@@ -374,6 +406,8 @@ def classify_arg(fn, a, names, neighbor):
         classify_status(fn, a)
     elif t == 'MPI_F08_status':
         a.kind, a.intent = 'f08status', 'in' if a.const else 'out'
+    elif t == 'double' and p == 0 and not a.arr:
+        a.kind = 'real_in'    # DOUBLE PRECISION (ZMPI_Set_load's load)
     else:
         raise Fail('type %s has no rule' % t)
 

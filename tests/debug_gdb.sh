@@ -28,7 +28,10 @@ if [ -d "$GDBPY" ]; then
 else
     load="-x"; what=$GDBPY
 fi
-ZMPI_TMPDIR=$tmp ZMPI_NP=4 ZMPI_WORKERS=$WORKERS timeout 100 gdb -batch -nx "$load" "$what" \
+# No stealing: an idle worker could otherwise take rank 3 from worker 1
+# before rank 2 has reached the barrier (seen on a loaded machine), and the
+# checks below need rank 2 in it.
+ZMPI_STEAL=0 ZMPI_TMPDIR=$tmp ZMPI_NP=4 ZMPI_WORKERS=$WORKERS timeout 100 gdb -batch -nx "$load" "$what" \
     -ex 'set breakpoint pending on' -ex 'break stop_here' -ex run \
     -ex 'zmpi ranks' \
     -ex 'zmpi rank 2' -ex bt -ex 'print g' \

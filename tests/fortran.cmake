@@ -147,3 +147,39 @@ if(ZMPI_TEST_SUITES)
   set_tests_properties(suite_fortran_mpich PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
     LABELS suite)
 endif()
+
+# zmpi's extensions from Fortran (docs/fortran.md, "zmpi's extensions").
+# ZMPI_MIGRATE with zmpi_lb=rotate, ZMPI_SET_LOAD and their errors, from
+# the three bindings.
+zt_fortran_program(migrate_f migrate_f.F90)
+zt_fortran_program(migrate_f_mpi migrate_f.F90 FLAGS -DUSE_MPI)
+zt_fortran_program(migrate_f_mpif migrate_f.F90 FLAGS -DUSE_MPIF_H)
+foreach(p migrate_f migrate_f_mpi migrate_f_mpif)
+  zt_fortran_runs(${p} 1x1 4x2 9x3)
+  set_tests_properties(fortran_${p}_4x2 fortran_${p}_9x3 PROPERTIES
+    ENVIRONMENT "MPIEXEC_TIMEOUT=120;ZMPI_WAKE_MIGRATE=0;ZMPI_STEAL=0")
+endforeach()
+# ZMPI_CHECKPOINT: module variables, a COMMON block, SAVEd variables and
+# ALLOCATABLE arrays come back in a restarted job with 1 and 2 workers and
+# give the result of a run straight through (tests/ckpt_restart.sh, as the
+# C programs of tests/ckpt.cmake), with mpi_f08 and with mpi.
+zt_fortran_program(ckpt_f ckpt_f.F90)
+zt_fortran_program(ckpt_f_mpi ckpt_f.F90 FLAGS -DUSE_MPI)
+foreach(np 1 8 64)
+  foreach(p ckpt_f ckpt_f_mpi)
+    add_test(NAME fortran_${p}_restart_${np}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+              ${ZT_FBIN}/${p}/${p} ${np})
+    set_tests_properties(fortran_${p}_restart_${np} PROPERTIES TIMEOUT 240
+      PASS_REGULAR_EXPRESSION "ckpt_restart: ok")
+  endforeach()
+endforeach()
+# Refused, through MPI_ERRORS_RETURN, with the reason, in a job started
+# without --checkpoint (the directory comes trimmed from a blank-padded
+# CHARACTER variable).
+add_test(NAME fortran_ckpt_f_refused_without_checkpoint_flag
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
+          --regex "rank [0-9]+: checkpoint refused: .*start it with zmpirun --checkpoint" --
+          $<TARGET_FILE:zmpirun> -n 2 -w 2 ${ZT_FBIN}/ckpt_f/ckpt_f
+          ${CMAKE_CURRENT_BINARY_DIR}/ckpt_f_none)
+set_tests_properties(fortran_ckpt_f_refused_without_checkpoint_flag PROPERTIES TIMEOUT 90)

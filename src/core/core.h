@@ -137,6 +137,10 @@ void *zm_pool_alloc(zm_pool_t *pool);
 /* Return an object taken from `pool`, from any thread. */
 void zm_pool_free(zm_pool_t *pool, void *obj);
 
+/* Objects of `pool` taken and not returned.  Walks every free list: only
+ * while nothing else uses the pool (a checkpoint's ranks all wait in it). */
+long zm_pool_in_use(zm_pool_t *pool);
+
 /* The integer value of environment variable `name`, or `def` when it is
  * unset or empty.  A value that is not an integer >= `min` ends the
  * process with a message naming the variable (a mistyped setting must

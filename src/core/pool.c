@@ -32,6 +32,7 @@ struct zm_pool {
     int nworkers;         /* entries in `w`, the foreign threads' one excluded */
     pool_worker_t *w;     /* one entry per worker, then one for foreign threads */
     zm_spinlock_t flock;  /* guards the foreign threads' free list */
+    _Atomic long nobjs;   /* objects ever made (refills only: zm_pool_in_use) */
 };
 
 zm_pool_t *zm_pool_create(size_t size, int nworkers)
@@ -59,6 +60,7 @@ static int pool_refill(zm_pool_t *p, pool_worker_t *pw, int home)
                                 (p->stride * CHUNK_OBJS + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1));
     if (!chunk)
         return -1;
+    atomic_fetch_add_explicit(&p->nobjs, CHUNK_OBJS, memory_order_relaxed);
     for (int i = 0; i < CHUNK_OBJS; i++) {
         pool_obj_t *o = (pool_obj_t *)(chunk + (size_t)i * p->stride);
         o->home = home;
@@ -134,4 +136,17 @@ void zm_pool_free(zm_pool_t *p, void *obj)
 void zm_core_spin_yield(void)
 {
     sched_yield();
+}
+
+long zm_pool_in_use(zm_pool_t *p)
+{
+    long n = atomic_load_explicit(&p->nobjs, memory_order_relaxed);
+    for (int i = 0; i <= p->nworkers; i++) {
+        for (pool_obj_t *o = p->w[i].free; o; o = o->next)
+            n--;
+        for (pool_obj_t *o = atomic_load_explicit(&p->w[i].remote, memory_order_acquire); o;
+             o = atomic_load_explicit(&o->rnext, memory_order_relaxed))
+            n--;
+    }
+    return n;
 }

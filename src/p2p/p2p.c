@@ -396,6 +396,11 @@ static inline void req_zero_head(zm_req_t *req)
  * read (zm_p2p_cancel) when smsg, zeroed here, points at it; of the
  * cooperative copy only `active` is read before coop_copy sets the
  * rest. */
+long zm_p2p_requests_live(void)
+{
+    return p2p.req_pool ? zm_pool_in_use(p2p.req_pool) : 0;
+}
+
 zm_req_t *zm_p2p_req_alloc(void)
 {
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);

@@ -480,6 +480,11 @@ typedef void (*zm_p2p_event_fn_t)(int ev, int owner, uint32_t ctx, int src, int 
  * ULT. */
 int zm_p2p_rank_quiet(int rank);
 
+/* Request objects of the process taken and not freed (pending, persistent
+ * or not yet waited for).  Only while every rank waits in one collective
+ * call (a checkpoint). */
+long zm_p2p_requests_live(void);
+
 /* The MPI_T layer's receiver while an event handle exists, else NULL
  * (defined in p2p.c, set by mpit_events.c). */
 extern zm_p2p_event_fn_t zm_p2p_event_fn;

@@ -337,4 +337,10 @@ ZF_INLINE void zf_cbuf_done(zf_cbuf_t *cb, int rc)
 int zf_error_on(int on, MPI_Fint h, int rc, const char *fn, const char *what);
 int zf_error(int rc, const char *fn, const char *what);
 
+/* Gives libgfortran back the command line and runtime options the rank's
+ * main passed it, which a job restarted from a checkpoint does not have
+ * (zf_rtargs.c).  Called by the glue of ZMPI_CHECKPOINT on success, on the
+ * rank's thread. */
+void zf_rt_restore(void);
+
 #endif
