@@ -24,6 +24,29 @@ add_test(NAME ckpt_refused_with_live_communicator
           --regex "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD" --
           env CK_MODE=comm $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
           $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_comm)
+add_test(NAME ckpt_refused_with_unreceived_message
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
+          --regex "rank 3: checkpoint refused: .*a message to it is still unreceived" --
+          env CK_MODE=unreceived $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
+          $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_unrecv)
 set_tests_properties(ckpt_refused_without_checkpoint_flag ckpt_refused_with_live_communicator
-  PROPERTIES TIMEOUT 90)
+  ckpt_refused_with_unreceived_message PROPERTIES TIMEOUT 90)
+# Jobs of several processes (each process restores its own ranks; the same
+# layout at restart), over every system MPI zmpi was built for; a message
+# between processes left unreceived is refused whether it arrived or not.
+foreach(be ${ZMPI_NET_BACKENDS})
+  foreach(prog ckpt_basic ckpt_cxx)
+    add_test(NAME net_${be}_${prog}_restart_6x2p
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+              $<TARGET_FILE:zt_${prog}> 6 -p 2 --interleave --net ${be})
+    set_tests_properties(net_${be}_${prog}_restart_6x2p PROPERTIES TIMEOUT 240 LABELS net)
+  endforeach()
+  add_test(NAME net_${be}_ckpt_refused_with_unreceived_message
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
+            --regex "checkpoint refused: .*(still unreceived|still in flight)" --
+            env CK_MODE=unreceived $<TARGET_FILE:zmpirun> --checkpoint -n 4 -p 2 --interleave
+            --net ${be} $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_unrecv_${be})
+  set_tests_properties(net_${be}_ckpt_refused_with_unreceived_message PROPERTIES TIMEOUT 90
+    LABELS net)
+endforeach()
 # ---- end of checkpoint/restart ----

@@ -8,8 +8,9 @@
  * checkpoint in the directory argv[1]; with CK_STOP=1 in the environment
  * they end right after it (a restart does not see it: the environment is
  * not part of the checkpoint).  Rank 0 prints the final checksum.
- * CK_MODE=comm keeps a communicator alive over the checkpoint, which
- * ZMPI_Checkpoint must refuse.
+ * CK_MODE=comm keeps a communicator alive over the checkpoint, and
+ * CK_MODE=unreceived leaves a message from rank 0 to the last rank
+ * unreceived: ZMPI_Checkpoint must refuse both.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
             const char *mode = getenv("CK_MODE");
             if (mode && strcmp(mode, "comm") == 0)
                 MPI_Comm_dup(MPI_COMM_WORLD, &extra);
+            if (mode && strcmp(mode, "unreceived") == 0 && rank == 0 && size > 1)
+                MPI_Send(&out, 1, MPI_INT64_T, size - 1, 999, MPI_COMM_WORLD);
             int rc = ZMPI_Checkpoint(argv[1]);
             if (rc != MPI_SUCCESS) {
                 char msg[MPI_MAX_ERROR_STRING];

@@ -253,7 +253,7 @@ static void put_env(const char *var, const char *value);
 static void restart_from(struct options *o)
 {
     char path[PATH_MAX], line[256];
-    static char np[32], stack[32];
+    static char np[32], stack[32], procs[32], order[32];
     snprintf(path, sizeof path, "%s/argv", o->restart);
     FILE *f = fopen(path, "r");
     if (!f)
@@ -275,8 +275,19 @@ static void restart_from(struct options *o)
     while (fgets(line, sizeof line, f)) {
         sscanf(line, "ranks %31s", np);
         sscanf(line, "stack %31s", stack);
+        sscanf(line, "procs %31s", procs);
+        sscanf(line, "order %31s", order);
     }
     fclose(f);
+    /* The same processes must hold the same ranks (docs/checkpoint.md). */
+    if (procs[0]) {
+        if (o->procs && strcmp(o->procs, procs) != 0)
+            usage_error("the checkpoint ran in a different number of processes than -p %s",
+                        o->procs);
+        o->procs = strcmp(procs, "1") == 0 ? NULL : procs;
+    }
+    if (order[0])
+        o->order = order;
     if (o->np && strcmp(o->np, np) != 0)
         usage_error("the checkpoint has a different number of ranks than -n %s", o->np);
     o->np = np;

@@ -71,11 +71,10 @@ int zm_mpi_ckpt_setup(int argc, char **argv, int privatized, zm_ult_job_config_t
     C.on = C.restart || (on && strcmp(on, "1") == 0);
     if (!C.on)
         return 0;
-    const char *why = !privatized            ? "the program is not privatized (link it with zmpicc)"
-                      : zm_net_job.nprocs > 1 ? "the job spans several processes"
-                      : !zm_arch_aslr_off()  ? "address-space randomization is on (start the job "
-                                               "with zmpirun --checkpoint, which turns it off)"
-                                             : zm_arch_clone_usable();
+    const char *why = !privatized           ? "the program is not privatized (link it with zmpicc)"
+                      : !zm_arch_aslr_off() ? "address-space randomization is on (start the job "
+                                              "with zmpirun --checkpoint, which turns it off)"
+                                            : zm_arch_clone_usable();
     char err[256];
     if (!why && zm_core_rank_mem_setup(cfg->nults, cfg->stack_size, zm_arch_clone_span(), err,
                                        sizeof err) != 0)
@@ -191,7 +190,26 @@ static int read_job(char *err, size_t errlen)
                  (unsigned long long)a[0], a0, (unsigned long long)a[1], a1);
         return -1;
     }
-    C.canary = (uintptr_t)canary;
+    (void)canary;
+    return 0;
+}
+
+/* The canary the restored ranks of this process were entered with: each
+ * rank's header has its first process's; all must agree (the same
+ * processes hold the same ranks as when the checkpoint was written). */
+static int local_canary(char *err, size_t errlen)
+{
+    for (int l = 0; l < zm_net_job.nlocal; l++) {
+        uintptr_t c = zm_core_rank_mem(zm_net_world_of(zm_net_job.proc, l))->user[4];
+        if (l == 0)
+            C.canary = c;
+        else if (c != C.canary) {
+            snprintf(err, errlen, "the ranks of process %d came from several processes when "
+                     "the checkpoint was written: restart with the same -p and rank order",
+                     zm_net_job.proc);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -203,6 +221,8 @@ int zm_mpi_ckpt_restore(void)
     int rc = read_job(err, sizeof err);
     for (int l = 0; rc == 0 && l < zm_net_job.nlocal; l++)
         rc = restore_rank(zm_net_world_of(zm_net_job.proc, l), err, sizeof err);
+    if (rc == 0)
+        rc = local_canary(err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "zmpi: cannot restart from %s: %s\n", C.restart, err);
         return -1;
@@ -288,8 +308,10 @@ static int write_job(const char *dir)
     FILE *f = fopen(path, "w");
     if (!f)
         return errno;
-    fprintf(f, "%s\nranks %d\nstack %zu\ncanary %llx\nanchors %llx %llx\n", JOB_MAGIC,
-            zm_net_job.nranks, zm_core_rank_mem(0)->stack_size,
+    fprintf(f, "%s\nranks %d\nprocs %d\norder %s\nstack %zu\ncanary %llx\nanchors %llx %llx\n",
+            JOB_MAGIC, zm_net_job.nranks, zm_net_job.nprocs,
+            zm_net_job.order == ZM_NET_ORDER_INTERLEAVE ? "interleave" : "block",
+            zm_core_rank_mem(0)->stack_size,
             (unsigned long long)zm_arch_canary_get(), (unsigned long long)a[0],
             (unsigned long long)a[1]);
     int e = fclose(f) ? errno : 0;
@@ -340,6 +362,17 @@ static int ckpt_begin(const char *fn, const char *dir)
     const char *why = obstacle(me);
     int bad = why != NULL, any = 0;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* Between processes: every message sent must have arrived (one rank
+     * per process counts its process's; each took its count after its own
+     * barrier, when its part of the barrier's traffic was done). */
+    long n[2] = { 0, 0 }, all[2] = { 0, 0 };
+    if (me->world_rank == zm_net_world_of(zm_net_job.proc, 0))
+        zm_p2p_remote_counts(&n[0], &n[1]);
+    PMPI_Allreduce(n, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (!why && !any && all[0] != all[1])
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d cannot be checkpointed: %ld "
+                            "messages between processes are still in flight (sent, not yet "
+                            "received)", me->world_rank, all[0] - all[1]);
     if (why)
         return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d cannot be checkpointed: %s",
                             me->world_rank, why);
@@ -352,6 +385,7 @@ static int ckpt_begin(const char *fn, const char *dir)
      * address in a restarted job. */
     h->user[2] = (uintptr_t)me->world.eh;
     h->user[3] = (uintptr_t)me->self.eh;
+    h->user[4] = zm_arch_canary_get();
     return MPI_SUCCESS;
 }
 

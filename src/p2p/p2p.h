@@ -485,6 +485,11 @@ int zm_p2p_rank_quiet(int rank);
  * call (a checkpoint). */
 long zm_p2p_requests_live(void);
 
+/* Messages this process sent to other processes and received from them
+ * so far (counted when sent and when their envelope arrived).  Any
+ * thread. */
+void zm_p2p_remote_counts(long *sent, long *arrived);
+
 /* The MPI_T layer's receiver while an event handle exists, else NULL
  * (defined in p2p.c, set by mpit_events.c). */
 extern zm_p2p_event_fn_t zm_p2p_event_fn;

@@ -156,6 +156,17 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
     return ZM_OK;
 }
 
+/* Messages of the program (even contexts: not the collectives' own) this
+ * process sent to and received from other processes, for a checkpoint's
+ * check that none is in flight. */
+static _Atomic long net_sent, net_arrived;
+
+void zm_p2p_remote_counts(long *sent, long *arrived)
+{
+    *sent = atomic_load_explicit(&net_sent, memory_order_relaxed);
+    *arrived = atomic_load_explicit(&net_arrived, memory_order_relaxed);
+}
+
 zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
                                 const zm_dt_t *dt, int wdest, int tag, int mode, zm_req_t *req)
 {
@@ -166,6 +177,8 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_BUFFERED, bytes);
+        if (!(c->ctx & 1))
+            atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
@@ -173,6 +186,8 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         if ((rc = send_eager(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
+        if (!(c->ctx & 1))
+            atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
@@ -193,6 +208,8 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         data = rs->tmp;
     }
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
+    if (!(c->ctx & 1))
+        atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
     send_rndv(rs, data, wdest, mode == ZM_SEND_SYNC);
     return ZM_OK;
 }
@@ -279,6 +296,8 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     void *data = h + 1;
     zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
     zm_req_t *probes = NULL;
+    if (!(h->ctx & 1))
+        atomic_fetch_add_explicit(&net_arrived, 1, memory_order_relaxed);
     zm_spin_lock(&r->lock);
     if (slot_fill(r, h, data)) {
         zm_spin_unlock(&r->lock);
