@@ -23,6 +23,8 @@
 #   refine    ZMPI_Migrate every 10 steps, --lb refine --no-steal
 #   stated    as greedy, but each rank states its load (-setload: the
 #             particle-steps it computed) instead of its measured busy time
+#   greedy_steal, stated_steal: greedy and stated with stealing on, as a
+#             program calling ZMPI_Migrate runs by default
 #   mpich, openmpi   the system MPIs (mpiexec.mpich; mpiexec.openmpi
 #             --oversubscribe), when their compilers are installed
 #   serial    zmpi, one rank on one worker (the work reference)
@@ -34,7 +36,7 @@ args=${LB_ARGS:--n 200000 -steps 200 -work 60 -every 10}
 work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-lb.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 "$bin/zmpicc" -O2 -o "$work/zmpi" "$src" || exit 1
-confs="static default steal greedy refine stated"
+confs="static default steal greedy refine stated greedy_steal stated_steal"
 if command -v mpicc.mpich >/dev/null && mpicc.mpich -O2 -o "$work/mpich" "$src"; then
     confs="$confs mpich"
 fi
@@ -42,6 +44,9 @@ if command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/openmpi" "
     confs="$confs openmpi"
 fi
 confs="$confs serial"
+# LB_CONFS="static greedy_steal serial ..." runs only those (the checksum
+# check and the table need static and serial).
+confs=${LB_CONFS:-$confs}
 run() {
     case $1 in
     static) ZMPI_WAKE_MIGRATE=0 "$bin/zmpirun" -n "$np" -w "$nw" --no-steal "$work/zmpi" \
@@ -51,6 +56,10 @@ run() {
                $args -nomigrate ;;
     greedy|refine) "$bin/zmpirun" -n "$np" -w "$nw" --lb "$1" --no-steal "$work/zmpi" $args ;;
     stated) "$bin/zmpirun" -n "$np" -w "$nw" --lb greedy --no-steal "$work/zmpi" $args -setload ;;
+    # ZMPI_Migrate with zmpi's defaults otherwise (stealing on): what a
+    # program that calls it gets.
+    greedy_steal) "$bin/zmpirun" -n "$np" -w "$nw" --lb greedy "$work/zmpi" $args ;;
+    stated_steal) "$bin/zmpirun" -n "$np" -w "$nw" --lb greedy "$work/zmpi" $args -setload ;;
     mpich) mpiexec.mpich -n "$np" "$work/mpich" $args ;;
     openmpi) mpiexec.openmpi --oversubscribe --allow-run-as-root -n "$np" \
                  "$work/openmpi" $args ;;
