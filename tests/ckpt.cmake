@@ -29,8 +29,14 @@ add_test(NAME ckpt_refused_with_unreceived_message
           --regex "rank 3: checkpoint refused: .*a message to it is still unreceived" --
           env CK_MODE=unreceived $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
           $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_unrecv)
+add_test(NAME ckpt_refused_with_persistent_request
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
+          --regex "rank 1: checkpoint refused: .*requests exist" --
+          env CK_MODE=persistent $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
+          $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_persist)
 set_tests_properties(ckpt_refused_without_checkpoint_flag ckpt_refused_with_live_communicator
-  ckpt_refused_with_unreceived_message PROPERTIES TIMEOUT 90)
+  ckpt_refused_with_unreceived_message ckpt_refused_with_persistent_request
+  PROPERTIES TIMEOUT 90)
 # Jobs of several processes (each process restores its own ranks; the same
 # layout at restart), over every system MPI zmpi was built for; a message
 # between processes left unreceived is refused whether it arrived or not.

@@ -10,7 +10,8 @@
  * not part of the checkpoint).  Rank 0 prints the final checksum.
  * CK_MODE=comm keeps a communicator alive over the checkpoint, and
  * CK_MODE=unreceived leaves a message from rank 0 to the last rank
- * unreceived: ZMPI_Checkpoint must refuse both.
+ * unreceived, CK_MODE=persistent keeps an inactive persistent request in
+ * rank 1: ZMPI_Checkpoint must refuse all three.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -81,6 +82,9 @@ int main(int argc, char **argv)
                 MPI_Comm_dup(MPI_COMM_WORLD, &extra);
             if (mode && strcmp(mode, "unreceived") == 0 && rank == 0 && size > 1)
                 MPI_Send(&out, 1, MPI_INT64_T, size - 1, 999, MPI_COMM_WORLD);
+            MPI_Request kept = MPI_REQUEST_NULL;
+            if (mode && strcmp(mode, "persistent") == 0 && rank == 1)
+                MPI_Send_init(&out, 1, MPI_INT64_T, 0, 5, MPI_COMM_WORLD, &kept);
             int rc = ZMPI_Checkpoint(argv[1]);
             if (rc != MPI_SUCCESS) {
                 char msg[MPI_MAX_ERROR_STRING];

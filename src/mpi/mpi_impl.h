@@ -474,6 +474,11 @@ void zm_mpi_sched_capture(int on);
 /* Free a schedule that is not running. */
 void zm_mpi_sched_free(zm_mpi_sched_t *s);
 
+/* Composite requests (schedules) made and not yet freed in this process:
+ * non-blocking neighbourhood and intercommunicator collectives,
+ * generalized requests.  Any thread. */
+long zm_mpi_sched_live(void);
+
 /* Like zm_mpi_sched_new, but the messages go on the communicator's
  * point-to-point context (MPI_Isendrecv): they match the user's receives
  * and sends, and the request's status is its receive's.  NULL if out of

@@ -67,6 +67,14 @@ static inline zm_mpi_sched_t *sched_of(zm_req_t *r)
     return (zm_mpi_sched_t *)r;
 }
 
+/* Schedules made and not yet freed (zm_mpi_sched_live). */
+static _Atomic long live_scheds;
+
+long zm_mpi_sched_live(void)
+{
+    return atomic_load_explicit(&live_scheds, memory_order_relaxed);
+}
+
 zm_mpi_sched_t *zm_mpi_sched_new(struct zmpi_comm *c, MPI_Comm handle, int max_ops,
                                  size_t scratch)
 {
@@ -86,6 +94,7 @@ zm_mpi_sched_t *zm_mpi_sched_new(struct zmpi_comm *c, MPI_Comm handle, int max_o
         free(s);
         return NULL;
     }
+    atomic_fetch_add_explicit(&live_scheds, 1, memory_order_relaxed);
     s->req.kind = ZM_REQ_SCHED;
     s->req.comm = handle;
     s->req.pcomm = &s->pc;
@@ -416,6 +425,7 @@ void zm_mpi_sched_free(zm_mpi_sched_t *s)
     free(s->ops);
     free(s->scratch);
     free(s);
+    atomic_fetch_sub_explicit(&live_scheds, 1, memory_order_relaxed);
 }
 
 void zm_mpi_sched_release(zm_req_t *r)
