@@ -15,28 +15,34 @@ foreach(np 1 8 64)
     set_tests_properties(${prog}_restart_${np} PROPERTIES TIMEOUT 240)
   endforeach()
 endforeach()
-add_test(NAME ckpt_refused_without_checkpoint_flag
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
-          --regex "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" --
-          $<TARGET_FILE:zmpirun> -n 4 -w 2 $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_none)
-add_test(NAME ckpt_refused_with_live_communicator
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
-          --regex "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD" --
-          env CK_MODE=comm $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
-          $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_comm)
-add_test(NAME ckpt_refused_with_unreceived_message
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
-          --regex "rank 3: checkpoint refused: .*a message to it is still unreceived" --
-          env CK_MODE=unreceived $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
-          $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_unrecv)
-add_test(NAME ckpt_refused_with_persistent_request
-  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
-          --regex "rank 1: checkpoint refused: .*requests exist" --
-          env CK_MODE=persistent $<TARGET_FILE:zmpirun> --checkpoint -n 4 -w 2
-          $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_persist)
-set_tests_properties(ckpt_refused_without_checkpoint_flag ckpt_refused_with_live_communicator
-  ckpt_refused_with_unreceived_message ckpt_refused_with_persistent_request
-  PROPERTIES TIMEOUT 90)
+# zt_ckpt_refusal(<name> MODE <CK_MODE or -> REGEX <re> [LABELS l] OPTS <zmpirun options>...):
+# ckpt_basic run with CK_MODE (none for -) must end with exit status 4
+# and the refusal's message.
+function(zt_ckpt_refusal name)
+  cmake_parse_arguments(T "" "MODE;REGEX;LABELS" "OPTS" ${ARGN})
+  set(envs)
+  if(NOT T_MODE STREQUAL "-")
+    set(envs env CK_MODE=${T_MODE})
+  endif()
+  add_test(NAME ${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
+            --regex "${T_REGEX}" -- ${envs} $<TARGET_FILE:zmpirun> ${T_OPTS}
+            $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/${name}.dir)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 90)
+  if(T_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS ${T_LABELS})
+  endif()
+endfunction()
+zt_ckpt_refusal(ckpt_refused_without_checkpoint_flag MODE -
+  REGEX "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" OPTS -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_live_communicator MODE comm
+  REGEX "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_unreceived_message MODE unreceived
+  REGEX "rank 3: checkpoint refused: .*a message to it is still unreceived"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_persistent_request MODE persistent
+  REGEX "rank 1: checkpoint refused: .*requests exist" OPTS --checkpoint -n 4 -w 2)
 # Jobs of several processes (each process restores its own ranks; the same
 # layout at restart), over every system MPI zmpi was built for; a message
 # between processes left unreceived is refused whether it arrived or not.
@@ -47,12 +53,8 @@ foreach(be ${ZMPI_NET_BACKENDS})
               $<TARGET_FILE:zt_${prog}> 6 -p 2 --interleave --net ${be})
     set_tests_properties(net_${be}_${prog}_restart_6x2p PROPERTIES TIMEOUT 240 LABELS net)
   endforeach()
-  add_test(NAME net_${be}_ckpt_refused_with_unreceived_message
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 4
-            --regex "checkpoint refused: .*(still unreceived|still in flight)" --
-            env CK_MODE=unreceived $<TARGET_FILE:zmpirun> --checkpoint -n 4 -p 2 --interleave
-            --net ${be} $<TARGET_FILE:zt_ckpt_basic> ${CMAKE_CURRENT_BINARY_DIR}/ckpt_unrecv_${be})
-  set_tests_properties(net_${be}_ckpt_refused_with_unreceived_message PROPERTIES TIMEOUT 90
-    LABELS net)
+  zt_ckpt_refusal(net_${be}_ckpt_refused_with_unreceived_message MODE unreceived
+    REGEX "checkpoint refused: .*(still unreceived|still in flight)" LABELS net
+    OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
 endforeach()
 # ---- end of checkpoint/restart ----

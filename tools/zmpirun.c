@@ -908,15 +908,20 @@ static void report_layout(long procs, int code)
  * behind: the library deletes each as soon as it is loaded, except under a
  * debugger, which may end the job before the library can (src/arch/
  * image_linux.c names them <dir>/zmpi-<pid>-<rank>.so). */
-static void remove_rank_copies(pid_t pid)
+/* Where the library puts a job's files: ZMPI_TMPDIR, else /dev/shm. */
+static const char *job_files_dir(void)
 {
     const char *dir = getenv("ZMPI_TMPDIR");
+    return dir ? dir : "/dev/shm";
+}
+
+static void remove_rank_copies(pid_t pid)
+{
+    const char *dir = job_files_dir();
     char prefix[64], path[PATH_MAX];
     struct dirent *e;
     DIR *d;
 
-    if (!dir)
-        dir = "/dev/shm";
     d = opendir(dir);
     if (!d)
         return;
@@ -936,9 +941,9 @@ static void remove_rank_copies(pid_t pid)
  * node can write it; elsewhere the launcher's status stands. */
 static void exit_file_path(char *path, size_t len)
 {
-    const char *dir = getenv("ZMPI_TMPDIR");
-    if (!dir)
-        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    const char *dir = job_files_dir();
+    if (!getenv("ZMPI_TMPDIR") && access(dir, W_OK) != 0)
+        dir = "/tmp";
     snprintf(path, len, "%s/zmpi-run-%ld-exit", dir, (long)getpid());
 }
 

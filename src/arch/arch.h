@@ -122,10 +122,8 @@ int zm_arch_region_load(int fd, uintptr_t addr, size_t len);
 
 /* Nonzero if this process runs with address-space randomization off, so
  * that shared libraries sit at the same addresses in every run of the
- * program; zm_arch_aslr_disable turns it off for programs this process
- * executes next (0, or -1 if refused).  Any thread. */
+ * program (zmpirun --checkpoint turns it off for the job).  Any thread. */
 int zm_arch_aslr_off(void);
-int zm_arch_aslr_disable(void);
 
 /* The stack-protector canary of the calling thread (x86-64: its thread
  * block; AArch64: the process's).  A restarted rank's frames were entered

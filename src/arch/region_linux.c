@@ -66,12 +66,6 @@ int zm_arch_aslr_off(void)
     return p != -1 && (p & ADDR_NO_RANDOMIZE);
 }
 
-int zm_arch_aslr_disable(void)
-{
-    int p = personality(0xffffffff);
-    return p == -1 ? -1 : personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1 ? -1 : 0;
-}
-
 #if defined(__x86_64__)
 /* glibc keeps the canary in the thread control block, 0x28 past %fs. */
 uintptr_t zm_arch_canary_get(void)

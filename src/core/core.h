@@ -167,6 +167,7 @@ int zm_core_asym_fence(void);
 #define ZM_RANK_MEM_BASE ((uintptr_t)0x080000000000ull)
 #define ZM_RANK_MEM_SPAN ((size_t)0x400000000000ull)
 #define ZM_RANK_MEM_FRAME 256  /* bytes of a saved context kept in the header */
+#define ZM_RANK_HEAP_MAX_SHIFT 16 /* the rank heap's largest small block: 2^16 bytes */
 
 typedef struct zm_rank_mem {
     uint64_t magic;
@@ -178,7 +179,7 @@ typedef struct zm_rank_mem {
     uintptr_t copy_at;          /* the program copy */
     uintptr_t heap_at, heap_end;/* heap part of the region */
     uintptr_t bump;             /* heap used up to here */
-    void *free_small[17];       /* free blocks of 2^k bytes */
+    void *free_small[ZM_RANK_HEAP_MAX_SHIFT + 1]; /* free blocks of 2^k bytes */
     void *free_large;           /* free page-multiple blocks */
     zm_spinlock_t lock;         /* guards the heap fields */
     /* A checkpoint's saved context (src/mpi/checkpoint.c): the stack

@@ -31,7 +31,7 @@
 #define BLK_LARGE 2
 #define BLK_ALIGNED 3
 #define MIN_SHIFT 5  /* smallest block 32 bytes (16 of header) */
-#define MAX_SHIFT 16 /* largest small block 64 KiB */
+#define MAX_SHIFT ZM_RANK_HEAP_MAX_SHIFT /* largest small block 64 KiB */
 #define PAGE 4096
 
 /* Every block starts with this header; the payload follows, 16-aligned. */

@@ -41,7 +41,7 @@ static struct {
     int on;              /* checkpoints on for this job */
     const char *restart; /* directory of the checkpoint restarted from */
     void **images;       /* per world rank: its program copy */
-    uintptr_t canary;    /* the first process's stack-protector canary */
+    uintptr_t canary;    /* the canary this process's ranks were entered with */
     uintptr_t own_canary;/* this process's, put back after the job */
     int argc;
     char **argv;         /* the job's command line, for the job file */
@@ -169,11 +169,10 @@ static int read_job(char *err, size_t errlen)
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    unsigned long long canary = 0, a0 = 0, a1 = 0;
+    unsigned long long a0 = 0, a1 = 0;
     int np = -1, ok = fgets(line, sizeof line, f) && strncmp(line, JOB_MAGIC, strlen(JOB_MAGIC)) == 0;
     while (ok && fgets(line, sizeof line, f)) {
         sscanf(line, "ranks %d", &np);
-        sscanf(line, "canary %llx", &canary);
         sscanf(line, "anchors %llx %llx", &a0, &a1);
     }
     fclose(f);
@@ -190,7 +189,6 @@ static int read_job(char *err, size_t errlen)
                  (unsigned long long)a[0], a0, (unsigned long long)a[1], a1);
         return -1;
     }
-    (void)canary;
     return 0;
 }
 
@@ -308,11 +306,10 @@ static int write_job(const char *dir)
     FILE *f = fopen(path, "w");
     if (!f)
         return errno;
-    fprintf(f, "%s\nranks %d\nprocs %d\norder %s\nstack %zu\ncanary %llx\nanchors %llx %llx\n",
+    fprintf(f, "%s\nranks %d\nprocs %d\norder %s\nstack %zu\nanchors %llx %llx\n",
             JOB_MAGIC, zm_net_job.nranks, zm_net_job.nprocs,
             zm_net_job.order == ZM_NET_ORDER_INTERLEAVE ? "interleave" : "block",
-            zm_core_rank_mem(0)->stack_size,
-            (unsigned long long)zm_arch_canary_get(), (unsigned long long)a[0],
+            zm_core_rank_mem(0)->stack_size, (unsigned long long)a[0],
             (unsigned long long)a[1]);
     int e = fclose(f) ? errno : 0;
     snprintf(path, sizeof path, "%s/argv", dir);

@@ -83,10 +83,10 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n)
     return 0;
 }
 
-void *__wrap_aligned_alloc(size_t align, size_t n)
+/* aligned_alloc and memalign from the rank heap: EINVAL for an alignment
+ * that is no power of two. */
+static void *heap_aligned_checked(size_t align, size_t n)
 {
-    if (!zmpi_heap_on)
-        return __real_aligned_alloc(align, n);
     if (bad_align(align)) {
         errno = EINVAL;
         return NULL;
@@ -94,15 +94,14 @@ void *__wrap_aligned_alloc(size_t align, size_t n)
     return zmpi_heap_aligned(align, n);
 }
 
+void *__wrap_aligned_alloc(size_t align, size_t n)
+{
+    return zmpi_heap_on ? heap_aligned_checked(align, n) : __real_aligned_alloc(align, n);
+}
+
 void *__wrap_memalign(size_t align, size_t n)
 {
-    if (!zmpi_heap_on)
-        return __real_memalign(align, n);
-    if (bad_align(align)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    return zmpi_heap_aligned(align, n);
+    return zmpi_heap_on ? heap_aligned_checked(align, n) : __real_memalign(align, n);
 }
 
 void *__wrap_valloc(size_t n)
