@@ -100,11 +100,6 @@ static _Atomic(struct zm_arch_clone *) clones;
 /* Initialized data above which a copy maps it from the file. */
 #define FILE_MODE_BYTES (64 * 1024)
 
-static size_t page_size(void)
-{
-    return (size_t)sysconf(_SC_PAGESIZE);
-}
-
 /* The program file mapped whole for reading while the template is built. */
 struct file {
     const unsigned char *p;
@@ -136,7 +131,7 @@ static int decline(const char *why)
  * their file offsets allow, exactly one writable one. */
 static int plan_segments(const struct file *f)
 {
-    size_t pg = page_size();
+    size_t pg = zm_arch_page_size();
     uintptr_t hi = 0;
     int nrw = 0;
     for (int i = 0; i < f->nph; i++) {
@@ -419,7 +414,7 @@ static int build_relocations(const struct file *f)
      * the file's, shared by all ranks (one more memory map for .bss). */
     T.rw_file_off = (off_t)(rw->p_offset - lead);
     T.rw_file_end = lead + rw->p_filesz;
-    T.rw_file_len = (T.rw_file_end + page_size() - 1) & ~(page_size() - 1);
+    T.rw_file_len = (T.rw_file_end + zm_arch_page_size() - 1) & ~(zm_arch_page_size() - 1);
     T.file_mode = rw->p_filesz > FILE_MODE_BYTES;
     /* Number of symbols: every relocation names one below it. */
     uint32_t nsym = 1;

@@ -96,26 +96,30 @@ void zm_arch_canary_set(uintptr_t v)
 
 /* ---- Saving and loading memory with holes ------------------------------- */
 
-#define SAVE_PAGE 4096
+/* Holes are made page by page, up to this page size; a system with larger
+ * pages writes everything. */
+#define SAVE_PAGE_MAX 65536
 
 int zm_arch_region_save(int fd, uintptr_t addr, size_t len)
 {
-    static const unsigned char zero[SAVE_PAGE];
+    static const unsigned char zero[SAVE_PAGE_MAX];
+    const size_t pg = zm_arch_page_size();
+    if (pg > SAVE_PAGE_MAX)
+        return write(fd, (const void *)addr, len) == (ssize_t)len ? 0 : -1;
     /* Pages never touched are not resident: they read as zeros and become
      * holes without being read (reading would map each one). */
-    size_t npages = (len + SAVE_PAGE - 1) / SAVE_PAGE;
+    size_t npages = (len + pg - 1) / pg;
     unsigned char vec[1024];
     for (size_t first = 0; first < npages; first += sizeof vec) {
         size_t n = npages - first < sizeof vec ? npages - first : sizeof vec;
-        uintptr_t at = addr + first * SAVE_PAGE;
-        int known = (at & (SAVE_PAGE - 1)) == 0 &&
-                    mincore((void *)at, n * SAVE_PAGE, vec) == 0;
+        uintptr_t at = addr + first * pg;
+        int known = (at & (pg - 1)) == 0 &&
+                    mincore((void *)at, n * pg, vec) == 0;
         for (size_t i = 0; i < n; i++) {
-            size_t off = (first + i) * SAVE_PAGE, k = len - off < SAVE_PAGE ? len - off : SAVE_PAGE;
+            size_t off = (first + i) * pg, k = len - off < pg ? len - off : pg;
             const char *p = (const char *)addr + off;
-            int hole = k == SAVE_PAGE && ((known && !(vec[i] & 1)) ||
-                                          memcmp(p, zero, SAVE_PAGE) == 0);
-            if (hole ? lseek(fd, SAVE_PAGE, SEEK_CUR) < 0 : write(fd, p, k) != (ssize_t)k)
+            int hole = k == pg && ((known && !(vec[i] & 1)) || memcmp(p, zero, pg) == 0);
+            if (hole ? lseek(fd, pg, SEEK_CUR) < 0 : write(fd, p, k) != (ssize_t)k)
                 return -1;
         }
     }

@@ -32,7 +32,11 @@
 #define BLK_ALIGNED 3
 #define MIN_SHIFT 5  /* smallest block 32 bytes (16 of header) */
 #define MAX_SHIFT ZM_RANK_HEAP_MAX_SHIFT /* largest small block 64 KiB */
-#define PAGE 4096
+
+/* The system's page: the layout's unit, so that guard pages and the
+ * program copy's mappings fall on page boundaries (4 KiB, or 16 or 64 KiB
+ * on some AArch64 systems). */
+#define PAGE zm_arch_page_size()
 
 /* Every block starts with this header; the payload follows, 16-aligned. */
 typedef struct blk {

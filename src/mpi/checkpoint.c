@@ -31,7 +31,8 @@
 #include <unistd.h>
 
 #define JOB_MAGIC "zmpi-checkpoint 1"
-#define PAGE 4096
+/* A region's header takes one system page (src/core/rank_mem.c). */
+#define PAGE zm_arch_page_size()
 
 /* Read by the malloc wrappers linked into a privatized program
  * (src/mpi/launch_heap.c): whether ranks allocate from their regions. */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -106,7 +107,7 @@ void *__wrap_memalign(size_t align, size_t n)
 
 void *__wrap_valloc(size_t n)
 {
-    return zmpi_heap_on ? zmpi_heap_aligned(4096, n) : __real_valloc(n);
+    return zmpi_heap_on ? zmpi_heap_aligned((size_t)sysconf(_SC_PAGESIZE), n) : __real_valloc(n);
 }
 
 size_t __wrap_malloc_usable_size(void *p)
