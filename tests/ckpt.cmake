@@ -43,8 +43,8 @@ zt_ckpt_refusal(ckpt_refused_with_unreceived_message MODE unreceived
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_persistent_request MODE persistent
   REGEX "rank 1: checkpoint refused: .*requests exist" OPTS --checkpoint -n 4 -w 2)
-# Jobs of several processes (each process restores its own ranks; the same
-# layout at restart), over every system MPI zmpi was built for; a message
+# Jobs of several processes (each process restores the ranks it holds in
+# the restarted job's layout), over every system MPI zmpi was built for; a message
 # between processes left unreceived is refused whether it arrived or not.
 foreach(be ${ZMPI_NET_BACKENDS})
   foreach(prog ckpt_basic ckpt_cxx)
@@ -53,6 +53,18 @@ foreach(be ${ZMPI_NET_BACKENDS})
               $<TARGET_FILE:zt_${prog}> 6 -p 2 --interleave --net ${be})
     set_tests_properties(net_${be}_${prog}_restart_6x2p PROPERTIES TIMEOUT 240 LABELS net)
   endforeach()
+  # Any process may resume any rank: restarts in other layouts than the
+  # checkpointed job's, from 2 processes and from one.
+  add_test(NAME net_${be}_ckpt_basic_restart_other_layouts
+    COMMAND env "CK_LAYOUTS=-p 3 --net ${be},-p 1,-p 2 --rank-order block --net ${be}"
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_basic> 6 -p 2 --interleave --net ${be})
+  add_test(NAME net_${be}_ckpt_cxx_restart_from_one_process
+    COMMAND env "CK_LAYOUTS=-p 2 --interleave --net ${be},-p 3 --net ${be}"
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_cxx> 6)
+  set_tests_properties(net_${be}_ckpt_basic_restart_other_layouts
+    net_${be}_ckpt_cxx_restart_from_one_process PROPERTIES TIMEOUT 240 LABELS net)
   zt_ckpt_refusal(net_${be}_ckpt_refused_with_unreceived_message MODE unreceived
     REGEX "checkpoint refused: .*(still unreceived|still in flight)" LABELS net
     OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})

@@ -4,7 +4,9 @@
 # checkpoint then restarted with 1 and with 2 workers; a second restart
 # from the same checkpoint gives it again.  The checkpoint goes to a fresh
 # directory.  OPTIONS go to every zmpirun (a job of several processes:
-# -p 2 --interleave --net mpich).
+# -p 2 --interleave --net mpich).  With CK_LAYOUTS set, the restarts run
+# with each of its comma-separated option lists instead (other process
+# counts and rank orders: -p 3 --net mpich,-p 1), with 1 worker, then 2.
 set -u
 run=$1 prog=$2 np=$3
 shift 3
@@ -19,10 +21,24 @@ case $whole in *succeeded*) echo "FAIL: an error was not returned"; exit 1 ;; es
 stop=$(CK_STOP=1 "$run" --checkpoint -n "$np" -w 2 "$@" "$prog" "$dir/b") ||
     { echo "FAIL: the run to the checkpoint failed: $stop"; exit 1; }
 case $stop in *"stopped after the checkpoint"*) ;; *) echo "FAIL: $stop"; exit 1 ;; esac
-for w in 1 2 1; do
-    again=$("$run" --restart "$dir/b" -w "$w" "$@") ||
-        { echo "FAIL: restart with $w workers failed: $again"; exit 1; }
-    echo "restart, $w workers: $again"
+check_restart() { # WORKERS OPTIONS...
+    w=$1
+    shift
+    again=$("$run" --restart "$dir/b" -w "$w" "$@" </dev/null) ||
+        { echo "FAIL: restart with $w workers ($*) failed: $again"; exit 1; }
+    echo "restart, $w workers ($*): $again"
     [ "$again" = "$whole" ] || { echo "FAIL: the restart's result differs"; exit 1; }
-done
+}
+if [ -z "${CK_LAYOUTS:-}" ]; then
+    for w in 1 2 1; do
+        check_restart "$w" "$@"
+    done
+else
+    echo "$CK_LAYOUTS" | tr ',' '\n' | while read -r layout; do
+        for w in 1 2; do
+            # shellcheck disable=SC2086 # the layout is a list of options
+            check_restart "$w" $layout
+        done
+    done || exit 1
+fi
 echo "ckpt_restart: ok"

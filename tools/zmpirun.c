@@ -101,7 +101,8 @@ static void print_usage(FILE *out)
           "  --checkpoint       let the program take checkpoints (ZMPI_Checkpoint);\n"
           "                     one process, privatized programs\n"
           "  --restart DIR      resume the job checkpointed in DIR (its program,\n"
-          "                     arguments and ranks; -w may differ)\n"
+          "                     arguments and ranks; -w, -p and\n"
+          "                     --rank-order may differ)\n"
           "  -h, --help         show this help\n"
           "\n"
           "A program not linked with zmpi (hostname, a script, python) runs as N\n"
@@ -279,14 +280,12 @@ static void restart_from(struct options *o)
         sscanf(line, "order %31s", order);
     }
     fclose(f);
-    /* The same processes must hold the same ranks (docs/checkpoint.md). */
-    if (procs[0]) {
-        if (o->procs && strcmp(o->procs, procs) != 0)
-            usage_error("the checkpoint ran in a different number of processes than -p %s",
-                        o->procs);
+    /* A rank's memory lies at the same address in every process, so the
+     * restarted job may spread the ranks over other processes than the
+     * checkpointed one did (-p, --rank-order); by default it keeps them. */
+    if (procs[0] && !o->procs)
         o->procs = strcmp(procs, "1") == 0 ? NULL : procs;
-    }
-    if (order[0])
+    if (order[0] && !o->order)
         o->order = order;
     if (o->np && strcmp(o->np, np) != 0)
         usage_error("the checkpoint has a different number of ranks than -n %s", o->np);
@@ -297,6 +296,22 @@ static void restart_from(struct options *o)
     o->checkpoint = 1;
 }
 
+/* The stack-protector canary every process of a checkpointable job runs
+ * its ranks with (ZMPI_CKPT_CANARY): a rank's saved frames were entered
+ * with it, so a restart may put ranks of several processes into one.  The
+ * lowest byte stays zero, as glibc's own canaries do. */
+static void export_job_canary(void)
+{
+    unsigned long long v = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, &v, sizeof v) != (ssize_t)sizeof v)
+        usage_error("cannot read %s for the job's stack-protector canary", "/dev/urandom");
+    close(fd);
+    char hex[32];
+    snprintf(hex, sizeof hex, "%llx", v & ~0xffULL);
+    put_env("ZMPI_CKPT_CANARY", hex);
+}
+
 /* --checkpoint: ranks get memory at fixed addresses, which a restart finds
  * again only if the shared libraries load where they did: the job runs
  * with address-space randomization off (as setarch -R does). */
@@ -305,6 +320,8 @@ static void enable_checkpoints(const struct options *o)
     if (!o->checkpoint)
         return;
     put_env("ZMPI_CHECKPOINT", "1");
+    if (!o->restart)
+        export_job_canary();
     int p = personality(0xffffffff);
     if (p == -1 || personality((unsigned long)p | ADDR_NO_RANDOMIZE) == -1)
         fprintf(stderr, "zmpirun: cannot turn address-space randomization off; checkpoints "

@@ -44,6 +44,7 @@ static struct {
     void **images;       /* per world rank: its program copy */
     uintptr_t canary;    /* the canary this process's ranks were entered with */
     uintptr_t own_canary;/* this process's, put back after the job */
+    int swapped;         /* the job runs with `canary` instead of its own */
     int argc;
     char **argv;         /* the job's command line, for the job file */
 } C;
@@ -194,8 +195,9 @@ static int read_job(char *err, size_t errlen)
 }
 
 /* The canary the restored ranks of this process were entered with: each
- * rank's header has its first process's; all must agree (the same
- * processes hold the same ranks as when the checkpoint was written). */
+ * rank's header has the one its job ran ranks with; all must agree.  A
+ * job zmpirun started has one canary in all its processes
+ * (ZMPI_CKPT_CANARY), so only a job started otherwise can trip this. */
 static int local_canary(char *err, size_t errlen)
 {
     for (int l = 0; l < zm_net_job.nlocal; l++) {
@@ -203,9 +205,10 @@ static int local_canary(char *err, size_t errlen)
         if (l == 0)
             C.canary = c;
         else if (c != C.canary) {
-            snprintf(err, errlen, "the ranks of process %d came from several processes when "
-                     "the checkpoint was written: restart with the same -p and rank order",
-                     zm_net_job.proc);
+            snprintf(err, errlen, "the ranks of process %d came from processes that ran with "
+                     "different stack-protector canaries when the checkpoint was written (a "
+                     "job not started by zmpirun --checkpoint): restart with the same -p and "
+                     "rank order", zm_net_job.proc);
             return -1;
         }
     }
@@ -231,17 +234,26 @@ int zm_mpi_ckpt_restore(void)
 
 void zm_mpi_ckpt_job_begin(void)
 {
-    if (!C.restart)
+    if (!C.on)
         return;
-    /* The restored frames were entered with the first process's canary;
-     * workers created from here on inherit it. */
+    if (!C.restart) {
+        /* Every process of the job enters its ranks with the job's canary,
+         * so that any process can resume any of them later. */
+        const char *v = getenv("ZMPI_CKPT_CANARY");
+        if (!v || !*v)
+            return;
+        C.canary = (uintptr_t)strtoull(v, NULL, 16);
+    }
+    /* Workers created from here on inherit the canary; the launcher's own
+     * frames get theirs back in zm_mpi_ckpt_job_end. */
     C.own_canary = zm_arch_canary_get();
+    C.swapped = 1;
     zm_arch_canary_set(C.canary);
 }
 
 void zm_mpi_ckpt_job_end(void)
 {
-    if (C.restart)
+    if (C.swapped)
         zm_arch_canary_set(C.own_canary);
 }
 
