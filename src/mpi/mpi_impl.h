@@ -393,12 +393,20 @@ void zm_mpi_info_env_args(int argc, char **argv);
  * MPI_Comm_split_type.  ULT context, the rank owning `c`. */
 int zm_mpi_comm_info_apply(struct zmpi_comm *c, MPI_Info info);
 
-/* ---- Error classes and codes (errors.c) ---- */
+/* ---- Error classes and codes (errors_codes.c) ---- */
 
 /* The largest error code in use: MPI_ERR_LASTCODE until a program adds
  * classes or codes (the value of the MPI_LASTUSEDCODE attribute).  Any
  * thread. */
 int zm_mpi_last_used_code(void);
+
+/* The class of error code `code` (predefined or added by the program), or
+ * -1 if no such code exists.  Any thread; takes the codes' spinlock. */
+int zm_mpi_code_class(int code);
+
+/* Writes the text of error code `code` into buf (len bytes, caller's):
+ * its class's text, or the string the program gave it.  Any thread. */
+void zm_mpi_describe_code(int code, char *buf, size_t len);
 
 /* ---- Attribute caching (attr.c) ---- */
 
