@@ -981,38 +981,6 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 }
 ZM_WEAK(Win_delete_attr)
 
-/* ---- Predefined callbacks (MPI_COMM_NULL_COPY_FN etc. in mpi.h) ----------- */
-
-/* For each object kind, the null copy callback leaves the attribute out of
- * the duplicate, the dup callback gives the duplicate the same value, and
- * the null delete callback does nothing.  Any thread: they touch only their
- * arguments. */
-#define ZM_PREDEFINED_CALLBACKS(obj, type)                                                      \
-    int zmpi_##obj##_null_copy_fn(type old, int keyval, void *extra_state, void *in,            \
-                                  void *out, int *flag)                                         \
-    {                                                                                           \
-        (void)old, (void)keyval, (void)extra_state, (void)in, (void)out;                        \
-        *flag = 0;                                                                              \
-        return MPI_SUCCESS;                                                                     \
-    }                                                                                           \
-    int zmpi_##obj##_dup_fn(type old, int keyval, void *extra_state, void *in, void *out,       \
-                            int *flag)                                                          \
-    {                                                                                           \
-        (void)old, (void)keyval, (void)extra_state;                                             \
-        *(void **)out = in;                                                                     \
-        *flag = 1;                                                                              \
-        return MPI_SUCCESS;                                                                     \
-    }                                                                                           \
-    int zmpi_##obj##_null_delete_fn(type h, int keyval, void *value, void *extra_state)         \
-    {                                                                                           \
-        (void)h, (void)keyval, (void)value, (void)extra_state;                                  \
-        return MPI_SUCCESS;                                                                     \
-    }
-
-ZM_PREDEFINED_CALLBACKS(comm, MPI_Comm)
-ZM_PREDEFINED_CALLBACKS(type, MPI_Datatype)
-ZM_PREDEFINED_CALLBACKS(win, MPI_Win)
-
 /* ---- MPI_Finalize ----------------------------------------------------------- */
 
 /* Free everything left without callbacks: attributes of objects the
