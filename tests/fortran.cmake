@@ -92,7 +92,8 @@ zt_fortran_program(stop_rank_noprivatize stop_rank.f90 FLAGS -zmpi-no-privatize)
 zt_fortran_runs(stop_rank_noprivatize 3x2)
 add_test(NAME fortran_error_stop_ends_job
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 3
-          --regex "ERROR STOP 3" --
+          --regex "ERROR STOP 3" --regex "rank 0 wrote this before ERROR STOP"
+          --regex "rank 2 wrote this before ERROR STOP" --
           $<TARGET_FILE:zmpirun> -n 3 -w 2 ${ZT_FBIN}/stop_rank/stop_rank error)
 set_tests_properties(fortran_error_stop_ends_job PROPERTIES TIMEOUT 90)
 

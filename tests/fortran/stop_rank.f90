@@ -2,7 +2,9 @@
 ! finalizes and stops at once; the other ranks then exchange messages among
 ! themselves and rank 0 reports "stop_rank: OK", which it could not if the
 ! STOP had ended the whole job.  With the argument "error", rank 1 runs ERROR STOP 3
-! instead, which must end the whole job with status 3.
+! instead, which must end the whole job with status 3, and the lines every
+! rank wrote before it must reach the output (a file under expect_fail.sh,
+! which libgfortran buffers).
 program stop_rank
   use mpi_f08
   implicit none
@@ -12,6 +14,10 @@ program stop_rank
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, size)
   call get_command_argument(1, arg)
+  if (arg == 'error') then
+    write(*, '(a,i0,a)') 'stop_rank: rank ', rank, ' wrote this before ERROR STOP'
+    call MPI_Barrier(MPI_COMM_WORLD)
+  end if
   if (rank == 1) then
     if (arg == 'error') error stop 3
     call MPI_Finalize()
