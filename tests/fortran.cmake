@@ -95,7 +95,13 @@ add_test(NAME fortran_error_stop_ends_job
           --regex "ERROR STOP 3" --regex "rank 0 wrote this before ERROR STOP"
           --regex "rank 2 wrote this before ERROR STOP" --
           $<TARGET_FILE:zmpirun> -n 3 -w 2 ${ZT_FBIN}/stop_rank/stop_rank error)
-set_tests_properties(fortran_error_stop_ends_job PROPERTIES TIMEOUT 90)
+add_test(NAME fortran_runtime_error_keeps_output
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 --exit-code 2
+          --regex "Cannot open file" --regex "rank 0 wrote this before ERROR STOP"
+          --regex "rank 2 wrote this before ERROR STOP" --
+          $<TARGET_FILE:zmpirun> -n 3 -w 2 ${ZT_FBIN}/stop_rank/stop_rank runtime)
+set_tests_properties(fortran_error_stop_ends_job fortran_runtime_error_keeps_output
+  PROPERTIES TIMEOUT 90)
 
 # WRITE(*,*), formatted WRITE and PRINT from 64 ranks on two workers, with
 # stdout redirected to a file: every line whole, every rank's lines there

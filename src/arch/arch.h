@@ -179,6 +179,13 @@ struct zm_arch_clone *zm_arch_image_own(void *image);
  * before the first clone. */
 int zm_arch_image_check(const char *prog, char *err, size_t errlen);
 
+/* Run the destructors of the process's shared libraries, last loaded
+ * first, as the dynamic loader does at exit for a program started by
+ * libc's start code (a privatized program starts at zmpi's own entry, so
+ * the loader's exit handler is never registered).  Once per process; at
+ * exit, on the thread calling exit. */
+void zm_arch_libs_fini(void);
+
 /* Load a private copy of program file `prog` (a PIE linked by zmpicc for
  * privatization; zm_arch_image_probe checks it) for ULT `id`, as
  * zm_arch_image_clone does for the running program.  Any thread; the

@@ -290,6 +290,63 @@ static uintptr_t dyn_addr(uintptr_t base, uintptr_t v)
     return v < base ? base + v : v;
 }
 
+/* The shared libraries of the process in load order, for
+ * zm_arch_libs_fini: not the program (first), the loader, the vDSO or the
+ * rank copies that dlopen made (each was finalized with its rank). */
+struct lib_list {
+    uintptr_t base[512], dyn[512];
+    int n, seen;
+};
+
+static int list_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct lib_list *l = arg;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    if (l->seen++ == 0 || !name[0] || strstr(name, "ld-linux") || strstr(name, "/zmpi-") ||
+        l->n == (int)(sizeof l->base / sizeof *l->base))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+            l->base[l->n] = info->dlpi_addr;
+            l->dyn[l->n++] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+        }
+    return 0;
+}
+
+/* Run one library's destructors as the loader would: its fini array from
+ * the last entry to the first, then DT_FINI. */
+static void run_fini(uintptr_t base, const Elf64_Dyn *d)
+{
+    uintptr_t arr = 0, fini = 0;
+    size_t bytes = 0;
+    for (; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_FINI_ARRAY)
+            arr = dyn_addr(base, d->d_un.d_ptr);
+        else if (d->d_tag == DT_FINI_ARRAYSZ)
+            bytes = d->d_un.d_val;
+        else if (d->d_tag == DT_FINI)
+            fini = dyn_addr(base, d->d_un.d_ptr);
+    }
+    void (**fn)(void) = (void (**)(void))arr;
+    for (size_t i = arr ? bytes / sizeof *fn : 0; i > 0; i--)
+        if (fn[i - 1] && (uintptr_t)fn[i - 1] != (uintptr_t)-1)
+            fn[i - 1]();
+    if (fini)
+        ((void (*)(void))fini)();
+}
+
+void zm_arch_libs_fini(void)
+{
+    static atomic_flag done = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&done))
+        return;
+    static struct lib_list l;
+    dl_iterate_phdr(list_lib, &l);
+    for (int i = l.n - 1; i >= 0; i--)
+        run_fini(l.base[i], (const Elf64_Dyn *)l.dyn[i]);
+}
+
 int zm_arch_image_check(const char *prog, char *err, size_t errlen)
 {
     uintptr_t m[2] = {0, 0};

@@ -244,6 +244,12 @@ static int priv_main(int argc, char **argv, char **envp)
 
 int zmpi_launch_privatized(int argc, char **argv, char **envp)
 {
+    /* A privatized program starts at zmpi's own entry point, not through
+     * libc's start code, so the loader never registered the libraries'
+     * destructors for exit: libgfortran did not flush its units when a
+     * rank ended the job from inside it (ERROR STOP, a runtime error), and
+     * WRITE(*,*) lines still buffered for a file were lost. */
+    atexit(zm_arch_libs_fini);
     char err[1024];
     if (zm_arch_image_check(argc > 0 ? argv[0] : "the program", err, sizeof err) != 0) {
         fprintf(stderr, "zmpi: %s\n", err);

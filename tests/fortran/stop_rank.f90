@@ -4,7 +4,9 @@
 ! STOP had ended the whole job.  With the argument "error", rank 1 runs ERROR STOP 3
 ! instead, which must end the whole job with status 3, and the lines every
 ! rank wrote before it must reach the output (a file under expect_fail.sh,
-! which libgfortran buffers).
+! which libgfortran buffers).  With "runtime", rank 1 ends the job with a
+! runtime error of libgfortran (opening a missing file), status 2, and the
+! lines must reach the output too.
 program stop_rank
   use mpi_f08
   implicit none
@@ -14,17 +16,18 @@ program stop_rank
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, size)
   call get_command_argument(1, arg)
-  if (arg == 'error') then
+  if (arg == 'error' .or. arg == 'runtime') then
     write(*, '(a,i0,a)') 'stop_rank: rank ', rank, ' wrote this before ERROR STOP'
     call MPI_Barrier(MPI_COMM_WORLD)
   end if
   if (rank == 1) then
     if (arg == 'error') error stop 3
+    if (arg == 'runtime') open(unit=77, file='/nonexistent/stop_rank.dat', status='old')
     call MPI_Finalize()
     stop 'rank 1 stops'
   end if
-  if (arg == 'error') then
-    ! Wait for a message that never comes: only ERROR STOP ends this.
+  if (arg == 'error' .or. arg == 'runtime') then
+    ! Wait for a message that never comes: only rank 1's end ends this.
     call MPI_Recv(token, 1, MPI_INTEGER, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
   end if
   ! Ranks 0 and 2 pass a token without rank 1.
