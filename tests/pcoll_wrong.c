@@ -4,7 +4,8 @@
  * naming the call, what is wrong and the rank (checked by
  * tests/expect_fail.sh).  argv[1] names the mistake:
  *   start_active  MPI_Start on a persistent Allreduce still running
- *   init_inter    MPI_Allreduce_init on an intercommunicator
+ *   init_inter    MPI_Reduce_init on an intercommunicator with root 9,
+ *                 neither MPI_ROOT, MPI_PROC_NULL nor a remote rank
  *   bad_root      MPI_Bcast_init with root 9 on 2 ranks
  */
 #include "zt.h"
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
         MPI_Comm half, inter;
         MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
         MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 5, &inter);
-        MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, inter, MPI_INFO_NULL, &r);
+        MPI_Reduce_init(&x, &y, 1, MPI_INT, MPI_SUM, 9, inter, MPI_INFO_NULL, &r);
     } else if (!strcmp(what, "bad_root")) {
         MPI_Bcast_init(&x, 1, MPI_INT, 9, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
     }

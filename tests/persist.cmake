@@ -11,7 +11,7 @@ endforeach()
 
 # Fatal errors: the message names the call, the argument and the rank.
 foreach(case "start_active;MPI_Start;already active"
-             "init_inter;MPI_Allreduce_init;intercommunicator"
+             "init_inter;MPI_Reduce_init;root=9"
              "bad_root;MPI_Bcast_init;root=9")
   list(GET case 0 mistake)
   list(GET case 1 call)

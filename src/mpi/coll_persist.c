@@ -21,9 +21,7 @@
  *
  * On an intercommunicator the non-blocking code (inter_coll.c) builds the
  * schedule of messages once, under zm_mpi_sched_capture, and MPI_Start
- * runs it again each time; the reductions there are one-shot (their
- * finishing step releases the operation and type), so intercommunicator
- * reductions are refused with MPI_ERR_COMM.
+ * runs it again each time, its finishing step (a reduction's) included.
  */
 #include "large.h"
 #include "inter_impl.h"
@@ -121,10 +119,6 @@ static const zm_mpi_sched_hooks_t pc_hooks = { pc_start, NULL, NULL, pc_release,
 static int pinit_inter(struct zmpi_comm *c, const char *fn, MPI_Comm h, const zm_mpi_ccall_t *k,
                        MPI_Request *request)
 {
-    if (k->kind >= ZM_COLL_REDUCE)
-        return zm_mpi_error(c, MPI_ERR_COMM, fn, "(comm=%s): an intercommunicator; persistent "
-                            "reductions on intercommunicators are not supported by zmpi yet",
-                            c->name[0] ? c->name : "unnamed");
     zm_mpi_sched_capture(1);
     int rc = zm_mpi_coll_inter(c, fn, h, k, request);
     /* A call that failed before starting its schedule left the mode on. */

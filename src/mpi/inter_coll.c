@@ -319,8 +319,8 @@ int zm_mpi_inter_alltoallw(struct zmpi_comm *c, const char *fn, MPI_Comm h, cons
  * predefined type a predefined operation works on, or the user's type for
  * a user operation). */
 struct red {
-    const zm_op_t *op;          /* the operation (held until the step ran) */
-    const zm_dt_t *dt;          /* the user's type (held until the step ran) */
+    const zm_op_t *op;          /* the operation (held until the schedule goes) */
+    const zm_dt_t *dt;          /* the user's type (held until the schedule goes) */
     const zm_dt_t *elem;        /* element view type */
     void *rbuf;                 /* where the result goes */
     size_t out;                 /* result elements of dt */
@@ -346,10 +346,21 @@ static int red_finish(zm_mpi_sched_t *s, void *arg)
         zm_op_apply(r->op, red_buf(r, i) + off, acc, r->en, r->elem);
     if (r->en)
         zm_dt_copy(r->rbuf, r->out, r->dt, acc, r->en, r->elem, zm_dt_bytes(r->dt, r->out));
-    zm_op_release(r->op);
-    zm_dt_release(r->dt);
     return MPI_SUCCESS;
 }
+
+/* The schedule goes (after its one run, or when a persistent reduction's
+ * request is freed after any number of starts): let go of the operation
+ * and type the program may have freed meanwhile. */
+static void red_release(zm_mpi_sched_t *s, void *arg)
+{
+    (void)s;
+    struct red *r = arg;
+    zm_op_release(r->op);
+    zm_dt_release(r->dt);
+}
+
+static const zm_mpi_sched_hooks_t red_hooks = { NULL, NULL, NULL, red_release, NULL };
 
 /* Build the receiving side of a reduction: every remote rank's `total`
  * elements into scratch, reduced into `out` elements of rbuf from element
@@ -380,6 +391,7 @@ static zm_mpi_sched_t *red_sched(struct zmpi_comm *c, MPI_Comm h, int nsend, voi
     zm_op_retain(op);
     zm_dt_retain(dt);
     zm_mpi_sched_finish_with(s, red_finish, r);
+    zm_mpi_sched_set_hooks(s, &red_hooks, r);
     return s;
 }
 
