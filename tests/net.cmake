@@ -76,6 +76,11 @@ foreach(be ${ZMPI_NET_BACKENDS})
     # 3 processes x 1 rank: nothing shared at all.
     zmpi_add_net_test(net_${be}_${prog}_3px1 PROGRAM ${prog} NP 3 PROCS 3 BACKEND ${be})
   endforeach()
+  # Floating-point reductions in rank order, bit for bit as in one process.
+  zmpi_add_net_test(net_${be}_net_comm_rank_order_2px3i PROGRAM net_comm NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave)
+  set_tests_properties(net_${be}_net_comm_rank_order_2px3i PROPERTIES
+    ENVIRONMENT "MPIEXEC_TIMEOUT=100;ZMPI_COLL_RANK_ORDER=1")
   # Partitioned communication: ranks 0 and 1 in different processes, so
   # rank 0 may compute while rank 1's partitions come in ("compute"); with
   # one worker per process only the progress thread can take them in.

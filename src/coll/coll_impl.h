@@ -430,8 +430,9 @@ void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *e
  * A communicator with ranks in several processes gets no shared block:
  * zm_coll_attach returns, to each of its ranks, a stand-in of its own
  * whose `nx` describes the communicator, and every entry point of coll
- * hands it to the functions below.  Blocking Barrier, Bcast and exact
- * Reduce and Allreduce run hierarchically (net_hier.c: the in-process phase on the
+ * hands it to the functions below.  Blocking Barrier, Bcast and Reduce
+ * and Allreduce with predefined operations on integer-like, floating-point
+ * and complex elements run hierarchically (net_hier.c: the in-process phase on the
  * shared block of this process's members, leaders over messages, the
  * in-process fan-out); everything else runs as one round of point-to-point
  * messages on the communicator's collective context (net_algo.c): each

@@ -19,21 +19,29 @@
  * path's n - 1 per rank (net_algo.c).
  *
  * Reduce and Allreduce combine the inputs of a process first, which
- * changes the order of the reduction when the ranks are interleaved; so
- * they take this path only when the order cannot change a bit of the
- * result: predefined operations on integer, boolean, byte and character
- * elements (two's
+ * changes the order of the reduction (when the ranks are interleaved,
+ * and its grouping always).  Predefined operations on integer, boolean,
+ * byte and character elements give the same bits in any order (two's
  * complement arithmetic, comparisons and bit operations are associative
- * and commutative).  Floating point, pairs and user operations keep the
- * flat path, which reduces in rank order.  The decision depends only on
- * the operation and the element kind, which every rank of a correct call
- * shares, so all ranks take the same path.
+ * and commutative).  Predefined operations on floating-point and complex
+ * elements take this path too: MPI treats them as associative and
+ * commutative, and the result is still the same on every rank and in
+ * every run of the same layout (each process reduces its members in rank
+ * order, every leader combines the partial results in process order), as
+ * MPICH's and Open MPI's are, only not always the bits a one-process run
+ * gives.  ZMPI_COLL_RANK_ORDER=1 keeps them on the flat path, which
+ * reduces in rank order like one process, at the price of n - 1 messages
+ * per rank.  Pairs and user operations keep the flat path.  The decision
+ * depends only on the operation, the element kind and the job's
+ * environment, which every rank of a correct call shares, so all ranks
+ * take the same path.
  *
  * Non-blocking and persistent collectives keep the one-round flat path:
  * a hierarchical one needs its ranks to drive later rounds.
  */
 #include "coll/coll_impl.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,9 +223,23 @@ static zm_status_t hier_bcast(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_ar
     return st != ZM_OK ? st : st2;
 }
 
-/* Whether the order of a reduction cannot change its result (see the
+/* Whether ZMPI_COLL_RANK_ORDER=1 keeps floating-point reductions in rank
+ * order (read once). */
+static int rank_order_wanted(void)
+{
+    static _Atomic int wanted = -1;
+    int w = atomic_load_explicit(&wanted, memory_order_relaxed);
+    if (w < 0) {
+        const char *e = getenv("ZMPI_COLL_RANK_ORDER");
+        w = e && *e == '1';
+        atomic_store_explicit(&wanted, w, memory_order_relaxed);
+    }
+    return w;
+}
+
+/* Whether a reduction may combine each process's inputs first (see the
  * top of the file). */
-static int exact_reduction(const zm_coll_args_t *a)
+static int hier_reduction(const zm_coll_args_t *a)
 {
     if (!a->op || a->op->id == ZM_OP_USER || a->op->id == ZM_OP_REPLACE ||
         a->op->id == ZM_OP_NO_OP || !a->rdt)
@@ -234,6 +256,9 @@ static int exact_reduction(const zm_coll_args_t *a)
     case ZM_DT_CHAR:
     case ZM_DT_LOGICAL:
         return 1;
+    case ZM_DT_FLOAT:
+    case ZM_DT_COMPLEX:
+        return !rank_order_wanted();
     default:
         return 0;
     }
@@ -270,7 +295,7 @@ static zm_status_t hier_allreduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_col
     zm_status_t st = zm_coll_run(l, nx->lme, &r, err, errlen);
     if (st == ZM_OK && leader) {
         /* Partial results in element form, one per process, combined in
-         * process order (any order gives the same bits here). */
+         * process order by every leader alike. */
         const zm_dt_t *e = zm_dt_basic(a->rdt);
         size_t m = zm_dt_bytes(a->rdt, a->rcount) / e->size, eb = m * e->size;
         size_t stride = (eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
@@ -391,7 +416,7 @@ int zm_coll_net_hier_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, int 
         return 0;
     int k = a->kind;
     if (k != ZM_COLL_BARRIER && k != ZM_COLL_BCAST &&
-        !((k == ZM_COLL_ALLREDUCE || k == ZM_COLL_REDUCE) && exact_reduction(a)))
+        !((k == ZM_COLL_ALLREDUCE || k == ZM_COLL_REDUCE) && hier_reduction(a)))
         return 0;
     zm_coll_shm_t *l = local_block(nx);
     if (!l) {
