@@ -45,13 +45,7 @@
 int zm_coll_net_forced(void)
 {
     static _Atomic int forced = -1;
-    int f = atomic_load_explicit(&forced, memory_order_relaxed);
-    if (f < 0) {
-        const char *e = getenv("ZMPI_COLL_NET");
-        f = e && *e == '1';
-        atomic_store_explicit(&forced, f, memory_order_relaxed);
-    }
-    return f;
+    return zm_core_env_flag("ZMPI_COLL_NET", &forced);
 }
 
 int zm_coll_net_spans(const zm_p2p_comm_t *c)

@@ -228,13 +228,7 @@ static zm_status_t hier_bcast(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_ar
 static int rank_order_wanted(void)
 {
     static _Atomic int wanted = -1;
-    int w = atomic_load_explicit(&wanted, memory_order_relaxed);
-    if (w < 0) {
-        const char *e = getenv("ZMPI_COLL_RANK_ORDER");
-        w = e && *e == '1';
-        atomic_store_explicit(&wanted, w, memory_order_relaxed);
-    }
-    return w;
+    return zm_core_env_flag("ZMPI_COLL_RANK_ORDER", &wanted);
 }
 
 /* Whether a reduction may combine each process's inputs first (see the

@@ -147,6 +147,11 @@ long zm_pool_in_use(zm_pool_t *pool);
  * never be ignored).  Main thread, at start. */
 long zm_core_env_long(const char *name, long def, long min);
 
+/* Whether environment variable `name` starts with '1', read once into
+ * *cache (which starts at -1) and answered from it afterwards.  Any
+ * thread. */
+int zm_core_env_flag(const char *name, _Atomic int *cache);
+
 /* Whether the frequent side of a store-then-load handshake between threads
  * may order it with a compiler barrier only, because the rare side calls
  * zm_arch_membarrier (collective publishers and their waiters, ring

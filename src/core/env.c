@@ -23,6 +23,17 @@ long zm_core_env_long(const char *name, long def, long min)
     return v;
 }
 
+int zm_core_env_flag(const char *name, _Atomic int *cache)
+{
+    int f = atomic_load_explicit(cache, memory_order_relaxed);
+    if (f < 0) {
+        const char *e = getenv(name);
+        f = e && *e == '1';
+        atomic_store_explicit(cache, f, memory_order_relaxed);
+    }
+    return f;
+}
+
 int zm_core_asym_fence(void)
 {
     static _Atomic int state; /* 0: not decided yet, 1: fences, 2: asymmetric */
