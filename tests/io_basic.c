@@ -232,8 +232,11 @@ static void handlers_and_info(const char *path)
     MPI_Info_create(&info);
     MPI_Info_set(info, "cb_nodes", "1");
     MPI_Info_set(info, "my_hint", "kept");
+    MPI_Info_set(info, "zmpi_writeback", "disable");
     ZT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh));
     ZT_OK(MPI_File_get_info(fh, &used));
+    MPI_Info_get(used, "zmpi_writeback", 63, v, &flag);
+    ZT_CHECK(flag && strcmp(v, "disable") == 0, "zmpi_writeback hint %s", flag ? v : "missing");
     MPI_Info_get(used, "cb_nodes", 63, v, &flag);
     ZT_CHECK(flag && strcmp(v, "1") == 0, "cb_nodes hint %s", flag ? v : "missing");
     MPI_Info_get(used, "my_hint", 63, v, &flag);

@@ -344,6 +344,10 @@ int64_t zm_arch_file_pwrite(int fd, const void *buf, size_t n, int64_t off);
 /* Make the file's data and metadata durable; 0 or -errno. */
 int zm_arch_file_sync(int fd);
 
+/* Start writing bytes [off, off + n) back to the storage without waiting
+ * for it (a later zm_arch_file_sync then has less to do); 0 or -errno. */
+int zm_arch_file_writeback(int fd, int64_t off, int64_t n);
+
 /* Set the file's size (truncate or extend with zeros); 0 or -errno. */
 int zm_arch_file_truncate(int fd, int64_t size);
 

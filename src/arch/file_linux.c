@@ -91,6 +91,11 @@ int zm_arch_file_sync(int fd)
     return -errno;
 }
 
+int zm_arch_file_writeback(int fd, int64_t off, int64_t n)
+{
+    return sync_file_range(fd, off, n, SYNC_FILE_RANGE_WRITE) == 0 ? 0 : -errno;
+}
+
 int zm_arch_file_truncate(int fd, int64_t size)
 {
     int r;

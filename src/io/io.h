@@ -65,12 +65,17 @@ typedef struct zm_io_file {
     atomic_flag lock;           /* serialises accesses in atomic mode */
     int procs_lock;             /* other processes may write the file too: atomic
                                  * mode also takes a whole-file record lock */
+    int readable;               /* opened for reading too (read-modify-write possible) */
     int nranks;                 /* ranks of the opening communicator */
     zm_io_piece_t *pieces;      /* per rank: its part of the current collective access */
     int64_t cb_buffer_size;     /* bytes an aggregator moves per system call at most */
     int cb_nodes;               /* aggregators of a collective access */
+    int cb_nodes_hint;          /* cb_nodes as the program gave it (0: not given): the
+                                 * aggregating processes of a file that spans processes */
     int cb_write;               /* 0: collective writes go independent (romio_cb_write=disable) */
     int cb_read;                /* 0: collective reads go independent */
+    int writeback;              /* start the write-back of each aggregated window at
+                                 * once (hint zmpi_writeback, default on) */
     atomic_flag nbc_lock;       /* guards nbc_rounds */
     void *nbc_rounds;           /* non-blocking collectives under way (API layer's list) */
 } zm_io_file_t;
@@ -134,6 +139,45 @@ int zm_io_aggr_write(zm_io_file_t *f, const zm_io_piece_t *pieces, int a, int na
                      int64_t lo, int64_t hi, int atomic);
 int zm_io_aggr_read(zm_io_file_t *f, const zm_io_piece_t *pieces, int a, int naggr,
                     int64_t lo, int64_t hi, int atomic);
+
+/* A piece of one rank's segment that falls in a window of the file. */
+typedef struct zm_io_part {
+    int64_t off;    /* file offset */
+    size_t len;     /* bytes */
+    char *data;     /* the rank's packed bytes for it */
+} zm_io_part_t;
+
+/* Append the parts of the `npieces` pieces that fall in [lo, hi), sorted
+ * by offset, to the *n entries of *parts (grown with realloc, *cap its
+ * allocated entries; the caller frees it).  Returns 0 or -ENOMEM.  Any
+ * thread; the pieces must not change meanwhile. */
+int zm_io_collect(const zm_io_piece_t *pieces, int npieces, int64_t lo, int64_t hi,
+                  zm_io_part_t **parts, size_t *cap, size_t *n);
+
+/* Nonzero if a segment of one of the `npieces` pieces overlaps [lo, hi).
+ * Any thread. */
+int zm_io_touches(const zm_io_piece_t *pieces, int npieces, int64_t lo, int64_t hi);
+
+/* Move the window [lo, hi) of the file between it and `npieces` pieces
+ * (whose segments may lie partly outside it), through `buf` of at least
+ * hi - lo bytes: a write copies the parts into buf and writes each run of
+ * covered bytes with one system call (a run that is one part goes straight
+ * from that part's data); with `rmw`, on a file open for reading, a
+ * window whose holes are no larger than its covered bytes is instead
+ * read, filled and written whole with one pread and one pwrite
+ * (read-modify-write, under the file's lock in atomic mode), and a read
+ * of such a window is one pread of the whole extent.  A written
+ * window of at least 1 MiB then starts its write-back to the storage
+ * (f->writeback), so that the sync of MPI_File_sync or MPI_File_close
+ * finds little left to write.  A read fills the parts, bytes past the
+ * end of the file reading as zeros.  Returns 0 or -errno.  ULT context. */
+int zm_io_window(zm_io_file_t *f, const zm_io_piece_t *pieces, int npieces, int write,
+                 int64_t lo, int64_t hi, char *buf, int rmw, int atomic);
+
+/* Data system calls (pwrite and pread) that MPI-IO issued in this process,
+ * for the MPI_T performance variables zmpi_io_pwrites / zmpi_io_preads.
+ * Relaxed atomic counters; any thread reads them. */
+extern _Atomic uint64_t zm_io_pwrites, zm_io_preads;
 
 /* Bytes of `s` that lie before the end of a file of `size` bytes, counted
  * from the start of the data up to the first byte past the end (what a

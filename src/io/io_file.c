@@ -37,6 +37,7 @@ zm_io_file_t *zm_io_file_open(const char *path, int flags, int nranks, int *err)
         return NULL;
     }
     f->fd = fd;
+    f->readable = (flags & ZM_ARCH_FILE_WRONLY) == 0;
     atomic_init(&f->refs, 1);
     f->path = p;
     atomic_init(&f->shared_fp, 0);
@@ -48,6 +49,7 @@ zm_io_file_t *zm_io_file_open(const char *path, int flags, int nranks, int *err)
     f->cb_nodes = nranks < ZM_IO_CB_NODES ? nranks : ZM_IO_CB_NODES;
     f->cb_write = 1;
     f->cb_read = 1;
+    f->writeback = 1;
     *err = 0;
     return f;
 }

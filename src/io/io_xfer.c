@@ -8,10 +8,17 @@
  * gathers every rank's bytes of the window into one buffer and writes each
  * run of covered bytes with one pwrite (a read goes the other way); a run
  * that is a single rank's part is written from (read into) that rank's
- * data directly.  Holes are never written, so bytes no rank accesses keep
- * their contents.
+ * data directly.  Inside a process holes are never written, so bytes no
+ * rank accesses keep their contents.  Across processes (src/mpi/
+ * file_xagg.c) an aggregator instead moves a window whose holes are small
+ * as one extent, as ROMIO's data sieving does: one pread (and for a write
+ * a pwrite of the extent, read-modify-write, the holes' bytes written
+ * back unchanged).  A written window of 1 MiB or more starts its
+ * write-back to the storage at once, and aggregators yield between
+ * windows.
  */
 #include "io/io.h"
+#include "ult/ult.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,13 +54,31 @@ static void unlock(zm_io_file_t *f, int atomic)
     atomic_flag_clear_explicit(&f->lock, memory_order_release);
 }
 
+_Atomic uint64_t zm_io_pwrites, zm_io_preads;
+
+/* Smallest written window whose write-back starts at once. */
+#define ZM_IO_WRITEBACK_MIN (1 << 20)
+
+/* pwrite and pread, counted for MPI_T. */
+static int64_t io_pwrite(zm_io_file_t *f, const void *p, size_t n, int64_t off)
+{
+    atomic_fetch_add_explicit(&zm_io_pwrites, 1, memory_order_relaxed);
+    return zm_arch_file_pwrite(f->fd, p, n, off);
+}
+
+static int64_t io_pread(zm_io_file_t *f, void *p, size_t n, int64_t off)
+{
+    atomic_fetch_add_explicit(&zm_io_preads, 1, memory_order_relaxed);
+    return zm_arch_file_pread(f->fd, p, n, off);
+}
+
 int64_t zm_io_write_segs(zm_io_file_t *f, const zm_io_segs_t *s, const char *data, int atomic)
 {
     int64_t rc = lock(f, atomic);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < s->n && rc >= 0; i++)
-        rc = zm_arch_file_pwrite(f->fd, data + s->v[i].pos, s->v[i].len, s->v[i].off);
+        rc = io_pwrite(f, data + s->v[i].pos, s->v[i].len, s->v[i].off);
     unlock(f, atomic);
     return rc < 0 ? rc : 0;
 }
@@ -64,7 +89,7 @@ int64_t zm_io_read_segs(zm_io_file_t *f, const zm_io_segs_t *s, char *data, int 
     if (got < 0)
         return got;
     for (size_t i = 0; i < s->n; i++) {
-        int64_t r = zm_arch_file_pread(f->fd, data + s->v[i].pos, s->v[i].len, s->v[i].off);
+        int64_t r = io_pread(f, data + s->v[i].pos, s->v[i].len, s->v[i].off);
         if (r < 0) {
             got = r;
             break;
@@ -76,13 +101,6 @@ int64_t zm_io_read_segs(zm_io_file_t *f, const zm_io_segs_t *s, char *data, int 
     unlock(f, atomic);
     return got;
 }
-
-/* A piece of one rank's segment that falls in the current window. */
-typedef struct part {
-    int64_t off;    /* file offset */
-    size_t len;     /* bytes */
-    char *data;     /* the rank's packed bytes for it */
-} part_t;
 
 /* The next segment of one rank in a window, for the merge in collect. */
 typedef struct head {
@@ -124,11 +142,11 @@ static size_t first_seg(const zm_io_piece_t *p, int64_t lo)
 }
 
 /* Append one part to *parts (grown as needed); 0 or -ENOMEM. */
-static int part_push(part_t **parts, size_t *cap, size_t *n, part_t p)
+static int part_push(zm_io_part_t **parts, size_t *cap, size_t *n, zm_io_part_t p)
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 64;
-        part_t *np = realloc(*parts, nc * sizeof(*np));
+        zm_io_part_t *np = realloc(*parts, nc * sizeof(*np));
         if (!np)
             return -ENOMEM;
         *parts = np;
@@ -138,17 +156,16 @@ static int part_push(part_t **parts, size_t *cap, size_t *n, part_t p)
     return 0;
 }
 
-/* Collect every rank's parts in [lo, hi) into *parts, sorted by offset.
- * Each rank's segments are sorted already, so a heap merges them in
- * O(parts * log ranks).  Returns the count or -ENOMEM. */
-static int64_t collect(zm_io_file_t *f, const zm_io_piece_t *pieces, int64_t lo, int64_t hi,
-                       part_t **parts, size_t *cap)
+/* Each piece's segments are sorted already, so a heap merges them in
+ * O(parts * log pieces). */
+int zm_io_collect(const zm_io_piece_t *pieces, int npieces, int64_t lo, int64_t hi,
+                  zm_io_part_t **parts, size_t *cap, size_t *n)
 {
-    head_t *h = malloc((size_t)f->nranks * sizeof(*h));
+    head_t *h = malloc((size_t)(npieces > 0 ? npieces : 1) * sizeof(*h));
     if (!h)
         return -ENOMEM;
-    size_t nh = 0, n = 0;
-    for (int r = 0; r < f->nranks; r++) {
+    size_t nh = 0;
+    for (int r = 0; r < npieces; r++) {
         size_t i = first_seg(&pieces[r], lo);
         if (i < pieces[r].nsegs && pieces[r].segs[i].off < hi)
             h[nh++] = (head_t){ pieces[r].segs[i].off, r, i };
@@ -162,8 +179,9 @@ static int64_t collect(zm_io_file_t *f, const zm_io_piece_t *pieces, int64_t lo,
         int64_t e = g->off + (int64_t)g->len;
         if (e > hi)
             e = hi;
-        if (part_push(parts, cap, &n,
-                      (part_t){ a, (size_t)(e - a), p->data + g->pos + (a - g->off) }) != 0) {
+        if (e > a && part_push(parts, cap, n, (zm_io_part_t){ a, (size_t)(e - a),
+                                                               p->data + g->pos + (a - g->off) })
+                         != 0) {
             free(h);
             return -ENOMEM;
         }
@@ -175,61 +193,121 @@ static int64_t collect(zm_io_file_t *f, const zm_io_piece_t *pieces, int64_t lo,
         sift_down(h, nh, 0);
     }
     free(h);
-    return (int64_t)n;
+    return 0;
 }
 
-/* Move one window [lo, hi) through `buf`: for a write, copy the parts in
- * and write each covered run; for a read, read each covered run and copy
- * the parts out. */
-static int window(zm_io_file_t *f, const zm_io_piece_t *pieces, int write, int64_t lo,
-                  int64_t hi, char *buf, part_t **parts, size_t *cap, int atomic)
+int zm_io_touches(const zm_io_piece_t *pieces, int npieces, int64_t lo, int64_t hi)
 {
-    int64_t n = collect(f, pieces, lo, hi, parts, cap);
-    if (n < 0)
-        return (int)n;
-    part_t *v = *parts;
-    int64_t rc = 0;
-    for (int64_t i = 0; i < n && rc >= 0;) {
-        /* A run of parts that cover the file without a gap. */
-        int64_t start = v[i].off, end = start;
-        int64_t j = i;
-        while (j < n && v[j].off <= end) {
-            if (v[j].off + (int64_t)v[j].len > end)
-                end = v[j].off + (int64_t)v[j].len;
-            j++;
-        }
-        /* A run that is one rank's part moves straight between that
-         * rank's data and the file: no copy through buf. */
-        char *at = j == i + 1 ? v[i].data : buf + (start - lo);
-        if (write) {
-            for (int64_t k = i; k < j && j > i + 1; k++)
-                memcpy(buf + (v[k].off - lo), v[k].data, v[k].len);
-            if ((rc = lock(f, atomic)) == 0) {
-                rc = zm_arch_file_pwrite(f->fd, at, (size_t)(end - start), start);
-                unlock(f, atomic);
-            }
-        } else if (j == i + 1) {
-            if ((rc = lock(f, atomic)) == 0) {
-                rc = zm_arch_file_pread(f->fd, at, (size_t)(end - start), start);
-                unlock(f, atomic);
-            }
-            if (rc >= 0 && rc < end - start)
-                memset(at + rc, 0, (size_t)(end - start - rc));
-        } else {
-            if ((rc = lock(f, atomic)) == 0) {
-                rc = zm_arch_file_pread(f->fd, buf + (start - lo), (size_t)(end - start),
-                                        start);
-                unlock(f, atomic);
-            }
-            /* Bytes past the end of the file read as nothing: the ranks
-             * count what they got from the file's size afterwards. */
-            if (rc >= 0 && rc < end - start)
-                memset(buf + (start - lo) + rc, 0, (size_t)(end - start - rc));
-            for (int64_t k = i; k < j && rc >= 0; k++)
-                memcpy(v[k].data, buf + (v[k].off - lo), v[k].len);
-        }
-        i = j;
+    for (int r = 0; r < npieces; r++) {
+        size_t i = first_seg(&pieces[r], lo);
+        if (i < pieces[r].nsegs && pieces[r].segs[i].off < hi)
+            return 1;
     }
+    return 0;
+}
+
+/* The end of the run of parts from v[i] on that cover the file without a
+ * gap; *j gets the index past it. */
+static int64_t run_end(const zm_io_part_t *v, int64_t n, int64_t i, int64_t *j)
+{
+    int64_t end = v[i].off;
+    for (*j = i; *j < n && v[*j].off <= end; (*j)++)
+        if (v[*j].off + (int64_t)v[*j].len > end)
+            end = v[*j].off + (int64_t)v[*j].len;
+    return end;
+}
+
+/* Sieving: the parts v[0..n) moved as one extent through buf (whose first
+ * byte is file offset lo), worth it when the holes between the runs are
+ * no larger than the covered bytes, so one pread (and for a write one
+ * pwrite, read-modify-write) replace a system call per run.  Returns 1 if
+ * done (0 or -errno in *rc), 0 if the window should go run by run. */
+static int sieve_window(zm_io_file_t *f, const zm_io_part_t *v, int64_t n, int write,
+                        int64_t lo, char *buf, int atomic, int64_t *rc)
+{
+    /* Runs do not overlap: each starts past the end of the one before. */
+    int64_t runs = 0, covered = 0, j, start = v[0].off, end = start;
+    for (int64_t i = 0; i < n; i = j, runs++) {
+        end = run_end(v, n, i, &j);
+        covered += end - v[i].off;
+    }
+    if (runs < 2 || end - start - covered > covered)
+        return 0;
+    char *at = buf + (start - lo);
+    if ((*rc = lock(f, atomic)) != 0)
+        return 1;
+    /* A write's holes keep their bytes: they are read first, and bytes
+     * past the end of the file (zero-filled here) are beyond it only
+     * until the write, after which the file reads them as zeros anyway.
+     * A read's bytes past the end read as zeros too (the ranks count
+     * what they got from the file's size afterwards). */
+    *rc = io_pread(f, at, (size_t)(end - start), start);
+    if (*rc >= 0 && *rc < end - start)
+        memset(at + *rc, 0, (size_t)(end - start - *rc));
+    for (int64_t k = 0; k < n && *rc >= 0; k++) {
+        if (write)
+            memcpy(buf + (v[k].off - lo), v[k].data, v[k].len);
+        else
+            memcpy(v[k].data, buf + (v[k].off - lo), v[k].len);
+    }
+    if (*rc >= 0 && write)
+        *rc = io_pwrite(f, at, (size_t)(end - start), start);
+    unlock(f, atomic);
+    return 1;
+}
+
+/* One run [start, end) of the parts v[i..j): a write copies them into buf
+ * and writes the run, a read reads it and copies them out.  A run that is
+ * one part moves straight between that part's data and the file. */
+static int64_t run_xfer(zm_io_file_t *f, const zm_io_part_t *v, int64_t i, int64_t j,
+                        int64_t start, int64_t end, int write, int64_t lo, char *buf,
+                        int atomic)
+{
+    char *at = j == i + 1 ? v[i].data : buf + (start - lo);
+    int64_t rc;
+    if (write)
+        for (int64_t k = i; k < j && j > i + 1; k++)
+            memcpy(buf + (v[k].off - lo), v[k].data, v[k].len);
+    if ((rc = lock(f, atomic)) != 0)
+        return rc;
+    rc = write ? io_pwrite(f, at, (size_t)(end - start), start)
+               : io_pread(f, at, (size_t)(end - start), start);
+    unlock(f, atomic);
+    if (write || rc < 0)
+        return rc;
+    /* Bytes past the end of the file read as nothing: the ranks count
+     * what they got from the file's size afterwards. */
+    if (rc < end - start)
+        memset(at + rc, 0, (size_t)(end - start - rc));
+    for (int64_t k = i; k < j && j > i + 1; k++)
+        memcpy(v[k].data, buf + (v[k].off - lo), v[k].len);
+    return rc;
+}
+
+int zm_io_window(zm_io_file_t *f, const zm_io_piece_t *pieces, int npieces, int write,
+                 int64_t lo, int64_t hi, char *buf, int rmw, int atomic)
+{
+    zm_io_part_t *v = NULL;
+    size_t cap = 0, nparts = 0;
+    int64_t rc = zm_io_collect(pieces, npieces, lo, hi, &v, &cap, &nparts), n = (int64_t)nparts;
+    if (rc < 0) {
+        free(v);
+        return (int)rc;
+    }
+    if (n == 0 || !(rmw && f->readable && sieve_window(f, v, n, write, lo, buf, atomic, &rc))) {
+        for (int64_t i = 0, j; i < n && rc >= 0; i = j) {
+            int64_t end = run_end(v, n, i, &j);
+            rc = run_xfer(f, v, i, j, v[i].off, end, write, lo, buf, atomic);
+        }
+    }
+    free(v);
+    /* The aggregated data is written back now, while the aggregators go
+     * on with the next windows, instead of all at once in the fsync of
+     * MPI_File_sync or MPI_File_close (zmpi's close always syncs).  Small
+     * windows are left to the kernel.  A hint only: its errors change
+     * nothing. */
+    if (rc >= 0 && write && f->writeback && hi - lo >= ZM_IO_WRITEBACK_MIN)
+        zm_arch_file_writeback(f->fd, lo, hi - lo);
     return rc < 0 ? (int)rc : 0;
 }
 
@@ -254,13 +332,18 @@ static int aggr(zm_io_file_t *f, const zm_io_piece_t *pieces, int write, int a, 
     char *buf = malloc((size_t)wsize);
     if (!buf)
         return -ENOMEM;
-    part_t *parts = NULL;
-    size_t cap = 0;
     int rc = 0;
-    for (int64_t w = dlo; w < dhi && rc == 0; w += wsize)
-        rc = window(f, pieces, write, w, w + wsize < dhi ? w + wsize : dhi, buf, &parts, &cap,
-                    atomic);
-    free(parts);
+    for (int64_t w = dlo; w < dhi && rc == 0; w += wsize) {
+        rc = zm_io_window(f, pieces, f->nranks, write, w, w + wsize < dhi ? w + wsize : dhi,
+                          buf, 0, atomic);
+        /* A switch point between windows: another aggregator woken onto
+         * this worker (a hand-off to a sleeping worker migrates the woken
+         * rank) would otherwise wait until this whole domain is done,
+         * since an idle worker takes a ready rank only at a switch of its
+         * worker (src/ult/ult.c).  Two aggregators of a 2-rank access then
+         * ran one after the other instead of on two workers. */
+        zm_ult_yield();
+    }
     free(buf);
     return rc;
 }

@@ -114,14 +114,19 @@ static void hints_apply(struct zmpi_file *fh, MPI_Info info)
     if (flag && atoll(v) >= 4096)
         fh->io->cb_buffer_size = atoll(v);
     PMPI_Info_get(info, "cb_nodes", sizeof(v) - 1, v, &flag);
-    if (flag && atoi(v) >= 1)
+    if (flag && atoi(v) >= 1) {
         fh->io->cb_nodes = atoi(v) < fh->lsize ? atoi(v) : fh->lsize;
+        fh->io->cb_nodes_hint = atoi(v);
+    }
     PMPI_Info_get(info, "romio_cb_write", sizeof(v) - 1, v, &flag);
     if (flag)
         fh->io->cb_write = strcmp(v, "disable") != 0;
     PMPI_Info_get(info, "romio_cb_read", sizeof(v) - 1, v, &flag);
     if (flag)
         fh->io->cb_read = strcmp(v, "disable") != 0;
+    PMPI_Info_get(info, "zmpi_writeback", sizeof(v) - 1, v, &flag);
+    if (flag)
+        fh->io->writeback = strcmp(v, "disable") != 0;
 }
 
 /* Merge `info` into the handle's hints and apply them.  MPI error class. */
@@ -175,6 +180,8 @@ static struct zmpi_file *handle_new(zm_io_file_t *io, MPI_Comm dup, int amode, c
     }
     fh->io = io;
     fh->comm = dup;
+    fh->xcomm = MPI_COMM_NULL;
+    fh->sp_win = MPI_WIN_NULL;
     PMPI_Comm_rank(dup, &fh->rank);
     PMPI_Comm_size(dup, &fh->size);
     fh->amode = amode;
@@ -501,6 +508,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     PMPI_Info_set(out, "cb_nodes", v);
     PMPI_Info_set(out, "romio_cb_write", fh->io->cb_write ? "enable" : "disable");
     PMPI_Info_set(out, "romio_cb_read", fh->io->cb_read ? "enable" : "disable");
+    PMPI_Info_set(out, "zmpi_writeback", fh->io->writeback ? "enable" : "disable");
     *info_used = out;
     return MPI_SUCCESS;
 }

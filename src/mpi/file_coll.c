@@ -9,9 +9,14 @@
  * whether any rank's arguments were wrong; the first cb_nodes ranks
  * aggregate one domain of the region each (src/io/io_xfer.c), and a last
  * allreduce gives everyone the aggregators' result, after which the
- * pieces may go.  When the file's ranks span processes, each process
- * does this among its own ranks (file_procs.c).  A rank with bad arguments still takes part in both
- * allreduces, so the others report an error instead of waiting forever.
+ * pieces may go.  When the file's ranks span processes, the posting is
+ * the first phase of two-phase I/O across processes: each process's first
+ * rank then exchanges the pieces with the other processes' and the
+ * aggregators write or read one contiguous domain of the job's region
+ * each (file_xagg.c), unless romio_cb_write / romio_cb_read disable it,
+ * in which case every rank moves its own segments.  A rank with bad
+ * arguments still takes part in the allreduces, so the others report an
+ * error instead of waiting forever.
  */
 #include "file_rw.h"
 
@@ -54,6 +59,51 @@ static int64_t phase_two(struct zmpi_file *fh, zm_mpi_access_t *a, int write, in
     return zm_io_aggr_read(io, io->pieces, dom, naggr, lo, hi, fh->atomic);
 }
 
+/* How a collective access on a file that spans processes aggregates. */
+struct xplan {
+    int on;          /* across processes (file_xagg.c) */
+    int64_t cbsize;  /* window bytes */
+    int64_t nodes;   /* most aggregating processes */
+};
+
+/* Agree job-wide on the error flag r[0], the region [-r[1], r[2]) and
+ * whether and how to aggregate across processes: only if every process
+ * has collective buffering on for this direction (romio_cb_write /
+ * romio_cb_read), with the smallest cb_buffer_size and cb_nodes of any
+ * process, so that all leaders plan the same exchange. */
+static void job_plan(struct zmpi_file *fh, int write, int64_t r[3], struct xplan *x)
+{
+    zm_io_file_t *io = fh->io;
+    int on = write ? io->cb_write : io->cb_read;
+    int64_t v[6] = { r[0], r[1], r[2], !on, -io->cb_buffer_size,
+                     io->cb_nodes_hint > 0 ? -(int64_t)io->cb_nodes_hint : -INT64_MAX }, g[6];
+    PMPI_Allreduce(v, g, 6, MPI_INT64_T, MPI_MAX, fh->comm);
+    r[0] = g[0];
+    r[1] = g[1];
+    r[2] = g[2];
+    x->on = !g[3] && -g[1] < g[2];
+    x->cbsize = -g[4];
+    x->nodes = -g[5];
+}
+
+/* Post the calling rank's access `a` (NULL: its arguments were wrong) in
+ * its slot p of the file's table, and fill v with what the ranks reduce:
+ * the error flag and the accessed region as { -lo, hi }. */
+static void post(zm_io_piece_t *p, const zm_mpi_access_t *a, int64_t v[3])
+{
+    v[0] = a == NULL;
+    v[1] = v[2] = -INT64_MAX;
+    if (!a) {
+        *p = (zm_io_piece_t){ 0 };
+        return;
+    }
+    *p = (zm_io_piece_t){ a->segs.v, a->segs.n, a->data };
+    if (a->segs.n) {
+        v[1] = -a->segs.v[0].off;
+        v[2] = a->segs.v[a->segs.n - 1].off + (int64_t)a->segs.v[a->segs.n - 1].len;
+    }
+}
+
 /* The collective access of every rank at its position `pos` (etypes),
  * after the arguments were checked locally with result `argrc`.  Returns
  * MPI_SUCCESS or the raised error; *got is the bytes moved. */
@@ -65,24 +115,22 @@ static int coll_access(struct zmpi_file *fh, const char *fn, void *buf, MPI_Coun
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_file_access_prepare(fh, fn, buf, count, dt, pos, write, &a);
     zm_io_piece_t *p = &fh->io->pieces[fh->lrank];
-    int64_t v[3] = { rc != MPI_SUCCESS, -INT64_MAX, -INT64_MAX }, r[3];
-    if (rc == MPI_SUCCESS) {
-        *p = (zm_io_piece_t){ a.segs.v, a.segs.n, a.data };
-        if (a.segs.n) {
-            v[1] = -a.segs.v[0].off;
-            v[2] = a.segs.v[a.segs.n - 1].off + (int64_t)a.segs.v[a.segs.n - 1].len;
-        }
-    } else {
-        *p = (zm_io_piece_t){ 0 };
-    }
-    /* The region is the process's (its ranks' pieces are aggregated
-     * there, src/mpi/file_procs.c); a wrong argument anywhere fails the
-     * call everywhere. */
+    int64_t v[3], r[3];
+    post(p, rc == MPI_SUCCESS ? &a : NULL, v);
+    /* The region of the process's ranks (a wrong argument anywhere fails
+     * the call everywhere), then across processes the job's.  Pinned, the
+     * ranks that wait here for the last one are woken on their own workers
+     * instead of joining the waker's (a hand-off to a sleeping worker
+     * otherwise moves them, src/ult/ult.c): the aggregators of phase two
+     * then run on different workers, since an aggregator writes for a
+     * long time without a switch, during which no idle worker can take a
+     * rank from its worker. */
+    zm_ult_pin();
     PMPI_Allreduce(v, r, 3, MPI_INT64_T, MPI_MAX, fh->lcomm);
-    if (fh->procs) {
-        int64_t bad = r[0];
-        PMPI_Allreduce(&bad, &r[0], 1, MPI_INT64_T, MPI_MAX, fh->comm);
-    }
+    zm_ult_unpin();
+    struct xplan x = { 0 };
+    if (fh->procs)
+        job_plan(fh, write, r, &x);
     if (r[0]) {
         if (rc != MPI_SUCCESS)
             return rc;
@@ -90,7 +138,11 @@ static int coll_access(struct zmpi_file *fh, const char *fn, void *buf, MPI_Coun
         return zm_mpi_file_error(fh, MPI_ERR_ARG, fn, "another rank of the collective call "
                                  "gave invalid arguments");
     }
-    int64_t err = phase_two(fh, &a, write, -r[1], r[2]), gerr;
+    int64_t err, gerr;
+    if (x.on)
+        err = fh->lrank == 0 ? zm_mpi_file_xaggr(fh, write, -r[1], r[2], x.cbsize, x.nodes) : 0;
+    else
+        err = phase_two(fh, &a, write, -r[1], r[2]);
     /* The smallest -errno of all aggregators, and the barrier after which
      * no aggregator reads a piece any more. */
     PMPI_Allreduce(&err, &gerr, 1, MPI_INT64_T, MPI_MIN, fh->comm);

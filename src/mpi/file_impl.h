@@ -27,6 +27,9 @@ struct zmpi_file {
     int lrank, lsize;                /* caller's rank in lcomm, ranks of lcomm */
     int procs;                       /* comm spans several processes */
     MPI_Win sp_win;                  /* procs: window on comm rank 0's shared pointer */
+    MPI_Comm xcomm;                  /* procs: the first rank of each process (lrank 0),
+                                      * which exchange collective pieces; others
+                                      * MPI_COMM_NULL */
     int amode;                       /* MPI_MODE_* bits given to open */
     struct zmpi_errhandler *eh;      /* error handler (held) */
     MPI_Info info;                   /* hints as set, owned; never NULL */
@@ -118,8 +121,9 @@ zm_io_file_t *zm_mpi_file_open_shared(MPI_Comm dup, const char *path, int amode,
                                       MPI_Comm *lcomm, int *lrank, int *lsize, int *procs);
 
 /* Set up (collective) and free (collective, before comm is freed) the
- * job-wide shared file pointer of a file that spans processes: a window
- * over comm whose only memory is rank 0's io->shared_fp.  Setup returns
+ * job-wide state of a file that spans processes: the shared file pointer,
+ * a window over comm whose only memory is rank 0's io->shared_fp, and
+ * fh->xcomm, the communicator of the processes' first ranks.  Setup returns
  * MPI_SUCCESS or an MPI error class (nothing raised).  No-ops on a file of
  * one process.  ULT context, every rank of fh->comm. */
 int zm_mpi_file_sp_setup(struct zmpi_file *fh);
@@ -133,6 +137,18 @@ void zm_mpi_file_sp_free(struct zmpi_file *fh);
 int64_t zm_mpi_file_sp_load(struct zmpi_file *fh);
 int64_t zm_mpi_file_sp_add(struct zmpi_file *fh, int64_t n);
 void zm_mpi_file_sp_store(struct zmpi_file *fh, int64_t v);
+
+/* Phase two of a collective access on a file that spans processes
+ * (file_xagg.c), run by each process's first rank (fh->xcomm) once every
+ * rank of the process posted its piece in fh->io->pieces: the accessed
+ * region [lo, hi) of the whole job is split into one contiguous domain per
+ * aggregating process (at most `nodes`; windows of `cbsize` bytes), the
+ * pieces of each window travel to its aggregator over xcomm (a read's data
+ * comes back), and the aggregator moves each window with few large system
+ * calls.  Returns 0 or the first -errno of any process (the same on every
+ * leader).  ULT context, lrank 0 of every process, collectively. */
+int64_t zm_mpi_file_xaggr(struct zmpi_file *fh, int write, int64_t lo, int64_t hi,
+                          int64_t cbsize, int64_t nodes);
 
 /* The MPI error class for -errno `err` of a file operation (file_api.c). */
 int zm_mpi_file_errclass(int err);

@@ -5,16 +5,18 @@
  * Inside a process the ranks of a file share one object (src/io): one
  * descriptor, the collective-access table and the atomic-mode lock.  A
  * communicator that spans processes gets one such object per process, so
- * everything that stays inside a process (two-phase aggregation of the
- * local ranks' pieces, non-blocking collective rounds) works unchanged on
- * the local ranks, and only three things become job-wide:
+ * everything that stays inside a process (the first phase of collective
+ * accesses, non-blocking collective rounds) works unchanged on the local
+ * ranks, and these things become job-wide:
  * - opening: the process of rank 0 creates the file (MPI_MODE_CREATE,
  *   MPI_MODE_EXCL) before the others open it, and a failure anywhere
  *   fails the open everywhere;
  * - the shared file pointer: one value, in rank 0's object, which the
  *   other processes reach through a one-sided window (fetch-and-add);
  * - atomic mode: a whole-file record lock excludes the other processes
- *   (src/io/io_xfer.c), next to the process's own lock.
+ *   (src/io/io_xfer.c), next to the process's own lock;
+ * - blocking collective accesses aggregate across processes
+ *   (file_xagg.c) over a communicator of each process's first rank.
  */
 #include "file_impl.h"
 
@@ -126,14 +128,24 @@ zm_io_file_t *zm_mpi_file_open_shared(MPI_Comm dup, const char *path, int amode,
 int zm_mpi_file_sp_setup(struct zmpi_file *fh)
 {
     fh->sp_win = MPI_WIN_NULL;
+    fh->xcomm = MPI_COMM_NULL;
     if (!fh->procs)
         return MPI_SUCCESS;
-    void *base = fh->rank == 0 ? (void *)&fh->io->shared_fp : NULL;
-    MPI_Aint bytes = fh->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0;
-    int rc = PMPI_Win_create(base, bytes, (int)sizeof(int64_t), MPI_INFO_NULL, fh->comm,
-                             &fh->sp_win);
+    /* The processes' first ranks exchange the pieces of collective
+     * accesses (file_xagg.c). */
+    int rc = PMPI_Comm_split(fh->comm, fh->lrank == 0 ? 0 : MPI_UNDEFINED, fh->rank,
+                             &fh->xcomm);
     if (rc != MPI_SUCCESS)
         return rc;
+    void *base = fh->rank == 0 ? (void *)&fh->io->shared_fp : NULL;
+    MPI_Aint bytes = fh->rank == 0 ? (MPI_Aint)sizeof(int64_t) : 0;
+    rc = PMPI_Win_create(base, bytes, (int)sizeof(int64_t), MPI_INFO_NULL, fh->comm,
+                         &fh->sp_win);
+    if (rc != MPI_SUCCESS) {
+        if (fh->xcomm != MPI_COMM_NULL)
+            PMPI_Comm_free(&fh->xcomm);
+        return rc;
+    }
     /* Errors of the window's calls come back to the file's calls, which
      * raise them on the file. */
     PMPI_Win_set_errhandler(fh->sp_win, MPI_ERRORS_RETURN);
@@ -144,6 +156,8 @@ void zm_mpi_file_sp_free(struct zmpi_file *fh)
 {
     if (fh->procs && fh->sp_win != MPI_WIN_NULL)
         PMPI_Win_free(&fh->sp_win);
+    if (fh->procs && fh->xcomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&fh->xcomm);
 }
 
 /* One atomic operation `op` with operand `v` on rank 0's pointer; returns

@@ -48,7 +48,7 @@ typedef struct zm_mpit_cvar {
 
 /* What a performance variable measures. */
 enum { ZM_MPIT_PV_MSGS, ZM_MPIT_PV_BYTES, ZM_MPIT_PV_UNEXP_LEN, ZM_MPIT_PV_UNEXP_HWM,
-       ZM_MPIT_PV_COLL_FAST };
+       ZM_MPIT_PV_COLL_FAST, ZM_MPIT_PV_IO_PWRITES, ZM_MPIT_PV_IO_PREADS };
 
 typedef struct zm_mpit_pvar {
     const char *name, *desc;

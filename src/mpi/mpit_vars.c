@@ -9,6 +9,7 @@
  * unexpected queue's level and high-water mark.
  */
 #include "mpi/mpit_impl.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -255,6 +256,14 @@ const zm_mpit_pvar_t zm_mpit_pvars[] = {
       "fast path.",
       MPI_T_VERBOSITY_USER_DETAIL, MPI_T_PVAR_CLASS_COUNTER, ZM_MPIT_CAT_COLL,
       ZM_MPIT_PV_COLL_FAST, 0, 0, 0 },
+    { "zmpi_io_pwrites", "Write system calls MPI-IO data accesses issued in this rank's "
+      "process (all its ranks).",
+      MPI_T_VERBOSITY_USER_DETAIL, MPI_T_PVAR_CLASS_COUNTER, ZM_MPIT_CAT_ROOT,
+      ZM_MPIT_PV_IO_PWRITES, 0, 1, 1 },
+    { "zmpi_io_preads", "Read system calls MPI-IO data accesses issued in this rank's "
+      "process (all its ranks).",
+      MPI_T_VERBOSITY_USER_DETAIL, MPI_T_PVAR_CLASS_COUNTER, ZM_MPIT_CAT_ROOT,
+      ZM_MPIT_PV_IO_PREADS, 0, 1, 1 },
 };
 
 const int zm_mpit_npvars = (int)(sizeof zm_mpit_pvars / sizeof zm_mpit_pvars[0]);
@@ -272,6 +281,10 @@ uint64_t zm_mpit_pvar_raw(const zm_mpit_pvar_t *d, int rank)
         return __atomic_load_n(&r->stats.sent[d->proto].bytes, __ATOMIC_RELAXED);
     case ZM_MPIT_PV_COLL_FAST:
         return __atomic_load_n(&r->stats.coll_fast, __ATOMIC_RELAXED);
+    case ZM_MPIT_PV_IO_PWRITES:
+        return atomic_load_explicit(&zm_io_pwrites, memory_order_relaxed);
+    case ZM_MPIT_PV_IO_PREADS:
+        return atomic_load_explicit(&zm_io_preads, memory_order_relaxed);
     default:
         zm_spin_lock(&r->lock);
         v = (uint64_t)(d->kind == ZM_MPIT_PV_UNEXP_LEN ? r->unexp_len : r->unexp_hwm);
