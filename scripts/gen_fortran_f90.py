@@ -5,6 +5,7 @@ gen_fortran.py.
 import re
 
 from gen_fortran_model import Fail, write
+from gen_fortran_glue import f08_by_value
 
 # ---- Fortran interfaces -------------------------------------------------
 
@@ -104,6 +105,11 @@ def interface_body(fn, f08, specific, bindc, async_, indent):
         if f08 and async_ and a.kind == 'choice':
             t += ', ASYNCHRONOUS'
         if fn.ret != 'int' and bindc:
+            t = t.replace('INTENT(IN)', 'VALUE, INTENT(IN)')
+        elif f08 and specific.endswith('_f08ts') and f08_by_value(fn, a):
+            # Read-only scalar integers and handles of the generated glue go
+            # by value (gen_fortran_glue.py f08_by_value says why); users
+            # call exactly as with INTENT(IN) alone.
             t = t.replace('INTENT(IN)', 'VALUE, INTENT(IN)')
         lines += wrap('%s  %s :: %s%s' % (indent, t, a.name, dims), indent)
     for n in nocheck:

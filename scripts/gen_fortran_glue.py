@@ -307,7 +307,7 @@ def fast_arg(fn, a, f08, fp):
     n, k = a.name, a.kind
     if k == 'choice' and f08:
         fp['conds'].append('zf_cdesc_plain(%s)' % n)
-        fp['callargs'].append('%s->base_addr' % n)
+        fp['callargs'].append('zf_cdesc_addr(%s)' % n)
     elif k == 'address' and f08:
         fp['conds'].append('!zf_is_sentinel(%s->base_addr)' % n)
         fp['callargs'].append('%s->base_addr' % n)
@@ -315,19 +315,23 @@ def fast_arg(fn, a, f08, fp):
         fp['conds'].append('!zf_is_sentinel(%s)' % n)
         fp['callargs'].append('(void *)%s' % n)
     elif k == 'handle_in' and a.ctype in FAST_HANDLES:
+        # Tested first, converted once every test passed: the failing
+        # branches then still have every argument where the caller put it
+        # for the tail call of the general form, and GCC needs no
+        # callee-saved registers to keep copies.
         h = HANDLES[a.ctype]
-        fp['cdecl'].append('%s c_%s;' % (a.ctype, n))
-        fp['conds'].append('zf_%s_fast(*%s, &c_%s)' % (h, n, n))
-        fp['callargs'].append('c_' + n)
+        fp['conds'].append('zf_%s_fast(*%s)' % (h, n))
+        fp['callargs'].append('zf_%s_pre(*%s)' % (h, n))
     elif k == 'status_out':
-        fp['cdecl'].append('MPI_Status *c_%s;' % n)
-        fp['conds'].append('zf_status_fast(%s, &c_%s)' % (n, n))
-        fp['callargs'].append('c_' + n)
-        # A call that returns one status leaves its MPI_ERROR alone (as
-        # conv_status's general form does).
-        fp['decl'].append('MPI_Fint zk_%s = zf_status_error(c_%s);' % (n, n))
-        fp['post'].append('zf_status_set_error(c_%s, zk_%s);' % (n, n))
+        fp['conds'].append('zf_status_fast(%s, %d)' % (n, 1 if f08 else 0))
+        fp['callargs'].append('zf_status_c(%s, %d)' % (n, 1 if f08 else 0))
         fp['status'] = True
+        if c_writes_error(fn):
+            # A call that returns one status leaves its MPI_ERROR alone (as
+            # conv_status's general form does), whatever the C call wrote.
+            fp['decl'].append('MPI_Status *c_%s = zf_status_c(%s, %d);' % (n, n, 1 if f08 else 0))
+            fp['decl'].append('MPI_Fint zk_%s = zf_status_error(c_%s);' % (n, n))
+            fp['post'].append('zf_status_set_error(c_%s, zk_%s);' % (n, n))
     elif k in FAST_PLAIN:
         b = Body()
         conv_arg(fn, a, b, f08)
@@ -339,6 +343,16 @@ def fast_arg(fn, a, f08, fp):
     else:
         return False
     return True
+
+
+def c_writes_error(fn):
+    """Whether the C function of fn may write the MPI_ERROR field of the one
+    status it returns, which Fortran must then put back: only the
+    completion calls on requests do (an empty status's MPI_SUCCESS, a
+    generalized request's code: src/mpi/request.c).  Receives, probes and
+    file accesses leave it alone (zm_mpi_status_set), so their fast paths
+    pass the Fortran status to C as it is and end in a tail call."""
+    return any(a.ctype == 'MPI_Request' for a in fn.args)
 
 
 def emit_fast(fast, proto, out):
@@ -364,10 +378,11 @@ def fast_path(fn, f08, name):
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
-    params = [a.name for a in fn.args if a.kind != 'argv'] + ['ierror']
+    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
+              for a in fn.args if a.kind != 'argv'] + ['ierror']
     if not f08:
         params += [h.split()[-1] for h in hidden_lens(fn)]
-    out = ['{']
+    out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out += ['    ' + d for d in fp['cdecl']]
     cond = ' &&\n                  '.join(fp['conds'])
     out.append('    if (ZF_LIKELY(%s)) {' % cond)
@@ -376,8 +391,9 @@ def fast_path(fn, f08, name):
     if not fp['decl'] and not fp['post'] and all(a.kind in FAST_CALL for a in fn.args):
         # Setting ierror after the C call is done by zf_call_<name>, so
         # that this function ends in tail calls and keeps no register
-        # across a call.  (With a status to put MPI_ERROR back into, such
-        # a helper costs more than it saves: measured on MPI_Recv.)
+        # across a call.  (With a status to put MPI_ERROR back into, the
+        # completion calls on requests, such a helper costs more than it
+        # saves: measured on MPI_Recv when it still needed that.)
         helper = fast_call(fn, name)
         out += ['        if (!ierror) {', '            %s;' % call, '            return;',
                 '        }']
@@ -396,7 +412,7 @@ def fast_path(fn, f08, name):
 # Kinds whose fast form is a C value computed before the call, with
 # nothing to do after it but setting ierror (fast_call).
 FAST_CALL = ('choice', 'address', 'handle_in', 'int_in', 'logical_in', 'f08status',
-             'fstatus', 'baseptr')
+             'fstatus', 'baseptr', 'status_out')
 
 
 def fast_call(fn, name):
@@ -428,6 +444,31 @@ def fix_comm_var(fn, b):
         b.decl.insert(0, 'MPI_Comm c_comm = zf_Comm_f2c(*comm);')
 
 
+def f08_by_value(fn, a):
+    """Whether the mpi_f08 form of fn takes argument a by value: the
+    scalar integers and handles that are only read, declared VALUE in the
+    module's interface (gen_fortran_f90.py, the same rule), of the generated
+    glue (hand-written glue takes every argument by reference).  gfortran
+    then passes them in the registers where the C function takes them, so
+    the fast path neither loads them nor moves them before its tail call,
+    and the caller passes constants (MPI_COMM_WORLD, MPI_DOUBLE_PRECISION,
+    a count of 1) as immediates instead of storing them into temporaries."""
+    return not fn.hand and a.kind in ('int_in', 'handle_in')
+
+
+def f08_value_type(a):
+    """The C type of a by-value argument (f08_by_value)."""
+    return a.ctype if a.kind == 'int_in' and a.fkind else 'MPI_Fint'
+
+
+def f08_value_ptrs(fn):
+    """Declarations giving the by-value arguments of an mpi_f08 glue
+    function (named zv_<name>) the names and pointer types the conversions
+    (conv_arg, fast_arg) use for by-reference ones."""
+    return ['    %s *%s = &zv_%s;' % (f08_value_type(a), a.name, a.name)
+            for a in fn.args if f08_by_value(fn, a)]
+
+
 def f08ts_proto(fn, name):
     params = []
     for a in fn.args:
@@ -435,6 +476,8 @@ def f08ts_proto(fn, name):
             params.append('CFI_cdesc_t *%s' % a.name)
         elif a.kind == 'str_in':
             params.append('CFI_cdesc_t *%s' % a.name)
+        elif f08_by_value(fn, a):
+            params.append('%s zv_%s' % (f08_value_type(a), a.name))
         else:
             params.append(cparam(a))
     params.append('MPI_Fint *ierror')
@@ -497,6 +540,7 @@ def gen_f08ts(fn, out):
     out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
                f08ts_proto(fn, name))
     out.append('{')
+    out += f08_value_ptrs(fn)
     if needs_request_var(fn):
         b.post.insert(0, 'if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c_request);')
     fix_request_arg(fn, b)
@@ -550,14 +594,25 @@ def predef_f2c(consts):
         # would (the null handle included, which the C call then reports).
         dense = sorted(table) == list(range(0, max(table) + 1))
         out += ['};',
-                '/* Whether f is in the table of predefined handles; its C handle',
-                ' * in *c if so. */',
-                'ZF_INLINE int zf_%s_fast(MPI_Fint f, %s *c)' % (h, ctype),
+                '/* Whether f is in the table of predefined handles (its C handle',
+                ' * is zf_%s_pre(f) then). */' % h,
+                'ZF_INLINE int zf_%s_fast(MPI_Fint f)' % h,
                 '{',
-                '    if ((unsigned)f >= sizeof zf_predef_%s / sizeof *zf_predef_%s)' % (h, h),
-                '        return 0;',
-                '    *c = zf_predef_%s[f];' % h,
-                '    return %s;' % ('1' if dense else '*c != 0'),
+                '    return (unsigned)f < sizeof zf_predef_%s / sizeof *zf_predef_%s%s;'
+                % (h, h, '' if dense else ' && zf_predef_%s[f] != 0' % h),
+                '}']
+        # When mpi.h makes the C handles of a kind's predefined values their
+        # Fortran indices (the communicators: MPI_COMM_WORLD is 1, as in
+        # Fortran), the conversion needs no table: GCC sees the comparisons
+        # below as constants and keeps one branch.
+        ident = ' &&\n        '.join('(uintptr_t)%s == %d' % (table[i], i) for i in sorted(table))
+        out += ['/* The C handle of predefined handle f (zf_%s_fast(f) true). */' % h,
+                'ZF_INLINE %s zf_%s_pre(MPI_Fint f)' % (ctype, h),
+                '{']
+        if len(table) <= 8:  # larger kinds hold addresses
+            out += ['    if (__builtin_constant_p(%s) &&\n        %s)' % (ident, ident),
+                    '        return (%s)(uintptr_t)(unsigned)f;' % ctype]
+        out += ['    return zf_predef_%s[f];' % h,
                 '}',
                 'ZF_INLINE %s zf_%s_f2c(MPI_Fint f)' % (ctype, h),
                 '{',

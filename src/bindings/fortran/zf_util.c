@@ -28,6 +28,16 @@ ZF_SENTINEL MPI_F08_status zmpi_f08s_status_ignore;
 ZF_SENTINEL MPI_F08_status zmpi_f08s_statuses_ignore[1];
 ZF_SENTINEL MPI_Fint zmpi_f08s_errcodes_ignore[1], zmpi_f08s_unweighted[1];
 ZF_SENTINEL MPI_Fint zmpi_f08s_weights_empty[1];
+uintptr_t zf_sent_lo = 0, zf_sent_span = UINTPTR_MAX;
+
+/* Sets zf_sent_lo and zf_sent_span (zf.h) when the program starts, in each
+ * copy of a privatized program as its other constructors. */
+__attribute__((constructor)) static void zf_sent_init(void)
+{
+    zf_sent_lo = (uintptr_t)__start_zf_sentinels;
+    zf_sent_span = (uintptr_t)__stop_zf_sentinels - (uintptr_t)__start_zf_sentinels;
+}
+
 /* mpif.h's MPI_ARGV_NULL and MPI_ARGVS_NULL, the same way, aligned at
  * least as gfortran aligns the COMMON block (16 bytes on x86-64; the
  * linker warns about a definition aligned less). */
