@@ -1,6 +1,7 @@
 # One-sided communication across processes (docs/net.md, "Windows across
-# processes"): the window tests of tests/rma.cmake re-run as several
-# processes for every network backend that was built, plus net_rma_cross,
+# processes"; windows of zmpi's memory on one node are direct): the window
+# tests of tests/rma.cmake re-run as several processes for every network
+# backend that was built, plus net_rma_cross,
 # which checks what crosses processes specifically (counters, mutexes,
 # mixed local/remote accumulates, passive-target progress while the target
 # waits or computes, dynamic windows, derived types, errors).  It also runs
@@ -9,6 +10,12 @@
 zmpi_add_program(zt_net_rma_cross net_rma_cross.c)
 zmpi_add_mpi_layouts(net_rma_cross PROGRAM net_rma_cross LAYOUTS 1x1 2x1 2x2 7x2 64x1 64x2
                      TIMEOUT 120)
+
+# Direct windows (memory of processes of one node in the node's segment):
+# net_rma_shm checks the path taken, concurrent accumulates of every kind
+# to one target, and exclusive against shared locks.
+zmpi_add_program(zt_net_rma_shm net_rma_shm.c)
+zmpi_add_mpi_layouts(net_rma_shm PROGRAM net_rma_shm LAYOUTS 1x1 4x2 TIMEOUT 120)
 
 zmpi_add_program(zt_net_shm_win net_shm_win.c)
 zmpi_add_mpi_layouts(net_shm_win PROGRAM net_shm_win LAYOUTS 1x1 4x2)
@@ -35,6 +42,34 @@ foreach(be ${ZMPI_NET_BACKENDS})
                     BACKEND ${be} OPTS -w 1)
 endforeach()
 
+# Direct windows across the processes of one node (the default there),
+# and the message path they replace: under --separate-nodes (every
+# process a node of its own, as separate machines) and with
+# ZMPI_RMA_DIRECT=0 on one node.  net_rma_cross and rma_atomics run on
+# the message path too, so both paths keep their checks.
+foreach(be ${ZMPI_NET_BACKENDS})
+  zmpi_add_net_test(net_${be}_net_rma_shm_2px3i PROGRAM net_rma_shm NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave ARGS direct)
+  zmpi_add_net_test(net_${be}_net_rma_shm_3px1 PROGRAM net_rma_shm NP 3 PROCS 3
+                    BACKEND ${be} ARGS direct)
+  zmpi_add_net_test(net_${be}_net_rma_shm_2px2w1 PROGRAM net_rma_shm NP 4 PROCS 2
+                    BACKEND ${be} OPTS -w 1 ARGS direct)
+  foreach(prog net_rma_shm net_rma_cross rma_atomics)
+    set(arg)
+    if(prog STREQUAL net_rma_shm)
+      set(arg ARGS message)
+    endif()
+    zmpi_add_net_test(net_${be}_${prog}_2px3i_separate PROGRAM ${prog} NP 6 PROCS 2
+                      BACKEND ${be} OPTS --interleave ${arg})
+    set_property(TEST net_${be}_${prog}_2px3i_separate APPEND PROPERTY
+                 ENVIRONMENT ZMPI_NET_SEPARATE=1)
+  endforeach()
+  zmpi_add_net_test(net_${be}_net_rma_shm_2px3i_nodirect PROGRAM net_rma_shm NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave ARGS message)
+  set_property(TEST net_${be}_net_rma_shm_2px3i_nodirect APPEND PROPERTY
+               ENVIRONMENT ZMPI_RMA_DIRECT=0)
+endforeach()
+
 # Erroneous programs across processes (tests/rma_wrong.c, 2 processes of
 # one rank: the target is always in the other process): the job ends by
 # itself with the origin's message, and no process is left behind.
@@ -53,6 +88,20 @@ foreach(be ${ZMPI_NET_BACKENDS})
               $<TARGET_FILE:zt_rma_wrong> ${mistake})
     set_tests_properties(net_${be}_rma_wrong_${mistake} PROPERTIES TIMEOUT 90 LABELS net)
   endforeach()
+  # A rank waiting for an exclusive lock while the rank of another process
+  # that holds it shared (on a direct window, a count in the node's
+  # segment) waits for a message from it: the job-wide detector reports
+  # the deadlock, naming both waits.
+  add_test(NAME net_${be}_rma_wrong_shared_lock_deadlock
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
+            --regex "deadlock across"
+            --regex "rank 0: MPI_Win_lock waiting for an exclusive lock on rank 0 of window lockwin"
+            --regex "rank 1: MPI_Recv" --
+            $<TARGET_FILE:zmpirun> -n 2 -p 2 -w 2 --net ${be}
+            $<TARGET_FILE:zt_rma_wrong> shared_lock_deadlock)
+  set_tests_properties(net_${be}_rma_wrong_shared_lock_deadlock PROPERTIES TIMEOUT 90
+                       LABELS net)
 endforeach()
 
 # Shared windows across the processes of one node (docs/net.md, "Shared

@@ -4,6 +4,9 @@
  *   put_out_of_range    rank 0 puts past the end of rank 1's window
  *   lock_deadlock       rank 0 holds an exclusive lock and waits in a
  *                       receive that rank 1, waiting for the lock, never sends
+ *   shared_lock_deadlock  rank 1 holds a shared lock on rank 0 and waits in
+ *                       a receive that rank 0, waiting for an exclusive
+ *                       lock on itself, never sends
  *   start_without_post  rank 0 starts an access epoch to rank 1, which
  *                       never posts
  *   unlock_without_lock rank 1 unlocks a target it never locked
@@ -38,6 +41,20 @@ int main(int argc, char **argv)
             MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
             MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+            MPI_Win_unlock(0, win);
+        }
+    } else if (strcmp(m, "shared_lock_deadlock") == 0) {
+        /* The held lock is a shared one: on a direct window, one atomic
+         * operation that the target's process does not see. */
+        if (rank == 1) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+            MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+            MPI_Recv(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Win_unlock(0, win);
+        } else if (rank == 0) {
+            MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+            MPI_Send(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
             MPI_Win_unlock(0, win);
         }
     } else if (strcmp(m, "start_without_post") == 0) {

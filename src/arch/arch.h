@@ -368,11 +368,12 @@ int zm_arch_file_unlink(const char *path);
 int zm_arch_file_lock(int fd, int on);
 
 /* ---- Memory shared between processes of one node (shm_linux.c) ----------
- * For shared windows across processes.  Any thread. */
+ * For windows across the processes of one node.  Any thread. */
 
 /* Map the shared-memory object `name` ("/..." as for shm_open) of `bytes`
- * bytes: create it (failing if it exists) when `create`, else open the one
- * another process created.  Returns the mapping, or NULL with *err =
+ * bytes: create it (failing if it exists, its pages reserved: -ENOSPC if
+ * the node's shared memory cannot hold them) when `create`, else open the
+ * one another process created.  Returns the mapping, or NULL with *err =
  * -errno.  The caller unmaps it with zm_arch_shm_unmap. */
 void *zm_arch_shm_map(const char *name, size_t bytes, int create, int *err);
 
@@ -382,5 +383,13 @@ void zm_arch_shm_unmap(void *p, size_t bytes);
 /* Remove the name of a shared-memory object (its memory stays while
  * mapped); 0 or -errno. */
 int zm_arch_shm_unlink(const char *name);
+
+/* Copy between the contiguous local `buf` and process `pid`'s memory at
+ * the n runs { offset from base, bytes } (in data order): write nonzero
+ * copies buf there, else from there into buf.  Returns 0, or -errno
+ * (-EPERM or -ENOSYS where the system forbids cross-memory attach,
+ * -EFAULT if part of the range is not mapped there).  Any thread. */
+int zm_arch_cma_copy(int pid, int write, void *buf, uintptr_t base, const int64_t (*runs)[2],
+                     size_t n);
 
 #endif /* ZM_ARCH_H */

@@ -6,15 +6,19 @@
  * Every operation is checked (window, buffers, datatypes, target rank,
  * epoch, and that the target range lies inside the target's window), then
  * done at once by the calling rank with direct copies (src/rma/), or, for
- * a target in another process, sent there (src/rma/rma_net.c): Puts and
- * accumulates that fetch nothing return once sent (not on dynamic
- * windows), the others once the target's process applied them, and every
- * call that flushes or ends an epoch first waits for the caller's
- * operations on their way (zm_mpi_win_drain).  In one process a flush
- * has nothing to wait for: it is a memory fence, plus a yield when other
- * ranks share the worker, so that a rank spinning on a flag with flush
- * (the mpi4py.util.sync pattern) lets the rank that will set the flag
- * run.
+ * a target in another process, copied there with cross-memory attach
+ * (Gets and large Puts on one node, zm_rma_net_cma) or sent there
+ * (src/rma/rma_net.c): Puts and accumulates that fetch nothing return
+ * once sent (not on dynamic windows), the others once the target's
+ * process applied them, and every call that flushes or ends an epoch
+ * first waits for the caller's operations on their way
+ * (zm_mpi_win_drain).  On a direct window (zmpi's memory on processes of
+ * one node, src/rma/rma.h) every target is reached with loads and stores
+ * as in one process.  There, and in one
+ * process, a flush has nothing to wait for: it is a memory fence, plus a
+ * yield when other ranks share the worker, so that a rank spinning on a
+ * flag with flush (the mpi4py.util.sync pattern) lets the rank that will
+ * set the flag run.
  */
 #include "large.h"
 
@@ -175,7 +179,9 @@ static int is_dyn(const struct zmpi_win *w)
 
 int zm_mpi_win_drain(struct zmpi_win *w, const char *fn)
 {
-    if (ZM_LIKELY(!w->rma->proc))
+    /* A direct window's operations are done at return, like one
+     * process's: nothing is ever on its way. */
+    if (ZM_LIKELY(!w->rma->proc) || w->rma->node)
         return MPI_SUCCESS;
     zm_status_t st = zm_rma_net_drain(w->rma, w->rank);
     if (st == ZM_OK)
@@ -193,6 +199,16 @@ static __attribute__((noinline, cold)) int
 put_get_remote(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Datatype odt, int t,
                MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
 {
+    zm_rma_win_t *r = win->rma;
+    if (r->pid && !atomic_load_explicit(&r->cma_off, memory_order_relaxed) &&
+        (get || zm_dt_bytes(odt, (size_t)ocount) >= ZM_RMA_CMA_PUT_MIN)) {
+        /* Another process of this node: straight into or out of its
+         * memory (the range is checked), unless the system refuses. */
+        zm_status_t st = zm_rma_net_cma(r, t, !get, (size_t)disp * (size_t)r->t[t].disp_unit,
+                                        obuf, (size_t)ocount, odt, (size_t)tcount, tdt);
+        if (st != ZM_ERR_OTHER)
+            return st == ZM_OK ? MPI_SUCCESS : remote_error(win, fn, st, t, disp, tcount, tdt);
+    }
     zm_status_t st = get ? zm_rma_net_get(win->rma, win->rank, t, is_dyn(win), disp, obuf,
                                           (size_t)ocount, odt, (size_t)tcount, tdt)
                          : zm_rma_net_put(win->rma, win->rank, t, is_dyn(win), disp, obuf,
@@ -892,7 +908,7 @@ static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
      * for origins; those of other processes reach it through the
      * network, which it then drives too.  (zm_net_remote first: a
      * one-process job then reads no more than before.) */
-    if (ZM_UNLIKELY(zm_net_remote != NULL) && win->rma->proc)
+    if (ZM_UNLIKELY(zm_net_remote != NULL) && win->rma->proc && !win->rma->node)
         zm_net_poll();
     zm_ult_yield();
     return MPI_SUCCESS;

@@ -18,7 +18,10 @@
  * context id, and every rank's segment geometry is gathered into each so
  * that origins check ranges before sending.  A shared window across
  * processes of one node is one POSIX shared-memory segment that each
- * process maps (shared_spanning); across nodes it is refused.
+ * process maps (shared_spanning); across nodes it is refused.  Windows of
+ * MPI_Win_allocate and MPI_Win_allocate_shared on processes of one node
+ * are direct (src/rma/rma.h): the one-sided calls then load and store in
+ * that segment instead of travelling to the target's process.
  */
 #include "mpi_impl.h"
 
@@ -199,25 +202,45 @@ static int first_local(const zm_rma_win_t *r)
     return first;
 }
 
-/* A window spanning processes: every rank's segment geometry to every
- * rank, so that origins check ranges before sending.  The first local
+static int one_node(struct zmpi_comm *c);
+
+/* Whether Puts and Gets of this window spanning processes may copy
+ * straight between processes (cross-memory attach): a window with
+ * segments that is not direct, on one node (not under --separate-nodes),
+ * unless ZMPI_RMA_CMA=0. */
+static int cma_wanted(struct zmpi_win *w)
+{
+    const char *env = getenv("ZMPI_RMA_CMA");
+    return !w->rma->node && w->attr_flavor != MPI_WIN_FLAVOR_DYNAMIC && one_node(w->comm) &&
+           !(env && strcmp(env, "0") == 0);
+}
+
+/* A window spanning processes: every rank's segment geometry (and process
+ * id) to every rank, so that origins check ranges before sending.  The first local
  * rank of the window writes the remote entries of its process's state;
  * the reduction in win_end orders that before any access. */
 static int segments_share(struct zmpi_win *w, void *base, MPI_Aint size, int disp_unit)
 {
-    int64_t mine[3] = { (int64_t)(uintptr_t)base, (int64_t)size, disp_unit };
+    int64_t mine[4] = { (int64_t)(uintptr_t)base, (int64_t)size, disp_unit, getpid() };
     int64_t *all = malloc(sizeof(mine) * (size_t)w->size);
-    int rc = PMPI_Allgather(mine, 3, MPI_INT64_T, all, all ? 3 : 0, MPI_INT64_T, w->comm);
+    int rc = PMPI_Allgather(mine, 4, MPI_INT64_T, all, all ? 4 : 0, MPI_INT64_T, w->comm);
     if (!all)
         return MPI_ERR_NO_MEM;
     zm_rma_win_t *r = w->rma;
     if (rc == MPI_SUCCESS && first_local(r) == w->rank) {
-        for (int i = 0; i < r->n; i++) {
+        if (cma_wanted(w) && !(r->pid = malloc(sizeof(int) * (size_t)r->n)))
+            rc = MPI_ERR_NO_MEM;
+        for (int i = 0; i < r->n && rc == MPI_SUCCESS; i++) {
+            if (r->pid)
+                r->pid[i] = (int)all[4 * i + 3];
             if (r->proc[i] < 0)
                 continue;
-            r->t[i].base = (char *)(uintptr_t)all[3 * i];
-            r->t[i].size = (size_t)all[3 * i + 1];
-            r->t[i].disp_unit = (int)all[3 * i + 2];
+            /* A direct window's origins reach the segment in their own
+             * mapping of the node's memory; otherwise the address only
+             * tells "inside the window" in range checks. */
+            r->t[i].base = r->node ? r->shm + r->shm_off[i] : (char *)(uintptr_t)all[4 * i];
+            r->t[i].size = (size_t)all[4 * i + 1];
+            r->t[i].disp_unit = (int)all[4 * i + 2];
         }
     }
     free(all);
@@ -270,6 +293,29 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 }
 ZM_WEAK(Win_create)
 
+static int shared_spanning(struct zmpi_win *w, MPI_Aint size, int disp_unit, size_t align,
+                           int require, int *direct, void **base);
+static int direct_wanted(struct zmpi_win *w);
+
+/* MPI_Win_allocate on processes of one node: the window's memory in the
+ * node's segment, each rank's cache-line aligned, and the window direct.
+ * Returns MPI_SUCCESS, an error raised on c, or -1 on every rank alike if
+ * a process does not want it direct or the node's shared memory cannot
+ * hold the window (the caller then allocates private memory, on the
+ * message path). */
+static int allocate_node(const char *fn, struct zmpi_comm *c, struct zmpi_win *w,
+                         MPI_Aint size, int disp_unit, void *baseptr, MPI_Win *win)
+{
+    void *base = NULL;
+    int direct = direct_wanted(w);
+    if (shared_spanning(w, size, disp_unit, ZM_CACHE_LINE, 1, &direct, &base) != MPI_SUCCESS)
+        return -1;
+    int rc = win_end(fn, c, w, base, size, disp_unit, 1, win);
+    if (rc == MPI_SUCCESS)
+        *(void **)baseptr = base;
+    return rc;
+}
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
@@ -280,6 +326,9 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         return rc;
     struct zmpi_win *w;
     if ((rc = win_begin(fn, c, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w)) != MPI_SUCCESS)
+        return rc;
+    if (w->rma->proc && one_node(w->comm) &&
+        (rc = allocate_node(fn, c, w, size, disp_unit, baseptr, win)) != -1)
         return rc;
     /* Cache-line aligned, so no two ranks' segments share a line. */
     size_t bytes = ((size_t)size + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
@@ -337,12 +386,13 @@ static int one_node(struct zmpi_comm *c)
     return 1;
 }
 
-/* Offsets of every rank's segment in a shared window's memory, laid out
- * as shared_layout does, from everyone's (size, unit) pairs in `su`;
- * returns the total bytes. */
-static size_t shared_offsets(const int64_t *su, int n, int noncontig, size_t *off)
+/* Offsets of every rank's segment in the node's segment, after the
+ * per-rank words (zm_rma_node_header) and each aligned to `align` bytes
+ * (1: contiguous, as shared_layout does), from everyone's (size, unit)
+ * pairs in `su`; returns the total bytes. */
+static size_t shared_offsets(const int64_t *su, int n, size_t align, size_t *off)
 {
-    size_t total = 0, align = noncontig ? 4096 : 1;
+    size_t total = zm_rma_node_header(n);
     for (int i = 0; i < n; i++) {
         off[i] = total;
         total += ((size_t)su[2 * i] + align - 1) & ~(align - 1);
@@ -374,60 +424,103 @@ static int shared_map(struct zmpi_win *w, const char *name, size_t bytes, size_t
     return 0;
 }
 
-/* A shared window whose ranks live in several processes of one node: one
- * POSIX shared-memory segment laid out as in one process, mapped once per
- * process; the name goes as soon as every process has mapped it.  Loads
- * and stores reach every rank's segment directly; the one-sided calls
- * still travel to the target's process as for any window across
- * processes, so accumulates stay atomic under that process's locks.
- * Returns MPI_SUCCESS with the caller's segment in *base, or an error
- * class (nothing raised) on every rank alike. */
-static int shared_spanning(struct zmpi_win *w, MPI_Aint size, int disp_unit, int noncontig,
-                           void **base)
+/* Agree on the geometry of a node's segment: everyone's (size, unit) into
+ * off[] (segment offsets) and *bytes, and whether the window is direct
+ * (*direct: in, the caller's wish; out, everyone's).  Returns
+ * MPI_SUCCESS, MPI_ERR_NO_MEM (on every rank alike), or -1 if `require`
+ * and not every rank wants it direct.  Takes off on failure. */
+static int node_geometry(struct zmpi_win *w, MPI_Aint size, int disp_unit, size_t align,
+                         int require, int *direct, size_t *off, size_t *bytes)
 {
-    static _Atomic unsigned seq;
-    int n = w->size;
     int64_t mine[2] = { size, disp_unit };
-    int64_t *su = malloc(sizeof(mine) * (size_t)n);
-    size_t *off = malloc(sizeof(size_t) * (size_t)n);
-    char name[64] = { 0 };
-    int ok = su && off, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
-    if (!all) {
+    int64_t *su = malloc(sizeof(mine) * (size_t)w->size);
+    /* One reduction for both: everyone's memory and everyone's wish. */
+    int v[2] = { su && off, *direct }, all[2] = { 0, 0 };
+    PMPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, w->comm);
+    *direct = all[1];
+    if (!all[0] || (require && !all[1])) {
         free(su);
         free(off);
-        return MPI_ERR_NO_MEM;
+        return all[0] ? -1 : MPI_ERR_NO_MEM;
     }
     PMPI_Allgather(mine, 2, MPI_INT64_T, su, 2, MPI_INT64_T, w->comm);
-    size_t total = shared_offsets(su, n, noncontig, off);
-    size_t bytes = (total + 4095) & ~(size_t)4095;
+    *bytes = (shared_offsets(su, w->size, align, off) + 4095) & ~(size_t)4095;
     free(su);
-    if (w->rank == 0)
-        snprintf(name, sizeof(name), "/zmpi-win-%d-%u", (int)getpid(),
-                 atomic_fetch_add(&seq, 1));
-    PMPI_Bcast(name, (int)sizeof(name), MPI_CHAR, 0, w->comm);
-    /* Rank 0 creates the segment before anyone else opens it. */
-    int err = 0, e = 0;
+    return MPI_SUCCESS;
+}
+
+/* A window whose ranks live in several processes of one node, with its
+ * memory in one POSIX shared-memory segment: the per-rank words of a
+ * direct window (src/rma/rma.h), then the segments laid out as in one
+ * process, each aligned to `align` bytes; mapped once per process, the
+ * name gone as soon as every process has mapped it.  Loads and stores
+ * reach every rank's segment directly.  *direct as for node_geometry: if
+ * direct, the one-sided calls are too (zm_rma_node_attach); else they
+ * travel to the target's process as for any window across processes.
+ * Returns MPI_SUCCESS with the caller's segment in *base, -1 as
+ * node_geometry, or an error class (nothing raised) on every rank alike. */
+static int shared_spanning(struct zmpi_win *w, MPI_Aint size, int disp_unit, size_t align,
+                           int require, int *direct, void **base)
+{
+    static _Atomic unsigned seq;
+    size_t *off = malloc(sizeof(size_t) * (size_t)w->size), bytes = 0;
+    int rc = node_geometry(w, size, disp_unit, align, require, direct, off, &bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Rank 0 creates the segment before anyone else opens it, and tells
+     * its name and how that went in one broadcast. */
+    struct {
+        char name[64];
+        int err;
+    } ann = { { 0 }, 0 };
     size_t mypos = off[w->rank];
-    if (w->rank == 0)
-        err = shared_map(w, name, bytes, off);
-    PMPI_Bcast(&err, 1, MPI_INT, 0, w->comm);
-    e = err;
-    if (err == 0 && w->rank != 0)
-        e = shared_map(w, name, bytes, off);
+    if (w->rank == 0) {
+        snprintf(ann.name, sizeof(ann.name), "/zmpi-win-%d-%u", (int)getpid(),
+                 atomic_fetch_add(&seq, 1));
+        ann.err = shared_map(w, ann.name, bytes, off);
+    }
+    PMPI_Bcast(&ann, (int)sizeof(ann), MPI_BYTE, 0, w->comm);
+    int e = ann.err, err = 0;
+    if (ann.err == 0 && w->rank != 0)
+        e = shared_map(w, ann.name, bytes, off);
     else if (w->rank != 0)
         free(off);
     PMPI_Allreduce(&e, &err, 1, MPI_INT, MPI_MIN, w->comm);
-    if (w->rank == 0)
-        zm_arch_shm_unlink(name);
-    if (err != 0)
-        return err == -ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    if (w->rank == 0 && ann.err == 0)
+        zm_arch_shm_unlink(ann.name);
+    if (err != 0) {
+        /* Processes that did map drop it, so that the window's state is
+         * as before (MPI_Win_allocate then does without). */
+        zm_rma_win_t *r = w->rma;
+        if (first_local(r) == w->rank && r->shm) {
+            zm_arch_shm_unmap(r->shm, r->shm_bytes);
+            free(r->shm_off);
+            r->shm = NULL;
+            r->shm_off = NULL;
+        }
+        return require ? -1 : err == -ENOMEM || err == -ENOSPC ? MPI_ERR_NO_MEM
+                                                                 : MPI_ERR_OTHER;
+    }
     zm_rma_target_t *t = &w->rma->t[w->rank];
+    /* The first local rank attaches for the process; win_end's reduction
+     * orders that before any rank's first operation. */
+    if (*direct && first_local(w->rma) == w->rank)
+        zm_rma_node_attach(w->rma, w->rma->shm);
     *base = w->rma->shm + mypos;
     t->base = *base;
     t->size = (size_t)size;
     t->disp_unit = disp_unit;
     return MPI_SUCCESS;
+}
+
+/* Whether this rank wants a window of zmpi's memory on w->comm, whose
+ * ranks span processes, direct: all on one node (never under
+ * --separate-nodes, where every process is a node), unless its process
+ * sets ZMPI_RMA_DIRECT=0.  node_geometry makes everyone agree. */
+static int direct_wanted(struct zmpi_win *w)
+{
+    const char *env = getenv("ZMPI_RMA_DIRECT");
+    return one_node(w->comm) && !(env && strcmp(env, "0") == 0);
 }
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -451,8 +544,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
         return rc;
     if (spans) {
         void *base = NULL;
-        int cls = shared_spanning(w, size, disp_unit, info_true(info, "alloc_shared_noncontig"),
-                                  &base);
+        int direct = direct_wanted(w);
+        int cls = shared_spanning(w, size, disp_unit, info_true(info, "alloc_shared_noncontig")
+                                  ? 4096 : 1, 0, &direct, &base);
         if (cls != MPI_SUCCESS) {
             win_abandon(w);
             return zm_mpi_error(c, cls, fn, "cannot share %lld bytes between the node's "

@@ -29,6 +29,17 @@
  * span processes) applies it to the target's memory with the same
  * functions and locks as the direct path, so accumulates stay atomic per
  * element between origins of every process, and replies when done.
+ *
+ * Windows whose memory zmpi allocates on processes of one node are
+ * "direct" (docs/net.md): every segment is in one node-wide shared-memory
+ * segment mapped by every process, headed by per-rank words (node) that
+ * hold each target's accumulate lock and the shared holders of its
+ * passive-target lock.  Origins of every process then move and combine
+ * data with loads and stores, take shared locks with one atomic operation
+ * on the target's word, and go to the target's process only for what
+ * queues (an exclusive lock, a lock behind one) and for PSCW and fence.
+ * Other windows with segments on one node (MPI_Win_create) copy Gets and
+ * large Puts straight between processes with cross-memory attach (pid).
  */
 #ifndef ZM_RMA_H
 #define ZM_RMA_H
@@ -64,6 +75,8 @@ typedef struct zm_rma_target {
     int writer;                    /* an exclusive lock is held */
     zm_dlink_t queue;              /* waiting lockers, oldest first */
     zm_spinlock_t acc_lk;          /* makes accumulates to this target atomic */
+    zm_spinlock_t *acc;            /* the accumulate lock in use: &acc_lk, or the
+                                    * node word's on a direct window */
     zm_spinlock_t slot_lk;         /* guards sleeper */
     zm_ult_t *sleeper;             /* this rank, while parked on this window */
     _Atomic int completes;         /* Win_complete calls aimed at this rank */
@@ -76,6 +89,18 @@ typedef struct zm_rma_target {
     zm_req_t *drain;               /* completed when inflight drops to 0 */
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_rma_target_t;
 
+/* Per-rank words at the head of a direct window's node-wide segment,
+ * shared by every process of the node (zeroed: lock open and free). */
+typedef struct zm_rma_node_word {
+    _Atomic uint64_t lock;         /* shared-lock holders (low 32 bits) | ZM_RMA_LOCK_CLOSED */
+    zm_spinlock_t acc;             /* the target's accumulate lock, for every origin */
+} __attribute__((aligned(ZM_CACHE_LINE))) zm_rma_node_word_t;
+
+/* Set in a node word's lock while an exclusive lock is held or anyone
+ * queues for the target's lock: shared lockers then queue too. */
+#define ZM_RMA_LOCK_CLOSED ((uint64_t)1 << 32)
+#define ZM_RMA_LOCK_COUNT 0xffffffffu
+
 /* The shared state of one window. */
 typedef struct zm_rma_win {
     _Atomic int refs;              /* ranks that have not freed the window */
@@ -86,6 +111,15 @@ typedef struct zm_rma_win {
     char *shm;                     /* the mapping */
     size_t shm_bytes;              /* its length */
     size_t *shm_off;               /* per rank: where its segment starts in it */
+    /* Direct windows (memory of all ranks in the node's segment): the
+     * per-rank words at the segment's head, or NULL. */
+    zm_rma_node_word_t *node;
+    /* Other windows with segments on processes of one node: per rank its
+     * process id, for Puts and Gets straight into and out of another
+     * process's memory (cross-memory attach), or NULL; cma_off is set once
+     * the system refused it (the message path then serves). */
+    int *pid;
+    _Atomic int cma_off;
     zm_rma_target_t *t;            /* n targets */
     _Atomic int *posted;           /* posted[o * n + t]: Win_posts of t to o not yet started */
     /* Windows spanning processes (rma_net.c); proc is NULL otherwise. */
@@ -96,8 +130,16 @@ typedef struct zm_rma_win {
     struct zm_rma_win *next;       /* in the process's registry */
 } zm_rma_win_t;
 
-/* Nonzero if window rank t lives in another process.  Any thread. */
+/* Nonzero if operations on window rank t travel to its process (it lives
+ * in another process and the window is not direct).  Any thread. */
 static inline int zm_rma_is_remote(const zm_rma_win_t *w, int t)
+{
+    return ZM_UNLIKELY(w->proc != NULL) && w->proc[t] >= 0 && !w->node;
+}
+
+/* Nonzero if window rank t lives in another process (direct window or
+ * not): its lock queue and PSCW counters are there.  Any thread. */
+static inline int zm_rma_other_proc(const zm_rma_win_t *w, int t)
 {
     return ZM_UNLIKELY(w->proc != NULL) && w->proc[t] >= 0;
 }
@@ -105,6 +147,18 @@ static inline int zm_rma_is_remote(const zm_rma_win_t *w, int t)
 /* A new window state for n ranks, refs = n (every rank drops one).  NULL
  * if out of memory.  ULT context, one rank of the window. */
 zm_rma_win_t *zm_rma_win_new(int n);
+
+/* Bytes of the per-rank words heading a direct window's segment for n
+ * ranks (whole pages, so the segments after them stay page aligned).
+ * Any thread. */
+size_t zm_rma_node_header(int n);
+
+/* Make w direct: `words` (zm_rma_node_header(w->n) bytes at the head of
+ * the node's segment, as mapped in this process) become its per-rank
+ * words, and every target's accumulate lock the one in its word.  ULT
+ * context, the first local rank of the window, before the window's
+ * creation ends. */
+void zm_rma_node_attach(zm_rma_win_t *w, void *words);
 
 /* Drop the caller's reference; the last one frees the state (and the
  * block and any regions still attached).  Any ULT. */
@@ -164,6 +218,21 @@ zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
                            const zm_dt_t *dt, const void *origin, const void *compare,
                            void *result);
 
+/* Puts smaller than this stay on the message path even where the system
+ * allows cross-memory attach: they are pipelined there (0.6-1 us each in
+ * a stream), while a system call cost about 1.7 us where measured
+ * (docs/net.md).  Gets of any size copy directly. */
+#define ZM_RMA_CMA_PUT_MIN 512
+
+/* Put (write nonzero) or Get between (obuf, ocount, odt) and the
+ * segment of target t of another process of this node at byte offset
+ * `off`, (tcount, tdt) there, with cross-memory attach (w->pid set):
+ * complete at return, nothing asked of the target process.  Returns
+ * ZM_OK, ZM_ERR_NOMEM, or ZM_ERR_OTHER if the system refused (w->cma_off
+ * is then set, and the caller takes the message path).  ULT context. */
+zm_status_t zm_rma_net_cma(zm_rma_win_t *w, int t, int write, size_t off, void *obuf,
+                           size_t ocount, const zm_dt_t *odt, size_t tcount, const zm_dt_t *tdt);
+
 /* Passive-target lock / unlock of remote target t for rank me (blocks
  * until granted / released).  ULT context. */
 /* Block until every operation rank `me` started to other processes on w
@@ -179,6 +248,10 @@ void zm_rma_net_unlock(zm_rma_win_t *w, int me, int t, int exclusive);
  * its access to target t.  ULT context. */
 void zm_rma_net_post(zm_rma_win_t *w, int me, int o);
 void zm_rma_net_complete(zm_rma_win_t *w, int me, int t);
+
+/* Direct windows: tell target t's process that the shared holders of t's
+ * lock are gone while someone queues for it (no reply).  ULT context. */
+void zm_rma_net_recheck(zm_rma_win_t *w, int t);
 
 /* Grant a remote locker (proc, cookie) its lock.  net_locked: the caller
  * holds the network lock (the arrival handler).  Any thread, no rma lock
@@ -200,7 +273,9 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
 
 /* Target side of remote lock requests and PSCW notices (rma_sync.c), from
  * the arrival handler with the network lock held.  lock_remote returns 1
- * if granted at once (else the grant is sent later by an unlock). */
+ * if granted at once (else the grant is sent later by an unlock).  On a
+ * direct window, unlock_target of a shared lock only grants what the
+ * departed shared holders (counted in the node word) made grantable. */
 int zm_rma_lock_remote(zm_rma_win_t *w, int t, int exclusive, int proc, uint64_t cookie);
 void zm_rma_unlock_target(zm_rma_win_t *w, int t, int exclusive, int net_locked);
 void zm_rma_post_arrived(zm_rma_win_t *w, int o, int t);

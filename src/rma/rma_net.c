@@ -28,6 +28,13 @@
  * are in place and the target's refusal reaches the call.  Lock requests that must queue are
  * answered by the unlock that grants them.
  *
+ * On a direct window (memory in the node's segment, rma.h) data never
+ * travels here: only lock requests that must queue, exclusive unlocks,
+ * the rechecks of a lock whose last shared holder left while someone
+ * queues, and PSCW notices do.  On the other windows with segments on
+ * one node, Gets and large Puts copy straight between the processes
+ * (zm_rma_net_cma, cross-memory attach) where the system allows it.
+ *
  * Progress at the target comes from whoever polls the network there:
  * ranks waiting in any blocking call, idle workers, and a progress thread
  * that runs while the process holds windows spanning processes.
@@ -41,7 +48,7 @@
 /* Message kinds (the envelope's kind word, net.h). */
 enum {
     RMA_PUT = ZM_NET_KIND_RMA, RMA_GET, RMA_ACC, RMA_CAS, RMA_LOCK, RMA_UNLOCK, RMA_POST,
-    RMA_COMPLETE, RMA_REPLY
+    RMA_COMPLETE, RMA_REPLY, RMA_RECHECK
 };
 
 /* Flags of a request. */
@@ -231,8 +238,12 @@ static int flatten(const zm_dt_node_t *n, int64_t base, runs_t *r)
 static int runs_of(size_t count, const zm_dt_t *dt, runs_t *r)
 {
     *r = (runs_t){ 0 };
-    if (!dt->layout || !dt->layout->root || dt->size == 0)
+    if (!dt->layout || !dt->layout->root || dt->size == 0 || count == 0)
         return 0;
+    /* A contiguous type is one run whatever the count (flattening element
+     * by element would cost a call per byte of MPI_BYTE). */
+    if (dt->contig)
+        return runs_push(r, 0, count * dt->size);
     for (size_t i = 0; i < count; i++)
         if (flatten(dt->layout->root, (int64_t)i * dt->extent, r) != 0) {
             free(r->v);
@@ -448,6 +459,37 @@ zm_status_t zm_rma_net_cas(zm_rma_win_t *w, int me, int t, int dyn, int64_t disp
     return start(w, me, t, dyn, h, result, 1, dt);
 }
 
+zm_status_t zm_rma_net_cma(zm_rma_win_t *w, int t, int write, size_t off, void *obuf,
+                           size_t ocount, const zm_dt_t *odt, size_t tcount, const zm_dt_t *tdt)
+{
+    size_t bytes = zm_dt_bytes(odt, ocount);
+    runs_t r;
+    if (runs_of(tcount, tdt, &r) != 0)
+        return ZM_ERR_NOMEM;
+    /* A contiguous origin is copied in place, another one through a
+     * packed copy. */
+    void *buf = obuf;
+    if (!odt->contig && !(buf = malloc(bytes))) {
+        free(r.v);
+        return ZM_ERR_NOMEM;
+    }
+    if (write && buf != obuf)
+        zm_dt_pack(buf, obuf, ocount, odt, bytes);
+    int rc = zm_arch_cma_copy(w->pid[t], write, buf, (uintptr_t)w->t[t].base + off,
+                              (const int64_t (*)[2])r.v, r.n);
+    if (rc == 0 && !write && buf != obuf)
+        zm_dt_unpack(obuf, ocount, odt, buf, bytes);
+    if (buf != obuf)
+        free(buf);
+    free(r.v);
+    if (rc == 0)
+        return ZM_OK;
+    /* Refused (a security policy, a kernel without it): the target's
+     * process serves this window's Puts and Gets from now on. */
+    atomic_store(&w->cma_off, 1);
+    return ZM_ERR_OTHER;
+}
+
 /* Lock or unlock messages; out of memory here cannot be reported (the
  * epoch's state would be unknown), so it ends the job. */
 static void lock_call(zm_rma_win_t *w, int me, int t, int kind, int exclusive)
@@ -493,6 +535,11 @@ void zm_rma_net_post(zm_rma_win_t *w, int me, int o)
 void zm_rma_net_complete(zm_rma_win_t *w, int me, int t)
 {
     notice(w, me, t, RMA_COMPLETE);
+}
+
+void zm_rma_net_recheck(zm_rma_win_t *w, int t)
+{
+    notice(w, -1, t, RMA_RECHECK);
 }
 
 /* ---- Target side (arrival handler, network lock held) --------------------------- */
@@ -572,11 +619,11 @@ static rma_hdr_t *serve_data(zm_rma_win_t *w, const rma_hdr_t *q)
         for (uint64_t i = 0; i < q->nruns; at += (size_t)r[i][1], i++)
             memcpy(out + at, a + r[i][0], (size_t)r[i][1]);
     } else if (q->kind == RMA_CAS) {
-        zm_spin_lock(&w->t[q->target].acc_lk);
+        zm_spin_lock(w->t[q->target].acc);
         memcpy(out, a + r[0][0], back);
         if (memcmp(out, in + back, back) == 0)
             memcpy(a + r[0][0], in, back);
-        zm_spin_unlock(&w->t[q->target].acc_lk);
+        zm_spin_unlock(w->t[q->target].acc);
     } else {
         zm_op_t op = { .magic = ZM_OP_MAGIC, .id = q->opid };
         const zm_dt_t *basic = q->basic >= 0 && q->basic < reg.ntypes ? reg.types[q->basic]
@@ -613,6 +660,11 @@ static void serve(zm_rma_win_t *w, const rma_hdr_t *q, int src)
         return;
     case RMA_COMPLETE:
         zm_rma_complete_arrived(w, q->target);
+        return;
+    case RMA_RECHECK:
+        /* A direct window's last shared holder left while someone
+         * queues: grant what is grantable now. */
+        zm_rma_unlock_target(w, q->target, 0, 1);
         return;
     }
 }

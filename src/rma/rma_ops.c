@@ -5,7 +5,9 @@
  * lock, so each element is updated atomically with respect to every other
  * accumulate, whatever the ops (the standard asks this only for the same
  * op, or op and MPI_NO_OP).  No accumulate uses hardware atomics, so none
- * can race with a locked one.  Ops run on the predefined element type
+ * can race with a locked one.  On a direct window the lock is a word of
+ * the node's segment, taken alike by origins of every process of the
+ * node.  Ops run on the predefined element type
  * with coll's kernels; a derived layout on either side is gathered into a
  * contiguous scratch copy first (the kernels want elements in a row), and
  * the result written back with the datatype engine.
@@ -54,7 +56,7 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
         in = tmp;
         tmp += bytes;
     }
-    zm_spin_lock(&w->t[t].acc_lk);
+    zm_spin_lock(w->t[t].acc);
     if (rbuf)
         zm_dt_copy(rbuf, rcount, rdt, tbuf, tcount, tdt, bytes);
     if (op->id != ZM_OP_NO_OP) {
@@ -66,7 +68,7 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
             zm_dt_copy(tbuf, tcount, tdt, tmp, m, basic, bytes);
         }
     }
-    zm_spin_unlock(&w->t[t].acc_lk);
+    zm_spin_unlock(w->t[t].acc);
     if (scratch != stack)
         free(scratch);
     return ZM_OK;
@@ -75,11 +77,11 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
 void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const void *origin,
                              const void *compare, void *result, void *target)
 {
-    zm_spin_lock(&w->t[t].acc_lk);
+    zm_spin_lock(w->t[t].acc);
     memcpy(result, target, dt->size);
     if (memcmp(result, compare, dt->size) == 0)
         memcpy(target, origin, dt->size);
-    zm_spin_unlock(&w->t[t].acc_lk);
+    zm_spin_unlock(w->t[t].acc);
 }
 
 zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
@@ -97,7 +99,7 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
     unsigned char *tmp = stack;
     if (!one && bytes > sizeof(stack) && !(tmp = malloc(bytes)))
         return ZM_ERR_NOMEM;
-    zm_spin_lock(&w->t[t].acc_lk);
+    zm_spin_lock(w->t[t].acc);
     if (one) {
         char *a = tbase + runs[0][0];
         if (result)
@@ -117,7 +119,7 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
                 memcpy(tbase + runs[i][0], tmp + at, (size_t)runs[i][1]);
         }
     }
-    zm_spin_unlock(&w->t[t].acc_lk);
+    zm_spin_unlock(w->t[t].acc);
     if (tmp != stack)
         free(tmp);
     return ZM_OK;

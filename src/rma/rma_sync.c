@@ -88,10 +88,58 @@ static int granted(zm_rma_win_t *w, int me, const void *arg)
     return atomic_load_explicit(&((zm_rma_locker_t *)arg)->granted, memory_order_acquire);
 }
 
+/* Direct windows: the node word's lock field of target t. */
+static _Atomic uint64_t *node_lock(zm_rma_win_t *w, int t)
+{
+    return &w->node[t].lock;
+}
+
+/* Direct windows: take a shared lock on t with one atomic operation on
+ * its node word, unless the word is closed (an exclusive lock is held or
+ * someone queues: the locker must queue behind them, in t's process).
+ * Returns 1 if taken. */
+static int node_shared_fast(zm_rma_win_t *w, int t)
+{
+    _Atomic uint64_t *lw = node_lock(w, t);
+    uint64_t v = atomic_load_explicit(lw, memory_order_relaxed);
+    while (!(v & ZM_RMA_LOCK_CLOSED))
+        if (atomic_compare_exchange_weak_explicit(lw, &v, v + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return 1;
+    return 0;
+}
+
+/* Direct windows, tg->lock_lk held by t's process: take t's lock if free
+ * for this kind and no one queues before us.  Shared holders are counted
+ * in the node word (fast ones and granted ones alike, so every shared
+ * unlock is one decrement there); an exclusive locker closes the word
+ * first, so that no shared locker slips in after it looked at the count:
+ * the last shared holder to leave a closed word then asks for a recheck. */
+static int node_take_free(zm_rma_win_t *w, zm_rma_target_t *tg, int t, int exclusive)
+{
+    _Atomic uint64_t *lw = node_lock(w, t);
+    int ahead = !zm_dlist_empty(&tg->queue) || tg->writer;
+    if (!exclusive) {
+        if (ahead) {
+            atomic_fetch_or(lw, ZM_RMA_LOCK_CLOSED);
+            return 0;
+        }
+        atomic_fetch_add_explicit(lw, 1, memory_order_acquire);
+        return 1;
+    }
+    uint64_t old = atomic_fetch_or(lw, ZM_RMA_LOCK_CLOSED);
+    if (ahead || (old & ZM_RMA_LOCK_COUNT) != 0)
+        return 0;
+    tg->writer = 1;
+    return 1;
+}
+
 /* Take target tg's lock (tg->lock_lk held) if it is free for this kind
  * and no one queues before us; returns 1 if taken. */
-static int lock_take_free(zm_rma_target_t *tg, int exclusive)
+static int lock_take_free(zm_rma_win_t *w, zm_rma_target_t *tg, int t, int exclusive)
 {
+    if (ZM_UNLIKELY(w->node != NULL))
+        return node_take_free(w, tg, t, exclusive);
     if (!zm_dlist_empty(&tg->queue) || tg->writer || (exclusive && tg->readers != 0))
         return 0;
     if (exclusive)
@@ -101,16 +149,43 @@ static int lock_take_free(zm_rma_target_t *tg, int exclusive)
     return 1;
 }
 
+/* Grant queued locker l of target t (tg->lock_lk held) if it is
+ * compatible with the holders; returns 1 if granted. */
+static int lock_grant_head(zm_rma_win_t *w, zm_rma_target_t *tg, int t, zm_rma_locker_t *l)
+{
+    if (tg->writer)
+        return 0;
+    if (ZM_UNLIKELY(w->node != NULL)) {
+        _Atomic uint64_t *lw = node_lock(w, t);
+        if (!l->exclusive)
+            atomic_fetch_add(lw, 1);
+        else if ((atomic_load(lw) & ZM_RMA_LOCK_COUNT) != 0)
+            return 0;
+        else
+            tg->writer = 1;
+        return 1;
+    }
+    if (l->exclusive && tg->readers > 0)
+        return 0;
+    if (l->exclusive)
+        tg->writer = 1;
+    else
+        tg->readers++;
+    return 1;
+}
+
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what)
 {
-    if (zm_rma_is_remote(w, t)) {
+    if (ZM_UNLIKELY(w->node != NULL) && !exclusive && node_shared_fast(w, t))
+        return;
+    if (zm_rma_other_proc(w, t)) {
         zm_rma_net_lock(w, me, t, exclusive);
         return;
     }
     zm_rma_target_t *tg = &w->t[t];
     zm_rma_locker_t lk = { .exclusive = exclusive, .rank = me, .proc = -1 };
     zm_spin_lock(&tg->lock_lk);
-    if (lock_take_free(tg, exclusive)) {
+    if (lock_take_free(w, tg, t, exclusive)) {
         zm_spin_unlock(&tg->lock_lk);
         return;
     }
@@ -123,7 +198,7 @@ int zm_rma_lock_remote(zm_rma_win_t *w, int t, int exclusive, int proc, uint64_t
 {
     zm_rma_target_t *tg = &w->t[t];
     zm_spin_lock(&tg->lock_lk);
-    if (lock_take_free(tg, exclusive)) {
+    if (lock_take_free(w, tg, t, exclusive)) {
         zm_spin_unlock(&tg->lock_lk);
         return 1;
     }
@@ -151,37 +226,47 @@ struct grant {
     uint64_t cookie;
 };
 
+/* Grant from the head of t's queue while the head is compatible, at most
+ * `max` lockers (tg->lock_lk held), into wake[]; returns how many.  A
+ * direct window's word opens again once nobody holds it exclusively and
+ * nobody queues. */
+static int lock_grant_run(zm_rma_win_t *w, zm_rma_target_t *tg, int t, struct grant *wake,
+                          int max)
+{
+    int nwake = 0;
+    while (!zm_dlist_empty(&tg->queue) && nwake < max) {
+        zm_rma_locker_t *l = zm_container_of(tg->queue.next, zm_rma_locker_t, link);
+        if (!lock_grant_head(w, tg, t, l))
+            break;
+        zm_dlist_remove(&l->link);
+        wake[nwake++] = (struct grant){ l->rank, l->proc, l->cookie };
+        if (l->proc >= 0) {
+            free(l); /* a remote locker's record: ours */
+            continue;
+        }
+        /* After this store the locker may return and its record (on its
+         * stack) vanish: nothing below touches l. */
+        atomic_store_explicit(&l->granted, 1, memory_order_release);
+    }
+    if (ZM_UNLIKELY(w->node != NULL) && zm_dlist_empty(&tg->queue) && !tg->writer)
+        atomic_fetch_and(node_lock(w, t), ~ZM_RMA_LOCK_CLOSED);
+    return nwake;
+}
+
 void zm_rma_unlock_target(zm_rma_win_t *w, int t, int exclusive, int net_locked)
 {
     zm_rma_target_t *tg = &w->t[t];
     struct grant wake[64];
-    int nwake = 0;
     zm_spin_lock(&tg->lock_lk);
+    /* A direct window's shared holders are counted in its node word: a
+     * shared "unlock" here is a recheck after the last of them left. */
     if (exclusive)
         tg->writer = 0;
-    else
+    else if (!w->node)
         tg->readers--;
-    /* Grant from the head while the head is compatible; at most 64 per
-     * round here, the rest in the next round. */
+    /* At most 64 grants per round here, the rest in the next round. */
     for (;;) {
-        while (!zm_dlist_empty(&tg->queue) && nwake < 64) {
-            zm_rma_locker_t *l = zm_container_of(tg->queue.next, zm_rma_locker_t, link);
-            if (tg->writer || (l->exclusive && tg->readers > 0))
-                break;
-            zm_dlist_remove(&l->link);
-            if (l->exclusive)
-                tg->writer = 1;
-            else
-                tg->readers++;
-            wake[nwake++] = (struct grant){ l->rank, l->proc, l->cookie };
-            if (l->proc >= 0) {
-                free(l); /* a remote locker's record: ours */
-                continue;
-            }
-            /* After this store the locker may return and its record (on
-             * its stack) vanish: nothing below touches l. */
-            atomic_store_explicit(&l->granted, 1, memory_order_release);
-        }
+        int nwake = lock_grant_run(w, tg, t, wake, 64);
         zm_spin_unlock(&tg->lock_lk);
         /* Grants are sent with no rma lock held: the network lock comes
          * first in the lock order. */
@@ -193,14 +278,29 @@ void zm_rma_unlock_target(zm_rma_win_t *w, int t, int exclusive, int net_locked)
         }
         if (nwake < 64)
             return;
-        nwake = 0;
         zm_spin_lock(&tg->lock_lk);
     }
 }
 
+/* Direct windows: drop a shared lock on t from its node word; the last
+ * holder to leave while the word is closed has t's process grant what
+ * queues (locally, or by a notice). */
+static void node_unlock_shared(zm_rma_win_t *w, int t)
+{
+    uint64_t old = atomic_fetch_sub_explicit(node_lock(w, t), 1, memory_order_release);
+    if ((old & ZM_RMA_LOCK_COUNT) != 1 || !(old & ZM_RMA_LOCK_CLOSED))
+        return;
+    if (zm_rma_other_proc(w, t))
+        zm_rma_net_recheck(w, t);
+    else
+        zm_rma_unlock_target(w, t, 0, 0);
+}
+
 void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive)
 {
-    if (zm_rma_is_remote(w, t))
+    if (ZM_UNLIKELY(w->node != NULL) && !exclusive)
+        node_unlock_shared(w, t);
+    else if (zm_rma_other_proc(w, t))
         zm_rma_net_unlock(w, -1, t, exclusive);
     else
         zm_rma_unlock_target(w, t, exclusive, 0);
@@ -226,7 +326,7 @@ void zm_rma_post(zm_rma_win_t *w, int me, const int *ranks, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) {
-        if (zm_rma_is_remote(w, ranks[i])) {
+        if (zm_rma_other_proc(w, ranks[i])) {
             zm_rma_net_post(w, me, ranks[i]);
             continue;
         }
@@ -261,7 +361,7 @@ void zm_rma_complete(zm_rma_win_t *w, int me, const int *ranks, int n)
      * learns that they are. */
     atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n; i++) {
-        if (zm_rma_is_remote(w, ranks[i])) {
+        if (zm_rma_other_proc(w, ranks[i])) {
             zm_rma_net_complete(w, me, ranks[i]);
             continue;
         }

@@ -1,6 +1,6 @@
 /*
- * rma_win.c: the shared window state, its address checks and the attached
- * regions of dynamic windows.
+ * rma_win.c: the shared window state, its address checks, the attached
+ * regions of dynamic windows and the node words of direct windows.
  */
 #include "rma.h"
 
@@ -28,10 +28,25 @@ zm_rma_win_t *zm_rma_win_new(int n)
     for (int i = 0; i < n; i++) {
         zm_dlist_init(&w->t[i].queue);
         zm_dlist_init(&w->t[i].regions);
+        w->t[i].acc = &w->t[i].acc_lk;
     }
     w->n = n;
     atomic_store(&w->refs, n);
     return w;
+}
+
+size_t zm_rma_node_header(int n)
+{
+    return (sizeof(zm_rma_node_word_t) * (size_t)n + 4095) & ~(size_t)4095;
+}
+
+void zm_rma_node_attach(zm_rma_win_t *w, void *words)
+{
+    /* Accumulates from every process of the node then meet at the same
+     * lock word, whichever process the origin is in. */
+    w->node = words;
+    for (int i = 0; i < w->n; i++)
+        w->t[i].acc = &w->node[i].acc;
 }
 
 void zm_rma_win_unref(zm_rma_win_t *w)
@@ -51,6 +66,7 @@ void zm_rma_win_unref(zm_rma_win_t *w)
             free(zm_container_of(l, zm_rma_region_t, link));
         }
     }
+    free(w->pid);
     free(w->block);
     zm_arch_shm_unmap(w->shm, w->shm_bytes);
     free(w->shm_off);
