@@ -42,6 +42,17 @@ static MPI_Info make_info(const char *const *kv, int n)
 }
 
 /* Rank 0 fills `bytes` bytes of the file with FILL (independent write). */
+/* Free a check's record and file types, close its file and free its
+ * info (MPI_INFO_NULL: none). */
+static void release(MPI_Datatype *ft, MPI_Datatype *rec, MPI_File *fh, MPI_Info *info)
+{
+    ZT_OK(MPI_Type_free(ft));
+    ZT_OK(MPI_Type_free(rec));
+    ZT_OK(MPI_File_close(fh));
+    if (*info != MPI_INFO_NULL)
+        ZT_OK(MPI_Info_free(info));
+}
+
 static void prefill(MPI_File fh, int rank, long bytes)
 {
     if (rank == 0) {
@@ -106,11 +117,7 @@ static void check_strided(const char *dir, int rank, int size, long nrec, int ho
                      buf[i]);
     free(back);
     free(buf);
-    ZT_OK(MPI_Type_free(&ft));
-    ZT_OK(MPI_Type_free(&rec));
-    ZT_OK(MPI_File_close(&fh));
-    if (info != MPI_INFO_NULL)
-        ZT_OK(MPI_Info_free(&info));
+    release(&ft, &rec, &fh, &info);
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         ZT_OK(MPI_File_delete(path, MPI_INFO_NULL));
@@ -252,11 +259,7 @@ static void count_calls(const char *dir, int rank, int size, const char *const *
         ZT_CHECK(buf[i] == rank + 1, "rank %d: byte %d read back as %d", rank, i, buf[i]);
     ZT_OK(MPI_Allreduce(d, w, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD));
     free(buf);
-    ZT_OK(MPI_Type_free(&ft));
-    ZT_OK(MPI_Type_free(&rec));
-    ZT_OK(MPI_File_close(&fh));
-    if (info != MPI_INFO_NULL)
-        ZT_OK(MPI_Info_free(&info));
+    release(&ft, &rec, &fh, &info);
     ZT_OK(MPI_T_pvar_handle_free(s, &hw));
     ZT_OK(MPI_T_pvar_handle_free(s, &hr));
     ZT_OK(MPI_T_pvar_session_free(&s));

@@ -15,6 +15,25 @@
  */
 #include "zt.h"
 
+/* A lock cycle on rank 0's window: `holder` locks it (`kind`) and waits in
+ * a receive from `waiter`, which first hears from the holder, then waits
+ * for an exclusive lock and would only then send. */
+static void lock_cycle(int rank, int holder, int waiter, int kind, MPI_Win win)
+{
+    int v = 7;
+    if (rank == holder) {
+        MPI_Win_lock(kind, 0, 0, win);
+        MPI_Send(&v, 1, MPI_INT, waiter, 0, MPI_COMM_WORLD);
+        MPI_Recv(&v, 1, MPI_INT, waiter, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Win_unlock(0, win);
+    } else if (rank == waiter) {
+        MPI_Recv(&v, 1, MPI_INT, holder, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        MPI_Send(&v, 1, MPI_INT, holder, 1, MPI_COMM_WORLD);
+        MPI_Win_unlock(0, win);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -32,31 +51,11 @@ int main(int argc, char **argv)
             MPI_Put(&v, 1, MPI_INT, 1, 100, 1, MPI_INT, win);
         MPI_Win_fence(0, win);
     } else if (strncmp(m, "lock_deadlock", 13) == 0) { /* also lock_deadlock_2w */
-        if (rank == 0) {
-            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-            MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
-            MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Win_unlock(0, win);
-        } else if (rank == 1) {
-            MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-            MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
-            MPI_Win_unlock(0, win);
-        }
+        lock_cycle(rank, 0, 1, MPI_LOCK_EXCLUSIVE, win);
     } else if (strcmp(m, "shared_lock_deadlock") == 0) {
         /* The held lock is a shared one: on a direct window, one atomic
          * operation that the target's process does not see. */
-        if (rank == 1) {
-            MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
-            MPI_Send(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-            MPI_Recv(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Win_unlock(0, win);
-        } else if (rank == 0) {
-            MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-            MPI_Send(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
-            MPI_Win_unlock(0, win);
-        }
+        lock_cycle(rank, 1, 0, MPI_LOCK_SHARED, win);
     } else if (strcmp(m, "start_without_post") == 0) {
         if (rank == 0) {
             MPI_Group world, g;

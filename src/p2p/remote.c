@@ -182,6 +182,14 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
  * check that none is in flight. */
 static _Atomic long net_sent, net_arrived;
 
+/* Count a message of the program sent to another process (collectives'
+ * own traffic, on odd contexts, is left out). */
+static inline void count_sent(const zm_p2p_comm_t *c)
+{
+    if (!(c->ctx & 1))
+        atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
+}
+
 void zm_p2p_remote_counts(long *sent, long *arrived)
 {
     *sent = atomic_load_explicit(&net_sent, memory_order_relaxed);
@@ -198,8 +206,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_BUFFERED, bytes);
-        if (!(c->ctx & 1))
-            atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
+        count_sent(c);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
@@ -207,8 +214,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         if ((rc = send_eager(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
-        if (!(c->ctx & 1))
-            atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
+        count_sent(c);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
@@ -229,8 +235,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         data = rs->tmp;
     }
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
-    if (!(c->ctx & 1))
-        atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
+    count_sent(c);
     send_rndv(rs, data, wdest, mode == ZM_SEND_SYNC);
     return ZM_OK;
 }
