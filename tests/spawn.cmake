@@ -31,6 +31,10 @@ add_test(NAME spawn_soft_2x2
 set_tests_properties(spawn_soft_2x2 PROPERTIES TIMEOUT 120 ENVIRONMENT "MPIEXEC_TIMEOUT=120")
 # Ports and names between two halves of MPI_COMM_WORLD.
 zmpi_add_mpi_layouts(spawn_ports PROGRAM spawn_ports LAYOUTS 2x1 2x2 7x2 64x2)
+# Comm_join over loopback TCP connections between pairs of ranks, and its
+# refusals (garbage on the socket, not a socket).
+zmpi_add_program(zt_spawn_join spawn_join.c)
+zmpi_add_mpi_layouts(spawn_join PROGRAM spawn_join LAYOUTS 2x1 2x2 8x2)
 # A spawned child that aborts ends the job, naming its rank (world ranks
 # 0-1 are the parents, so the children are 2-4 and rank 1 of them is 3).
 zmpi_add_fatal_test(spawn_child_abort PROGRAM spawn_basic NP 2 WORKERS 2
@@ -58,9 +62,26 @@ add_test(NAME spawn_foreign_fatal
           --regex "MPI_ERR_SPAWN" --regex "ends the job" --
           $<TARGET_FILE:zt_spawn_foreign> $<TARGET_FILE:zmpi> fatal)
 set_tests_properties(spawn_foreign_fatal PROPERTIES TIMEOUT 30)
-# Across processes spawning and ports are refused (docs/spawn.md).
+# Across processes (docs/spawn.md): children start in the spawning root's
+# process and talk to parents in every process; ports, names and joins
+# between ranks of different processes (interleaved: neighbours are in
+# different processes).
 foreach(be ${ZMPI_NET_BACKENDS})
-  zmpi_add_net_test(net_${be}_spawn_refused_2px2 PROGRAM spawn_basic NP 4 PROCS 2
-                    BACKEND ${be} ARGS net)
+  zmpi_add_net_test(net_${be}_spawn_2px3i PROGRAM spawn_basic NP 6 PROCS 2 BACKEND ${be}
+                    OPTS --interleave ARGS spawn 1,3,5)
+  zmpi_add_net_test(net_${be}_spawn_nested_3px1 PROGRAM spawn_basic NP 3 PROCS 3
+                    BACKEND ${be} ARGS nest)
+  zmpi_add_net_test(net_${be}_spawn_ports_2px3i PROGRAM spawn_ports NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave)
+  zmpi_add_net_test(net_${be}_spawn_join_2px3i PROGRAM spawn_join NP 6 PROCS 2
+                    BACKEND ${be} OPTS --interleave)
 endforeach()
+# Spawn_multiple with a second program, and the refusals, with one backend.
+if(ZMPI_NET_BACKENDS)
+  list(GET ZMPI_NET_BACKENDS 0 zt_spawn_be)
+  zmpi_add_net_test(net_${zt_spawn_be}_spawn_multiple_3px1 PROGRAM spawn_basic NP 3 PROCS 3
+                    BACKEND ${zt_spawn_be} ARGS multi $<TARGET_FILE:zt_spawn_other>)
+  zmpi_add_net_test(net_${zt_spawn_be}_spawn_errors_2px2 PROGRAM spawn_basic NP 4 PROCS 2
+                    BACKEND ${zt_spawn_be} ARGS errors $<TARGET_FILE:zt_errors_return>)
+endif()
 # ---- end of dynamic processes ----

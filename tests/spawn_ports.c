@@ -3,7 +3,9 @@
  * MPI_Comm_accept and MPI_Comm_connect between the two halves of
  * MPI_COMM_WORLD (ranks below size/2 accept, the others connect), checked
  * against the halves' sizes and contents; then the calls' errors under
- * MPI_ERRORS_RETURN.  Needs 2 ranks or more.
+ * MPI_ERRORS_RETURN.  Needs 2 ranks or more.  In the last round the
+ * connecting side opens and publishes the port, so in a job of several
+ * processes the accepting root may pair at another process's table.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -88,14 +90,14 @@ int main(int argc, char **argv)
     MPI_Comm half, c;
     MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half);
     char port[MPI_MAX_PORT_NAME] = "";
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         char svc[64];
         snprintf(svc, sizeof svc, "zmpi-test-service-%d", round);
         /* Round 1 uses another root on each side; round 2 connects first. */
         int root = round == 1 ? (low ? nlow - 1 : size - nlow - 1) : 0;
-        int hr;
+        int hr, opener = round == 3 ? !low : low;
         MPI_Comm_rank(half, &hr);
-        if (low && hr == root) {
+        if (opener && hr == root) {
             CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS);
             CHECK(MPI_Publish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS);
         }
@@ -107,9 +109,11 @@ int main(int argc, char **argv)
                 MPI_Ibarrier(MPI_COMM_WORLD, &b);
                 MPI_Wait(&b, MPI_STATUS_IGNORE);
             }
+            if (hr == root && !opener)
+                CHECK(MPI_Lookup_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS);
             CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, root, half, &c) == MPI_SUCCESS);
         } else {
-            if (hr == root)
+            if (hr == root && !opener)
                 CHECK(MPI_Lookup_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS);
             if (round == 2) {
                 /* The accepting side is held at a barrier that this side
@@ -155,7 +159,7 @@ int main(int argc, char **argv)
         free(rw);
         MPI_Comm_disconnect(&c);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (low && hr == root) {
+        if (opener && hr == root) {
             CHECK(MPI_Unpublish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS);
             CHECK(MPI_Close_port(port) == MPI_SUCCESS);
         }

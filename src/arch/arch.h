@@ -314,6 +314,20 @@ int zm_arch_fault_thread_init(void);
 /* Host name of this machine into buf (always terminated). */
 void zm_arch_hostname(char *buf, size_t len);
 
+/* Move up to len bytes through connected socket fd without blocking:
+ * send them (out != 0) or receive them.  Returns the bytes moved (0 when
+ * the socket is not ready), or -errno (-EPIPE when the other end closed
+ * it).  The socket's own blocking mode is left alone.  Any thread. */
+long zm_arch_sock_try(int fd, void *buf, size_t len, int out);
+
+/* Block the calling thread until socket fd is ready to send (out) or to
+ * receive, or ms milliseconds have passed.  Any thread. */
+void zm_arch_sock_wait(int fd, int out, int ms);
+
+/* 64 bits from the kernel's random source (or, failing that, from the
+ * clock and the process id).  Any thread. */
+uint64_t zm_arch_random64(void);
+
 /* ---- Files (file_linux.c), for MPI-IO ------------------------------------
  * Each call returns a non-negative result or -errno (never sets a rank's
  * state).  Any thread; the calls may block in the kernel. */

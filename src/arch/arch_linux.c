@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +203,34 @@ void zm_arch_hostname(char *buf, size_t len)
     if (gethostname(buf, len) != 0)
         strncpy(buf, "localhost", len);
     buf[len - 1] = '\0';
+}
+
+long zm_arch_sock_try(int fd, void *buf, size_t len, int out)
+{
+    ssize_t n = out ? send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)
+                    : recv(fd, buf, len, MSG_DONTWAIT);
+    if (n > 0)
+        return (long)n;
+    if (n == 0)
+        return len == 0 ? 0 : -EPIPE; /* an orderly shutdown of the other end */
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+}
+
+void zm_arch_sock_wait(int fd, int out, int ms)
+{
+    struct pollfd p = { fd, (short)(out ? POLLOUT : POLLIN), 0 };
+    (void)poll(&p, 1, ms);
+}
+
+uint64_t zm_arch_random64(void)
+{
+    uint64_t v;
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+        return v;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return ((uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec) ^
+           ((uint64_t)getpid() << 32);
 }
 
 static zm_arch_fault_fn fault_fn;

@@ -187,7 +187,8 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     L.main_fn = main_fn;
     zm_mpi_info_env_args(argc, argv);
     int *ids = local_ranks();
-    zm_ult_job_config_t cfg = { np, nw, ids, nl, stack, rank_main, NULL, zm_p2p_describe, NULL };
+    zm_ult_job_config_t cfg = { np, nw, ids, nl, stack, rank_main, NULL, zm_p2p_describe, NULL,
+                                zm_net_job.spare, zm_net_job.nprocs, zm_net_job.proc };
     if (ids && zm_mpi_ckpt_setup(argc, argv, main_fn == priv_main, &cfg) != 0)
         return 1;
     /* zm_ult_job_run creates the ULT records that the setups below fill in,
@@ -503,12 +504,12 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                      "over the system MPI. Every C function of MPI 4.1: point-to-point, "
                      "partitioned, collectives, communicators, topologies, caching, info, "
                      "errors, sessions, dynamic processes (spawned ranks are new virtual "
-                     "ranks of the job; Comm_join refused), one-sided, MPI-IO, large counts, "
+                     "ranks of the job), one-sided, MPI-IO, large counts, "
                      "MPI_T with events, MPI_THREAD_MULTIPLE (threads the ranks create, "
                      "OpenMP inside ranks); Fortran mpif.h, mpi and mpi_f08 when built with "
                      "gfortran. Across processes: files, windows, partitioned communication, "
-                     "shared windows between the processes of a node, job-wide deadlock "
-                     "reports; refused: shared windows across nodes, spawning and ports.",
+                     "spawning, ports and joins, shared windows between the processes of a "
+                     "node, job-wide deadlock reports; refused: shared windows across nodes.",
                      ZMPI_VERSION_STRING);
     *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
     return MPI_SUCCESS;

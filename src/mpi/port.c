@@ -1,20 +1,22 @@
 /*
  * port.c: ports and names (MPI 4.1 sections 11.9 and 11.10): Open_port,
  * Close_port, Comm_accept, Comm_connect, Publish_name, Unpublish_name,
- * Lookup_name, between groups of ranks of the same job, and Comm_join,
- * which is refused.
+ * Lookup_name, between groups of ranks of the same job (Comm_join is in
+ * join.c).
  *
- * Ports and published names are entries of job-wide tables (one process:
- * spawning, and with it this, is for jobs of one process; across
- * processes Open_port is refused).  The roots of an accept and a connect
- * on one port pair up in the port's queue: the second to arrive learns
- * the first's world rank and a private context the first drew, and the
- * two swap their groups with point-to-point messages on that context, so
- * a root that waits is an ordinary blocked rank (the deadlock detector
- * names it).  Each root then broadcasts the remote group in its own
- * communicator.  Contexts of the intercommunicator: base (drawn by the
- * second root), base+2 for the accepting side's hidden local communicator,
- * base+4 for the connecting side's.
+ * A port is an entry of the table of the process that opened it, whose
+ * index its name carries; published names live in process 0's table.
+ * The roots of an accept and a connect on one port pair up in the port's
+ * queue: the second to arrive learns the first's world rank and a private
+ * context the first drew, and the two swap their groups with
+ * point-to-point messages on that context, so a root that waits is an
+ * ordinary blocked rank (the deadlock detector names it).  A root in
+ * another process than the port's queues or pairs through a request to
+ * that process (port_net.c), which answers which of the two it is.  Each
+ * root then broadcasts the remote group in its own communicator.
+ * Contexts of the intercommunicator: base (drawn by the second root),
+ * base+2 for the accepting side's hidden local communicator, base+4 for
+ * the connecting side's.
  */
 #include "inter_impl.h"
 #include "spawn.h"
@@ -30,6 +32,7 @@ struct arrival {
     int accept;                  /* 1: Comm_accept, 0: Comm_connect */
     int root;                    /* its world rank */
     uint32_t chan;               /* context it receives the other side's group on */
+    int heap;                    /* a root of another process: malloc'd, freed when paired */
 };
 
 struct port {
@@ -76,16 +79,13 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(port_name=NULL): invalid pointer");
     if (info != MPI_INFO_NULL && (rc = zm_mpi_info_check(fn, info)) != MPI_SUCCESS)
         return rc;
-    if (zm_net_job.nprocs > 1)
-        return zm_mpi_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fn, "ports are not supported "
-                            "in a job of several processes (the port table is one per "
-                            "process); run the job in one process");
     struct port *p = calloc(1, sizeof(*p));
     if (!p)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     zm_spin_lock(&lock);
-    snprintf(p->name, sizeof p->name, "zmpi-port:%d:%d:%lu", (int)getpid(), me->world_rank,
-             ++port_seq);
+    /* The process index first: a root elsewhere finds the table by it. */
+    snprintf(p->name, sizeof p->name, "zmpi-port:%d:%d:%d:%lu", zm_net_job.proc, (int)getpid(),
+             me->world_rank, ++port_seq);
     p->next = ports;
     ports = p;
     zm_spin_unlock(&lock);
@@ -119,84 +119,101 @@ ZM_WEAK(Close_port)
 
 /* ---- Publishing names ---------------------------------------------------- */
 
-/* The arguments the three name calls share: both strings given, a valid
- * info.  Returns MPI_SUCCESS or the raised error. */
-static int name_args(const char *fn, const char *service_name, MPI_Info info,
-                     const char *port_name)
+/* Process 0's table operations, for its own ranks and for requests of
+ * other processes (port_net.c, under the network lock: they only take the
+ * table's spinlock). */
+int zm_mpi_name_op(int op, const char *service_name, char *port_name, int *why)
+{
+    *why = 0;
+    if (op == ZM_NAME_PUBLISH) {
+        struct service *s = calloc(1, sizeof(*s));
+        if (!s || !(s->name = strdup(service_name))) {
+            free(s);
+            return MPI_ERR_NO_MEM;
+        }
+        snprintf(s->port, sizeof s->port, "%s", port_name);
+        zm_spin_lock(&lock);
+        int taken = *service_find(service_name) != NULL;
+        if (!taken) {
+            s->next = services;
+            services = s;
+        }
+        zm_spin_unlock(&lock);
+        if (taken) {
+            free(s->name);
+            free(s);
+        }
+        return taken ? MPI_ERR_SERVICE : MPI_SUCCESS;
+    }
+    zm_spin_lock(&lock);
+    struct service **pp = service_find(service_name), *s = *pp;
+    int match = s && (op == ZM_NAME_LOOKUP ||
+                      strncmp(s->port, port_name, MPI_MAX_PORT_NAME) == 0);
+    if (match && op == ZM_NAME_LOOKUP)
+        memcpy(port_name, s->port, strlen(s->port) + 1);
+    else if (match)
+        *pp = s->next;
+    zm_spin_unlock(&lock);
+    *why = s != NULL;
+    if (!match)
+        return op == ZM_NAME_LOOKUP ? MPI_ERR_NAME : MPI_ERR_SERVICE;
+    if (op == ZM_NAME_UNPUBLISH) {
+        free(s->name);
+        free(s);
+    }
+    return MPI_SUCCESS;
+}
+
+/* One of the three name calls: at process 0's table, directly or by a
+ * request.  Raises the call's error (with the messages of MPI 4.1's
+ * classes) and returns its class. */
+static int name_call(const char *fn, int op, const char *service_name, MPI_Info info,
+                     char *port_name)
 {
     zm_mpi_enter(fn);
     if (!service_name || !port_name)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(%s=NULL): invalid pointer",
                             service_name ? "port_name" : "service_name");
-    return info != MPI_INFO_NULL ? zm_mpi_info_check(fn, info) : MPI_SUCCESS;
+    int rc = info != MPI_INFO_NULL ? zm_mpi_info_check(fn, info) : MPI_SUCCESS, why = 0;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (zm_net_job.proc == 0)
+        rc = zm_mpi_name_op(op, service_name, port_name, &why);
+    else if (strlen(service_name) >= MPI_MAX_PORT_NAME)
+        return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(service_name=\"%.100s...\"): names of "
+                            "%d characters or more are not supported in a job of several "
+                            "processes", service_name, MPI_MAX_PORT_NAME);
+    else
+        rc = zm_mpi_port_net_name(op, service_name, port_name, &why);
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if (rc == MPI_ERR_NO_MEM)
+        return zm_mpi_error(NULL, rc, fn, "out of memory");
+    if (op == ZM_NAME_PUBLISH)
+        return zm_mpi_error(NULL, rc, fn, "(service_name=\"%.100s\"): already published "
+                            "(unpublish it first)", service_name);
+    return zm_mpi_error(NULL, rc, fn, "(service_name=\"%.100s\"): %s", service_name,
+                        why && op == ZM_NAME_UNPUBLISH ? "published with another port_name"
+                                                       : "not published");
 }
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    const char *fn = "MPI_Publish_name";
-    int rc = name_args(fn, service_name, info, port_name);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    struct service *s = calloc(1, sizeof(*s));
-    if (!s || !(s->name = strdup(service_name))) {
-        free(s);
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    }
-    snprintf(s->port, sizeof s->port, "%s", port_name);
-    zm_spin_lock(&lock);
-    int taken = *service_find(service_name) != NULL;
-    if (!taken) {
-        s->next = services;
-        services = s;
-    }
-    zm_spin_unlock(&lock);
-    if (taken) {
-        free(s->name);
-        free(s);
-        return zm_mpi_error(NULL, MPI_ERR_SERVICE, fn, "(service_name=\"%.100s\"): already "
-                            "published (unpublish it first)", service_name);
-    }
-    return MPI_SUCCESS;
+    return name_call("MPI_Publish_name", ZM_NAME_PUBLISH, service_name, info,
+                     (char *)port_name);
 }
 ZM_WEAK(Publish_name)
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    const char *fn = "MPI_Unpublish_name";
-    int rc = name_args(fn, service_name, info, port_name);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_spin_lock(&lock);
-    struct service **pp = service_find(service_name), *s = *pp;
-    int match = s && strncmp(s->port, port_name, MPI_MAX_PORT_NAME) == 0;
-    if (match)
-        *pp = s->next;
-    zm_spin_unlock(&lock);
-    if (!match)
-        return zm_mpi_error(NULL, MPI_ERR_SERVICE, fn, "(service_name=\"%.100s\"): %s",
-                            service_name, s ? "published with another port_name"
-                                            : "not published");
-    free(s->name);
-    free(s);
-    return MPI_SUCCESS;
+    return name_call("MPI_Unpublish_name", ZM_NAME_UNPUBLISH, service_name, info,
+                     (char *)port_name);
 }
 ZM_WEAK(Unpublish_name)
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    const char *fn = "MPI_Lookup_name";
-    int rc = name_args(fn, service_name, info, port_name);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_spin_lock(&lock);
-    struct service *s = *service_find(service_name);
-    if (s)
-        memcpy(port_name, s->port, strlen(s->port) + 1);
-    zm_spin_unlock(&lock);
-    if (!s)
-        return zm_mpi_error(NULL, MPI_ERR_NAME, fn, "(service_name=\"%.100s\"): not published",
-                            service_name);
-    return MPI_SUCCESS;
+    return name_call("MPI_Lookup_name", ZM_NAME_LOOKUP, service_name, info, port_name);
 }
 ZM_WEAK(Lookup_name)
 
@@ -230,17 +247,22 @@ static int recv_ints(const zm_p2p_comm_t *wc, int src, int tag, int *buf, int n)
     return from;
 }
 
-/* The root's part of accept/connect: pair with the other side's root on
- * the port and swap groups.  On success *base and the remote group (*rw,
- * malloc'd, *nr entries) are set.  Returns an error class, with the
- * message in msg. */
-static int root_pair(zm_mpi_rank_t *me, const char *port_name, int accept,
-                     const struct zmpi_group *lg, int *base, int **rw, int *nr, char *msg,
-                     size_t len)
+int zm_mpi_port_owner(const char *port_name)
 {
-    zm_p2p_comm_t wc = { 0, me->world_rank, zm_ult_capacity(), NULL, "(port)", 0 };
-    struct arrival mine = { NULL, accept, me->world_rank, 0 }, **aa, *a;
-    int other = -1, hdr[2];
+    static const char prefix[] = "zmpi-port:";
+    char *end;
+    if (strncmp(port_name, prefix, sizeof prefix - 1) != 0)
+        return zm_net_job.proc;
+    long p = strtol(port_name + sizeof prefix - 1, &end, 10);
+    return *end == ':' && p >= 0 && p < zm_net_job.nprocs ? (int)p : zm_net_job.proc;
+}
+
+int zm_mpi_port_meet(const char *port_name, int accept, int root, uint32_t chan,
+                     void *mine, int *other, uint32_t *other_chan)
+{
+    struct arrival **aa, *a = NULL, *m = mine;
+    int found = 0;
+    *other = -1;
     zm_spin_lock(&lock);
     struct port *p = *port_find(port_name);
     if (p) {
@@ -249,18 +271,51 @@ static int root_pair(zm_mpi_rank_t *me, const char *port_name, int accept,
                 break;
         if (a) {
             *aa = a->next;
-            other = a->root;
-            wc.ctx = a->chan;
-        } else {
-            mine.chan = wc.ctx = zm_mpi_ctx_draw(2);
-            *aa = &mine; /* the tail: arrivals pair in order */
+            *other = a->root;
+            *other_chan = a->chan;
+        } else if (m || (m = calloc(1, sizeof(*m))) != NULL) {
+            m->heap = mine == NULL;
+            m->accept = accept;
+            m->root = root;
+            m->chan = chan;
+            m->next = NULL;
+            *aa = m; /* the tail: arrivals pair in order */
         }
+        found = 1;
     }
     zm_spin_unlock(&lock);
-    if (!p) {
-        snprintf(msg, len, "(port_name=\"%.100s\"): not an open port", port_name);
+    if (a && a->heap)
+        free(a);
+    if (!found)
         return MPI_ERR_PORT;
+    return a || m ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* The root's part of accept/connect: pair with the other side's root on
+ * the port (at the port's process) and swap groups.  On success *base and
+ * the remote group (*rw, malloc'd, *nr entries) are set.  Returns an
+ * error class, with the message in msg. */
+static int root_pair(zm_mpi_rank_t *me, const char *port_name, int accept,
+                     const struct zmpi_group *lg, int *base, int **rw, int *nr, char *msg,
+                     size_t len)
+{
+    zm_p2p_comm_t wc = { 0, me->world_rank, zm_ult_capacity(), NULL, "(port)", 0 };
+    struct arrival mine = { NULL, accept, me->world_rank, 0, 0 };
+    int other = -1, hdr[2], owner = zm_mpi_port_owner(port_name), rc;
+    uint32_t chan = zm_mpi_ctx_draw(2), ochan = 0;
+    if (owner == zm_net_job.proc)
+        rc = zm_mpi_port_meet(port_name, accept, me->world_rank, chan, &mine, &other, &ochan);
+    else
+        rc = zm_mpi_port_net_meet(owner, port_name, accept, me->world_rank, chan, &other,
+                                  &ochan);
+    if (rc == MPI_ERR_PORT)
+        snprintf(msg, len, "(port_name=\"%.100s\"): not an open port", port_name);
+    if (rc != MPI_SUCCESS) {
+        if (rc != MPI_ERR_PORT)
+            snprintf(msg, len, "out of memory");
+        return rc;
     }
+    wc.ctx = other >= 0 ? ochan : chan;
     if (other >= 0) {
         /* Second to arrive: send first, then hear the other group. */
         hdr[0] = lg->size;
@@ -380,20 +435,3 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     return accept_connect("MPI_Comm_connect", 0, port_name, info, root, comm, newcomm);
 }
 ZM_WEAK(Comm_connect)
-
-/* Comm_join: refused.  Its two sides find each other through a socket
- * whose other end may be any process; reading it would block a worker
- * thread, and with it every rank on that worker, the peer included when
- * both ranks are threads of this process. */
-int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
-{
-    const char *fn = "MPI_Comm_join";
-    zm_mpi_enter(fn);
-    if (intercomm)
-        *intercomm = MPI_COMM_NULL;
-    return zm_mpi_error(NULL, MPI_ERR_UNSUPPORTED_OPERATION, fn, "(fd=%d): not supported by "
-                        "zmpi: ranks are threads of one process, and waiting on a socket would "
-                        "block every rank of the worker thread; use MPI_Open_port with "
-                        "MPI_Comm_accept/MPI_Comm_connect, or MPI_Comm_spawn", fd);
-}
-ZM_WEAK(Comm_join)

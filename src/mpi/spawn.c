@@ -297,18 +297,13 @@ static int root_plan(struct cmd *cmds, int count, char *cmdv[], char **argvs[],
         snprintf(msg, len, "(maxprocs): nothing to spawn (every count is 0)");
         return MPI_ERR_ARG;
     }
-    if (zm_net_job.nprocs > 1) {
-        snprintf(msg, len, "not supported in a job of several processes (rank ids are "
-                 "fixed across the processes at start); run the job in one process");
-        return MPI_ERR_UNSUPPORTED_OPERATION;
-    }
     if (!zm_ult_in_job()) {
         snprintf(msg, len, "this program was not started by zmpi's launcher (Python, or "
                  "mpiexec): it is one rank on its own thread and cannot start ranks");
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
     /* Only "soft" may start fewer than asked. */
-    int spare = zm_ult_capacity() - zm_ult_count();
+    int spare = zm_ult_spare_left();
     for (int i = 0; i < count && total > spare; i++) {
         const char *soft = info_val(infos ? infos[i] : MPI_INFO_NULL, "soft", buf, sizeof buf);
         int want = cmds[i].n - (total - spare);
@@ -320,19 +315,21 @@ static int root_plan(struct cmd *cmds, int count, char *cmdv[], char **argvs[],
     }
     if (total > spare) {
         snprintf(msg, len, "(maxprocs): %d more ranks asked, but only %d of the job's spare "
-                 "rank records are left (set ZMPI_SPAWN_MAX, default %d, to allow more spawned "
-                 "ranks over the job's life)", total, spare, ZM_ULT_SPAWN_DEFAULT);
+                 "rank records are left%s (set ZMPI_SPAWN_MAX, default %d for the whole job, to "
+                 "allow more spawned ranks over the job's life)", total, spare,
+                 zm_net_job.nprocs > 1 ? " in this process" : "", ZM_ULT_SPAWN_DEFAULT);
         return MPI_ERR_SPAWN;
     }
     return MPI_SUCCESS;
 }
 
-/* The group of n consecutive ids from `first`. */
+/* The group of the n ids one zm_ult_reserve returned from `first` (in a
+ * job of several processes they are zm_ult_id_stride() apart). */
 static struct zmpi_group *id_range(int first, int n)
 {
     struct zmpi_group *g = zm_mpi_group_new(n);
     for (int i = 0; g && i < n; i++)
-        g->world[i] = first + i;
+        g->world[i] = first + i * zm_ult_id_stride();
     return g;
 }
 
@@ -418,9 +415,9 @@ static int root_start(zm_mpi_rank_t *me, struct zmpi_comm *c, struct cmd *cmds, 
     g->base = *base = zm_mpi_ctx_draw(8);
     for (int i = 0, idx = 0; i < count; i++)
         for (int k = 0; k < cmds[i].n; k++, idx++)
-            if (child_start(g, &cmds[i], i, idx, *first + idx) != 0) {
+            if (child_start(g, &cmds[i], i, idx, g->cgroup->world[idx]) != 0) {
                 fprintf(stderr, "zmpi: rank %d: out of memory spawning rank %d; ending the "
-                        "job\n", me->world_rank, *first + idx);
+                        "job\n", me->world_rank, g->cgroup->world[idx]);
                 fflush(NULL);
                 _exit(1);
             }

@@ -5,6 +5,8 @@
 #ifndef ZM_MPI_SPAWN_H
 #define ZM_MPI_SPAWN_H
 
+#include <stdint.h>
+
 /* The body the launcher runs per rank (a privatized program's loads the
  * rank's own copy of the program first, then calls its main), the
  * program's environment and its path as started (argv[0]).  Returns -1 in
@@ -26,5 +28,50 @@ struct zmpi_comm;
  * intracommunicator, root one of its ranks.  MPI_SUCCESS or the error
  * raised on comm.  ULT context, a rank of comm (spawn.c). */
 int zm_mpi_dyn_root_check(struct zmpi_comm *c, const char *fn, int root);
+
+/* ---- Ports and names across processes (port.c, port_net.c) ---- */
+
+/* The three operations on published names. */
+enum { ZM_NAME_PUBLISH = 1, ZM_NAME_UNPUBLISH, ZM_NAME_LOOKUP };
+
+/* Apply a name operation to this process's table (process 0's is the
+ * job's): publish service_name as port_name, unpublish it (port_name must
+ * match), or look it up into port_name (MPI_MAX_PORT_NAME bytes).  Returns
+ * MPI_SUCCESS, MPI_ERR_SERVICE, MPI_ERR_NAME or MPI_ERR_NO_MEM; *why is 1
+ * when the name exists (an unpublish with another port).  Any thread,
+ * also under the network lock (it takes only the table's spinlock). */
+int zm_mpi_name_op(int op, const char *service_name, char *port_name, int *why);
+
+/* The same at process 0, from another process: a request and its reply
+ * through the network.  ULT context. */
+int zm_mpi_port_net_name(int op, const char *service_name, char *port_name, int *why);
+
+/* The process whose table holds port port_name (its name says; this
+ * process for a name that is not a zmpi port's).  Any thread. */
+int zm_mpi_port_owner(const char *port_name);
+
+/* Pair a root arriving at port port_name of this process's table with the
+ * other side's, or queue it: on pairing, *other and *other_chan receive
+ * the waiting root's world rank and context (it is then the caller's
+ * turn to send); queued, *other is -1 and the root waits for a message on
+ * `chan`.  `mine` is the caller's own queue record (it lives until the
+ * root is paired), or NULL for a root of another process (a record is
+ * allocated).  Returns MPI_SUCCESS, MPI_ERR_PORT (no such open port) or
+ * MPI_ERR_NO_MEM.  Any thread, also under the network lock. */
+int zm_mpi_port_meet(const char *port_name, int accept, int root, uint32_t chan, void *mine,
+                     int *other, uint32_t *other_chan);
+
+/* zm_mpi_port_meet at process `owner`, through a request and its reply.
+ * ULT context. */
+int zm_mpi_port_net_meet(int owner, const char *port_name, int accept, int root,
+                         uint32_t chan, int *other, uint32_t *other_chan);
+
+/* Whether world rank `rank` of this process is in MPI_Comm_join with
+ * `nonce` (join.c).  Any thread, also under the network lock. */
+int zm_mpi_join_known(uint64_t nonce, int rank);
+
+/* zm_mpi_join_known at process `proc`, through a request and its reply:
+ * 1, 0, or -1 if out of memory.  ULT context (or an adopted rank). */
+int zm_mpi_port_net_join(int proc, uint64_t nonce, int rank);
 
 #endif /* ZM_MPI_SPAWN_H */

@@ -13,6 +13,7 @@
  * does and why the first is the default).
  */
 #include "net/net.h"
+#include "ult/ult.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -60,6 +61,7 @@ static struct {
     _Atomic int ndefer;         /* entries in defers */
     zm_net_rma_fn *_Atomic rma; /* one-sided envelope handler, or NULL */
     zm_net_rma_fn *_Atomic part; /* partitioned-communication handler, or NULL */
+    zm_net_rma_fn *_Atomic port; /* dynamic processes' handler (port.c), or NULL */
     zm_spinlock_t prog_lock;    /* guards prog_started */
     int prog_started;           /* the progress thread runs */
     pthread_t prog_thread;
@@ -81,7 +83,7 @@ static struct {
 
 static void dd_arrive(const void *msg, int src);
 static void progress_start(void);
-static void part_arrive(void *pkt, size_t bytes, int src_proc);
+static void part_arrive(void *pkt, size_t bytes, int src_proc, int32_t kind);
 
 /* ---- Failures ------------------------------------------------------------ */
 
@@ -251,13 +253,18 @@ static int layout(int np_env)
     j->q = (int)(n / j->nprocs);
     j->rem = (int)(n % j->nprocs);
     j->nlocal = zm_net_ranks_of(j->proc);
+    /* Spare ids for spawned ranks, dealt to the processes in turn. */
+    long spare = zm_core_env_long("ZMPI_SPAWN_MAX", ZM_ULT_SPAWN_DEFAULT, 0);
+    if (spare > 0x7fffffffL - n)
+        spare = 0x7fffffffL - n;
+    j->spare = (int)spare;
     if (j->nprocs == 1)
         return 0;
-    uint8_t *rm = malloc((size_t)n);
+    uint8_t *rm = malloc((size_t)(n + spare));
     if (!rm)
         return -1;
-    for (int w = 0; w < n; w++)
-        rm[w] = zm_net_proc_of(w) != j->proc;
+    for (long w = 0; w < n + spare; w++)
+        rm[w] = zm_net_proc_of((int)w) != j->proc;
     zm_net_remote = rm;
     return 0;
 }
@@ -490,8 +497,8 @@ static int progress_locked(void)
             continue; /* not an arrival that can wake a rank */
         }
         net.env_arrived++;
-        if (kind == ZM_NET_KIND_PART)
-            part_arrive(pkt, bytes, src);
+        if (kind == ZM_NET_KIND_PART || kind == ZM_NET_KIND_PORT)
+            part_arrive(pkt, bytes, src, kind);
         else
             net.arrive(pkt, bytes, src);
         did = 1;
@@ -606,15 +613,21 @@ void zm_net_set_part_handler(zm_net_rma_fn *fn)
     atomic_store(&net.part, fn);
 }
 
-/* A partitioned-communication envelope (under the lock).  It counts as
- * one-sided traffic for the progress thread's hot phase: the partitions
- * of a round follow each other within microseconds, and the receiver may
- * be computing, leaving the thread to take them in. */
-static void part_arrive(void *pkt, size_t bytes, int src_proc)
+void zm_net_set_port_handler(zm_net_rma_fn *fn)
 {
-    zm_net_rma_fn *fn = atomic_load(&net.part);
+    atomic_store(&net.port, fn);
+}
+
+/* A partitioned-communication or port envelope (under the lock).  It
+ * counts as one-sided traffic for the progress thread's hot phase: the
+ * partitions of a round follow each other within microseconds, and the
+ * receiver may be computing, leaving the thread to take them in. */
+static void part_arrive(void *pkt, size_t bytes, int src_proc, int32_t kind)
+{
+    zm_net_rma_fn *fn = atomic_load(kind == ZM_NET_KIND_PART ? &net.part : &net.port);
     if (!fn)
-        net_fatal("delivering a partitioned message to a process without its handler");
+        net_fatal("delivering a partitioned or port message to a process without its "
+                  "handler");
     atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* under the lock */
     fn(pkt, (char *)pkt + net.headroom, bytes, src_proc);

@@ -33,6 +33,9 @@ typedef struct zm_net_job {
     int nlocal;            /* ranks of this process */
     int order;             /* ZM_NET_ORDER_* */
     int q, rem;            /* block order: processes below rem hold q + 1 ranks, the rest q */
+    int spare;             /* ids after the world's for ranks spawned at run time, all
+                            * processes together: id nranks + k belongs to process
+                            * k % nprocs (ZMPI_SPAWN_MAX) */
     int nnodes;            /* distinct host names among the processes */
     const int *node;       /* per process: its node's index (hosts in order of first process) */
     const char *backend;   /* backend name, or NULL */
@@ -41,8 +44,8 @@ typedef struct zm_net_job {
 
 extern zm_net_job_t zm_net_job;
 
-/* NULL in a one-process job; otherwise one byte per world rank, 1 for the
- * ranks of other processes.  The one test on the fast paths: a NULL check
+/* NULL in a one-process job; otherwise one byte per world rank and spare
+ * id (zm_net_job's spare), 1 for the ranks of other processes.  The one test on the fast paths: a NULL check
  * that single-process jobs always pass. */
 extern const uint8_t *zm_net_remote;
 
@@ -65,10 +68,13 @@ static inline int zm_net_any_remote(const int *world, int n)
     return 0;
 }
 
-/* The process that holds world rank w. */
+/* The process that holds world rank w (or spawned rank w: zm_net_job's
+ * spare). */
 static inline int zm_net_proc_of(int w)
 {
     const zm_net_job_t *j = &zm_net_job;
+    if (ZM_UNLIKELY(w >= j->nranks))
+        return (w - j->nranks) % j->nprocs;
     if (j->order == ZM_NET_ORDER_INTERLEAVE)
         return w % j->nprocs;
     int big = j->rem * (j->q + 1);
@@ -170,6 +176,12 @@ void zm_net_defer(int (*fn)(void *), void *arg);
  * the one-sided handler below). */
 #define ZM_NET_KIND_PART 62
 
+/* Dynamic processes' envelopes across processes (src/mpi/port.c: ports
+ * paired at the process that opened them, names published at process 0),
+ * taken out the same way and passed to the handler installed with
+ * zm_net_set_port_handler. */
+#define ZM_NET_KIND_PORT 61
+
 /* Handler of one-sided envelopes: `msg` (`bytes` bytes) lies inside the
  * malloc'd block `pkt`, which the handler owns.  Called under the lock. */
 typedef void zm_net_rma_fn(void *pkt, void *msg, size_t bytes, int src_proc);
@@ -183,6 +195,10 @@ void zm_net_set_rma_handler(zm_net_rma_fn *fn);
  * made a partitioned request yet still takes in its peers' announcements.
  * Any thread. */
 void zm_net_set_part_handler(zm_net_rma_fn *fn);
+
+/* Install the handler of ZM_NET_KIND_PORT envelopes (the mpi layer, when
+ * the library is loaded, like the partitioned one).  Any thread. */
+void zm_net_set_port_handler(zm_net_rma_fn *fn);
 
 /* Called by the envelope handler (under the lock) for an envelope `pkt`
  * of kind ZM_NET_KIND_RMA or above; takes ownership of pkt.  An envelope

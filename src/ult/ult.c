@@ -891,19 +891,8 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 {
     int n = cfg->nults, nw = cfg->nworkers, nl = cfg->local ? cfg->nlocal : n;
     job.cfg = *cfg;
-    /* Spare records for ranks spawned at run time, only in a job of one
-     * process (across processes the ids would collide). */
-    long spare = 0;
-    if (nl == n) {
-        const char *e = getenv("ZMPI_SPAWN_MAX");
-        spare = e && *e ? atol(e) : ZM_ULT_SPAWN_DEFAULT;
-        if (spare < 0)
-            spare = 0;
-        if (spare > 0x7fffffffL - n)
-            spare = 0x7fffffffL - n;
-    }
-    job.capacity = n + (int)spare;
-    atomic_store(&job.nids, n);
+    (void)nl;
+    zm_ult_ids_setup(cfg);
     job.ults = calloc((size_t)job.capacity, sizeof(zm_ult_t));
     job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
     job.threads = calloc((size_t)nw, sizeof(pthread_t));

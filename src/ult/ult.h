@@ -129,6 +129,12 @@ typedef struct zm_ult_job_config {
     /* Places ULT id's stack (checkpoint/restart keeps it at a fixed
      * address); NULL: mapped anywhere.  Returns 0 or -1. */
     int (*stack_at)(int id, zm_arch_stack_t *stack);
+    /* Ids for ULTs started at run time (zm_ult_reserve): the job keeps
+     * `spare` records after its nults ranks, dealt to its processes in
+     * turn, so that this process (index id_offset of id_stride) hands out
+     * nults + id_offset, then + id_stride, ... and every process can tell
+     * whose an id is.  id_stride 0: one process, every spare id is its. */
+    int spare, id_stride, id_offset;
 } zm_ult_job_config_t;
 
 /* Create the ULTs (with their stacks) and workers of a job, without
@@ -264,23 +270,34 @@ void zm_ult_exit(int status);
 int zm_ult_in_job(void);
 
 /* ---- ULTs started at run time (dynamic processes, src/mpi/spawn.c) ----
- * A scheduled job of one process keeps spare ULT records after its
- * nults ranks (ZMPI_SPAWN_MAX of them, default ZM_ULT_SPAWN_DEFAULT),
- * so that per-rank arrays indexed by ULT id (here, in p2p and the API
- * layer) are sized once at start and never move.  Untouched records cost
- * no memory.  Ids are never reused: a finished ULT keeps its record. */
+ * A scheduled job keeps spare ULT records after its nults ranks (the
+ * config's `spare`: ZMPI_SPAWN_MAX, default ZM_ULT_SPAWN_DEFAULT, for the
+ * whole job), so that per-rank arrays indexed by ULT id (here, in p2p and
+ * the API layer) are sized once at start and never move.  Untouched
+ * records cost no memory.  Ids are never reused: a finished ULT keeps its
+ * record.  In a job of several processes the spare ids are dealt to the
+ * processes in turn (see the config), so the ids one reservation returns
+ * are zm_ult_id_stride() apart. */
 #define ZM_ULT_SPAWN_DEFAULT 16384
 
 /* Number of ULT records of the job, spare ones included: every id ever
  * handed out is below it.  Any thread. */
 int zm_ult_capacity(void);
 
-/* Reserve n consecutive new ULT ids; returns the first, or -1 if the
- * spare records are used up or the job cannot start ULTs at run time
- * (an adopted rank, a job of several processes).  zm_ult_count() covers
- * them from now on; records stay in ZM_ULT_NEW until zm_ult_launch.  ULT
- * context. */
+/* Reserve n new ULT ids, first, first + s, ..., first + (n - 1) * s with
+ * s = zm_ult_id_stride(); returns first, or -1 if this process's spare
+ * records are used up or the job cannot start ULTs at run time (an
+ * adopted rank).  zm_ult_count() covers them from now on; records stay in
+ * ZM_ULT_NEW until zm_ult_launch.  ULT context. */
 int zm_ult_reserve(int n);
+
+/* The distance between consecutive ids of one zm_ult_reserve: 1 in a job
+ * of one process, the number of processes otherwise.  Any thread. */
+int zm_ult_id_stride(void);
+
+/* How many more ids zm_ult_reserve can hand out in this process (0 for an
+ * adopted rank).  Any thread (a snapshot). */
+int zm_ult_spare_left(void);
 
 /* Start reserved ULT `id` running entry(u, arg) on a stack of the job's
  * size, on the next worker in turn (new ULTs are spread round-robin).

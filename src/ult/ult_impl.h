@@ -57,6 +57,9 @@ typedef struct zm_ult_state {
     uint64_t poll_sleep_max; /* cap of the poller's sleeps (ns) */
     int capacity;           /* ULT records, spare ones for zm_ult_spawn included */
     _Atomic int nids;       /* ids handed out: nults, then grown by zm_ult_reserve */
+    _Atomic int nspawned;   /* spare ids this process handed out */
+    int spawn_max;          /* spare ids this process may hand out */
+    int id_first, id_stride; /* its first spare id, the distance between its ids */
     _Atomic unsigned spread; /* next worker for a ULT started at run time */
     _Atomic unsigned slow_wakes; /* score of slow wake-ups of sleeping workers (ult.c) */
     _Atomic int timed;      /* ULTs in a timed sleep (ult_timer.c): no deadlock while > 0 */
@@ -112,5 +115,10 @@ uint64_t zm_ult_timer_left(zm_worker_t *w);
  * after printing which variable holds what invalid value.  Main thread,
  * from zm_ult_job_prepare. */
 int zm_ult_lb_setup(void);
+
+/* Size the job's ULT records and set which spare ids this process hands
+ * out (the config's spare, id_stride, id_offset; ult_job.c).  Main
+ * thread, from zm_ult_job_prepare, before the records are allocated. */
+void zm_ult_ids_setup(const zm_ult_job_config_t *cfg);
 
 #endif /* ZM_ULT_IMPL_H */

@@ -59,15 +59,44 @@ int zm_ult_capacity(void)
     return job.capacity;
 }
 
+void zm_ult_ids_setup(const zm_ult_job_config_t *cfg)
+{
+    int n = cfg->nults, stride = cfg->id_stride > 0 ? cfg->id_stride : 1;
+    long spare = cfg->spare > 0 ? cfg->spare : 0;
+    if (spare > 0x7fffffffL - n)
+        spare = 0x7fffffffL - n;
+    job.capacity = n + (int)spare;
+    atomic_store(&job.nids, n);
+    atomic_store(&job.nspawned, 0);
+    job.id_stride = stride;
+    job.id_first = n + cfg->id_offset;
+    /* Ids id_first + k * stride for k below spawn_max stay under capacity. */
+    job.spawn_max = cfg->id_offset < spare ? (int)((spare - 1 - cfg->id_offset) / stride) + 1 : 0;
+}
+
+int zm_ult_id_stride(void)
+{
+    return job.adopted ? 1 : job.id_stride;
+}
+
+int zm_ult_spare_left(void)
+{
+    return job.adopted ? 0 : job.spawn_max - atomic_load(&job.nspawned);
+}
+
 int zm_ult_reserve(int n)
 {
     if (job.adopted || !tl_worker || n < 0)
         return -1;
-    int first = atomic_load(&job.nids);
+    int k = atomic_load(&job.nspawned);
     do {
-        if (n > job.capacity - first)
+        if (n > job.spawn_max - k)
             return -1;
-    } while (!atomic_compare_exchange_weak(&job.nids, &first, first + n));
+    } while (!atomic_compare_exchange_weak(&job.nspawned, &k, k + n));
+    int first = job.id_first + k * job.id_stride;
+    int end = first + (n > 0 ? (n - 1) * job.id_stride + 1 : 0), seen = atomic_load(&job.nids);
+    while (end > seen && !atomic_compare_exchange_weak(&job.nids, &seen, end))
+        ;
     return first;
 }
 

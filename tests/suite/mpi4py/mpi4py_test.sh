@@ -14,8 +14,8 @@
 #
 # The whole suite runs and must pass (mpi4py's own skips aside), except
 # what zmpi cannot do by design: spawning Python interpreters
-# (MPI4PY_TEST_SPAWN below), ports across processes (EXCLUDED below); and,
-# across processes, what zmpi refuses there (NP_EXCLUDED below).
+# (MPI4PY_TEST_SPAWN below); and, across processes, what zmpi refuses
+# there (NP_EXCLUDED below, empty now).
 #
 # Exit status: 0 pass, 1 fail, 77 skipped (only when the source cannot be
 # downloaded or built for lack of Python packaging tools).
@@ -42,11 +42,9 @@ mkdir -p "$work"
 # switch for an MPI that cannot spawn Python: its suite then skips those
 # tests itself.
 export MPI4PY_TEST_SPAWN=0
-# Modules left out (regular expression on module names): test_dynproc
-# needs two processes (mpi4py skips it at one rank), where zmpi refuses
-# MPI_Open_port (the port table is one per process): its first test fails
-# and the other rank then waits for the port name until the time-out.
-EXCLUDED='test_dynproc'
+# Modules left out: none any more.  test_dynproc (ports, names and
+# MPI_Comm_join between processes) runs across processes; mpi4py skips it
+# at one rank.
 
 # Test classes left out across processes (substrings of test names, one
 # -x each): none any more.  Partitioned communication, files and windows
@@ -63,20 +61,20 @@ export PYTHONPATH="$site"
 export MPIEXEC_TIMEOUT=600
 log="$work/suite.log"
 if [ "$np" -le 1 ]; then
-    echo "mpi4py_test: whole suite at one rank, without: $EXCLUDED and the" \
-        "tests that spawn Python (MPI4PY_TEST_SPAWN=0)"
-    (cd "$tests" && timeout 900 python3 main.py --no-builddir -e "$EXCLUDED") >"$log" 2>&1
+    echo "mpi4py_test: whole suite at one rank, without the tests that spawn Python" \
+        "(MPI4PY_TEST_SPAWN=0)"
+    (cd "$tests" && timeout 900 python3 main.py --no-builddir) >"$log" 2>&1
     rc=$?
 else
     log="$work/suite-np$np.log"
     xs=""
     for c in $NP_EXCLUDED; do xs="$xs -x $c"; done
-    echo "mpi4py_test: whole suite on $np processes ($mpiexec), without: $EXCLUDED" \
-        "and the tests that spawn Python (MPI4PY_TEST_SPAWN=0)"
+    echo "mpi4py_test: whole suite on $np processes ($mpiexec), without the tests" \
+        "that spawn Python (MPI4PY_TEST_SPAWN=0)"
     # $xs is split on purpose: one -x option per class.
     # shellcheck disable=SC2086
     (cd "$tests" && timeout 900 "$mpiexec" -n "$np" python3 main.py --no-builddir \
-        -e "$EXCLUDED" $xs) >"$log" 2>&1
+        $xs) >"$log" 2>&1
     rc=$?
 fi
 grep -E '^(ERROR|FAIL):' "$log"
