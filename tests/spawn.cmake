@@ -75,6 +75,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
                     BACKEND ${be} OPTS --interleave)
   zmpi_add_net_test(net_${be}_spawn_join_2px3i PROGRAM spawn_join NP 6 PROCS 2
                     BACKEND ${be} OPTS --interleave)
+  # A child in process 1 still uses process 0's names after every rank of
+  # process 0 has finalized: process 0 keeps serving until all are done.
+  zmpi_add_net_test(net_${be}_spawn_late_name_2px1 PROGRAM spawn_basic NP 2 PROCS 2
+                    BACKEND ${be} ARGS latename)
 endforeach()
 # Spawn_multiple with a second program, and the refusals, with one backend.
 if(ZMPI_NET_BACKENDS)

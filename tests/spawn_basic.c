@@ -22,6 +22,11 @@
  *   spawn_basic errors            refused commands under MPI_ERRORS_RETURN.
  *   spawn_basic hang              children wait forever (a deadlock).
  *   spawn_basic abort             a child calls MPI_Abort.
+ *   spawn_basic latename          rank 0 publishes a name; the last rank spawns a
+ *                                 child and finalizes; the child looks the name up
+ *                                 many times, also after every parent finalized
+ *                                 (across processes: at process 0, which must
+ *                                 still serve it).
  * Children are started with argv "child" MODE ... (see child_main).
  */
 #include <mpi.h>
@@ -173,6 +178,15 @@ static int child_main(int argc, char **argv)
         if (rank == 1)
             MPI_Abort(MPI_COMM_WORLD, 3);
         MPI_Barrier(parent); /* never completes: the parents wait in MPI_Finalize */
+        return 0;
+    }
+    if (strcmp(argv[2], "latename") == 0) {
+        char port[MPI_MAX_PORT_NAME];
+        MPI_Comm_disconnect(&parent);
+        for (int i = 0; i < 3000; i++) {
+            CHECK(MPI_Lookup_name("zmpi-test-late", MPI_INFO_NULL, port) == MPI_SUCCESS);
+            CHECK(strcmp(port, "zmpi-late-port") == 0);
+        }
         return 0;
     }
     if (strcmp(argv[2], "nest") == 0 || strcmp(argv[2], "grand") == 0) {
@@ -437,6 +451,21 @@ int main(int argc, char **argv)
             CHECK(x == 1021);
         }
         MPI_Comm_disconnect(&ic);
+    } else if (strcmp(argv[1], "latename") == 0) {
+        int rank, size;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (rank == 0)
+            CHECK(MPI_Publish_name("zmpi-test-late", MPI_INFO_NULL, "zmpi-late-port") ==
+                  MPI_SUCCESS);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == size - 1) {
+            char *args[] = { "child", "latename", NULL };
+            MPI_Comm ic;
+            CHECK(MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic,
+                                 MPI_ERRCODES_IGNORE) == MPI_SUCCESS);
+            MPI_Comm_disconnect(&ic);
+        }
     } else if (strcmp(argv[1], "soft") == 0) {
         parent_soft(argv[0]);
     } else if (strcmp(argv[1], "errors") == 0) {

@@ -7,6 +7,7 @@
  * 11.4 says.
  */
 #include "session.h"
+#include "spawn.h"
 #include "threads.h"
 
 #include <stdatomic.h>
@@ -207,6 +208,7 @@ int zmpi_launch(int argc, char **argv, char **envp, int (*main_fn)(int, char **,
     int status = zm_ult_job_start();
     zm_mpi_ckpt_job_end();
     fflush(NULL);
+    zm_mpi_port_net_quiesce();
     zm_net_finalize();
     return status;
 }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_MEET = 1, OP_NAME, OP_JOIN, OP_REPLY };
+enum { OP_MEET = 1, OP_NAME, OP_JOIN, OP_REPLY, OP_DONE, OP_ALL_DONE };
 
 /* One request or reply.  The kind sits where the network looks for it. */
 typedef struct port_msg {
@@ -167,6 +167,61 @@ static void serve_locked(port_msg_t *q, int src)
     send_locked(q, src);
 }
 
+/* ---- The end of the job ----------------------------------------------------
+ * A process whose ranks have all ended may still hold the job's names
+ * (process 0) or ports that roots elsewhere pair at: it keeps serving
+ * until every process is done.  Each tells process 0, which tells all
+ * once all have. */
+
+static _Atomic uint32_t all_done;  /* this process may leave */
+static _Atomic int ndone;          /* process 0: processes done */
+
+/* Count one more process done (process 0); the last tells everyone.
+ * Network lock held. */
+static void count_done_locked(void)
+{
+    if (atomic_fetch_add(&ndone, 1) + 1 != zm_net_job.nprocs)
+        return;
+    for (int p = 1; p < zm_net_job.nprocs; p++) {
+        port_msg_t *m = msg_new(OP_ALL_DONE, "");
+        if (!m) {
+            fprintf(stderr, "zmpi: out of memory ending the job\n");
+            zm_net_abort(1);
+        }
+        send_locked(m, p);
+    }
+    atomic_store(&all_done, 1);
+    zm_arch_futex_wake((uint32_t *)&all_done, 1);
+}
+
+void zm_mpi_port_net_quiesce(void)
+{
+    if (zm_net_job.nprocs < 2)
+        return;
+    zm_net_lock();
+    if (zm_net_job.proc == 0) {
+        count_done_locked();
+    } else {
+        port_msg_t *m = msg_new(OP_DONE, "");
+        if (!m) {
+            zm_net_unlock();
+            fprintf(stderr, "zmpi: out of memory ending the job\n");
+            zm_net_abort(1);
+        }
+        send_locked(m, 0);
+    }
+    zm_net_unlock();
+    uint64_t nap = 5000;
+    while (!atomic_load(&all_done)) {
+        if (zm_net_poll()) {
+            nap = 5000;
+            continue;
+        }
+        zm_arch_futex_wait_ns((uint32_t *)&all_done, 0, nap);
+        nap = nap < 500000 ? nap * 2 : nap;
+    }
+}
+
 /* The network's handler of port envelopes (under its lock); owns pkt. */
 static void port_arrive(void *pkt, void *msg, size_t bytes, int src_proc)
 {
@@ -176,6 +231,16 @@ static void port_arrive(void *pkt, void *msg, size_t bytes, int src_proc)
         zm_net_abort(1);
     }
     port_msg_t *m = msg;
+    if (m->op == OP_DONE || m->op == OP_ALL_DONE) {
+        free(pkt);
+        if (m->op == OP_DONE) {
+            count_done_locked();
+        } else {
+            atomic_store(&all_done, 1);
+            zm_arch_futex_wake((uint32_t *)&all_done, 1);
+        }
+        return;
+    }
     if (m->op == OP_REPLY) {
         struct port_call *c = (struct port_call *)(uintptr_t)m->cookie;
         c->reply = *m;

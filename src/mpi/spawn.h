@@ -74,4 +74,11 @@ int zm_mpi_join_known(uint64_t nonce, int rank);
  * 1, 0, or -1 if out of memory.  ULT context (or an adopted rank). */
 int zm_mpi_port_net_join(int proc, uint64_t nonce, int rank);
 
+/* Wait until every process of the job has ended its ranks, serving the
+ * others' port, name and join requests meanwhile (children spawned in one
+ * process may still use process 0's names after all of another's ranks
+ * ended).  Nothing in a job of one process.  Main thread, after the job's
+ * ranks ended, before zm_net_finalize. */
+void zm_mpi_port_net_quiesce(void);
+
 #endif /* ZM_MPI_SPAWN_H */
