@@ -498,6 +498,71 @@ def error_target(fn):
     return 'ZF_ON_WORLD, 0'
 
 
+# Collectives whose buffer (by name) holds one (count, datatype) block per
+# peer, the blocks one after the other: the section's datatype must then
+# have the blocks' distance in memory as its extent (ZF_PEER).
+PER_PEER = {'Gather': ('recvbuf',), 'Scatter': ('sendbuf',), 'Allgather': ('recvbuf',),
+            'Alltoall': ('sendbuf', 'recvbuf'), 'Neighbor_allgather': ('recvbuf',),
+            'Neighbor_alltoall': ('sendbuf', 'recvbuf')}
+# Reductions whose sendbuf and recvbuf, sharing one (count, datatype), may
+# become the in-place form when no one datatype describes both (ZF_INPLACE;
+# MPI_Reduce at its root only, ZF_ROOTED).  Not their persistent forms,
+# which would have to copy at every MPI_Start.
+IN_PLACE_FORMS = ('Allreduce', 'Reduce', 'Scan', 'Exscan')
+
+
+def base_name(fn, init=True):
+    """fn's name without the large-count _c, the nonblocking I and (init)
+    the persistent _init: MPI_Ialltoall_init_c is Alltoall."""
+    base = re.sub(r'^I(?=[a-z])|_c$', '', fn.name)
+    if init:
+        base = re.sub(r'_init$', '', base)
+    return base[:1].upper() + base[1:]
+
+
+def cbuf_flags(fn, a):
+    """zf_cbuf_in's flags for choice buffer a of fn."""
+    flags = [f for f, on in (('ZF_ASYNC', fn.is_async()),
+                             ('ZF_PEER', a.name in PER_PEER.get(base_name(fn), ())),
+                             ('ZF_INPLACE', base_name(fn, False) in IN_PLACE_FORMS),
+                             ('ZF_ROOTED', base_name(fn, False) == 'Reduce')) if on]
+    return ' | '.join(flags) or '0'
+
+
+def cbuf_setup(fn, a, bufs, target):
+    """The lines converting choice buffer a of fn (mpi_f08) into zc_<a>:
+    zf_cbuf_in, or for the first of two buffers that share one (count,
+    datatype), zf_cbuf_pair for both (the second then has none)."""
+    n = a.name
+    mode = 'ZF_ADDR' if a.kind == 'address' else ('ZF_IN' if a.const else 'ZF_INOUT')
+    flags = cbuf_flags(fn, a)
+    sharer = [o for o in bufs if o is not a and o.pair and o.pair == a.pair]
+    if sharer and bufs.index(sharer[0]) < bufs.index(a):
+        return ['void *zb_%s = zc_%s.ptr;' % (n, n)]
+    if sharer:
+        o, (cnt, dt) = sharer[0], a.pair
+        inplace = 'ZF_INPLACE' in flags
+        call = ('rc = zf_cbuf_pair(&zc_%s, %s, %s, &zc_%s, %s, %s, %s, (long long)*%s, '
+                'zf_Type_f2c(*%s), %s, %s, %s, "%s", "%s", "%s");'
+                % (n, n, mode, o.name, o.name, 'ZF_IN' if o.const else 'ZF_INOUT', flags,
+                   cnt, dt, 'zf_Comm_f2c(*comm)' if inplace else 'MPI_COMM_NULL',
+                   '*root' if 'ZF_ROOTED' in flags else '-1', target, fn.cname, n, o.name))
+    elif a.pair:
+        cnt, dt = a.pair
+        call = ('rc = zf_cbuf_in(&zc_%s, %s, %s, %s, (long long)*%s, zf_Type_f2c(*%s), %s, '
+                '"%s", "%s");' % (n, n, mode, flags, cnt, dt, target, fn.cname, n))
+    elif a.elem_type:
+        # One element per block (ELEM_TYPES): the per-peer counts and
+        # displacements count elements of the section's datatype.
+        flags = 'ZF_PEER' if flags == '0' else flags + ' | ZF_PEER'
+        call = ('rc = zf_cbuf_in(&zc_%s, %s, %s, %s, 1, zf_Type_f2c(*%s), %s, "%s", "%s");'
+                % (n, n, mode, flags, a.elem_type, target, fn.cname, n))
+    else:
+        call = ('rc = zf_cbuf_in(&zc_%s, %s, %s, %s, -1, MPI_DATATYPE_NULL, %s, "%s", "%s");'
+                % (n, n, mode, flags, target, fn.cname, n))
+    return [call, 'if (rc != MPI_SUCCESS) goto out_%s;' % n, 'void *zb_%s = zc_%s.ptr;' % (n, n)]
+
+
 def gen_f08ts(fn, out):
     """The mpi_f08 form of a function with choice buffers: buffers (and
     strings) come as CFI descriptors."""
@@ -507,34 +572,23 @@ def gen_f08ts(fn, out):
     for a in fn.args:
         conv_arg(fn, a, b, f08=True)
     target = error_target(fn)
-    async_ = 1 if fn.is_async() else 0
     pre = []
     for a in bufs:
-        n = a.name
-        b.decl.append('zf_cbuf_t zc_%s;' % n)
-        mode = 'ZF_ADDR' if a.kind == 'address' else ('ZF_IN' if a.const else 'ZF_INOUT')
-        if a.pair:
-            cnt, dt = a.pair
-            pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, (long long)*%s, '
-                       'zf_Type_f2c(*%s), %s, "%s", "%s");'
-                       % (n, n, mode, async_, cnt, dt, target, fn.cname, n))
-        else:
-            pre.append('rc = zf_cbuf_in(&zc_%s, %s, %s, %d, -1, MPI_DATATYPE_NULL, %s, '
-                       '"%s", "%s");' % (n, n, mode, async_, target, fn.cname, n))
-        pre.append('if (rc != MPI_SUCCESS) goto out_%s;' % n)
-        pre.append('void *zb_%s = zc_%s.ptr;' % (n, n))
+        b.decl.append('zf_cbuf_t zc_%s;' % a.name)
+        pre += cbuf_setup(fn, a, bufs, target)
     # Pairs replaced by a section datatype.
     for i, a in enumerate(fn.args):
         for bb in bufs:
             if bb.pair and a.name == bb.pair[0]:
                 b.callargs[i] = 'zc_%s.sec ? 1 : %s' % (bb.name, b.callargs[i])
-            if bb.pair and a.name == bb.pair[1]:
+            if (bb.pair and a.name == bb.pair[1]) or a.name == bb.elem_type:
                 b.callargs[i] = 'zc_%s.sec ? zc_%s.sec : %s' % (bb.name, bb.name, b.callargs[i])
     b.pre = pre + b.pre
     frees = []
     for a in reversed(bufs):
         frees.append('zf_cbuf_done(&zc_%s, rc);' % a.name)
-        frees.append('out_%s:;' % a.name)
+        if any('goto out_%s;' % a.name in p for p in pre):
+            frees.append('out_%s:;' % a.name)
     out.append('/* %s, mpi_f08 */' % fn.cname)
     fast = fast_path(fn, True, name)
     out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else

@@ -130,6 +130,12 @@ CHOICE_PAIRS = {
     'outbuf': [('outcount', 'datatype')],
     'userbuf': [],
 }
+# Choice buffers without one count but with an array of counts per peer
+# and one datatype (MPI_Gatherv's recvbuf, MPI_Alltoallv's both): a section
+# gets a datatype for one element of that datatype, whose extent is the
+# distance in memory of the next (the counts and displacements then apply
+# unchanged).
+ELEM_TYPES = {'sendbuf': ('sendcounts', 'sendtype'), 'recvbuf': ('recvcounts', 'recvtype')}
 # void * arguments used only as addresses (never copied): the first
 # element's address is what counts.
 ADDRESS_ARGS = {('Get_address', 'location'), ('Win_create', 'base'),
@@ -251,6 +257,7 @@ class Arg:
         self.fkind = None     # Fortran integer kind name, if not default
         self.cb = None        # callback abstract interface
         self.pair = None      # (count, datatype) of a choice buffer
+        self.elem_type = None # datatype of a buffer with per-peer counts (ELEM_TYPES)
         self.ctext = text.strip()
 
 
@@ -429,6 +436,9 @@ def classify_void(fn, a, names):
             if c in names and d in names:
                 a.pair = (c, d)
                 break
+        c, d = ELEM_TYPES.get(a.name, (None, None))
+        if not a.pair and c in names and d in names:
+            a.elem_type = d
     else:
         raise Fail('a void * the tables do not name (CHOICE_PAIRS, ADDRESS_ARGS, '
                    'BASEPTR_ARGS, ATTR_IN, SPECIAL_ARGS)')

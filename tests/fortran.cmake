@@ -55,6 +55,12 @@ zt_fortran_runs(f08_basic 64x2)
 zt_fortran_program(halo halo.f90)
 zt_fortran_runs(halo 1x1 2x2 7x2 64x2)
 
+# Array sections of every shape in nonblocking, persistent, collective,
+# one-sided and file calls of mpi_f08 (MPI_SUBARRAYS_SUPPORTED), checked
+# element by element.
+zt_fortran_program(f08_sections f08_sections.f90)
+zt_fortran_runs(f08_sections 1x1 2x2 7x2)
+
 # Without privatization the same program runs as well.
 zt_fortran_program(mpi_basic_noprivatize mpi_basic.F90 FLAGS -zmpi-no-privatize)
 zt_fortran_runs(mpi_basic_noprivatize 2x2 7x2)

@@ -182,11 +182,15 @@ ZF_INLINE void zf_status_c2f_keep_error(const MPI_Status *c, MPI_Fint *f)
 
 /* Whether mpi_f08 choice buffer d is the common case: no sentinel, and a
  * scalar or a contiguous rank-1 array, so that its base address is the C
- * buffer (what zf_cbuf_in finds for it, without its other cases).  Any
- * thread. */
+ * buffer (what zf_cbuf_in finds for it, without its other cases).  Module
+ * mpi_f08's choice sentinels (MPI_BOTTOM, MPI_IN_PLACE,
+ * MPI_BUFFER_AUTOMATIC) are scalars of a derived type of their own
+ * (gen_fortran_f90.py), so the descriptor's type tells them apart without
+ * comparing addresses: every structure takes the general path, which
+ * looks at the address.  Any thread. */
 ZF_INLINE int zf_cdesc_plain(const CFI_cdesc_t *d)
 {
-    if (zf_is_sentinel(d->base_addr))
+    if (d->type == CFI_type_struct)
         return 0;
     return d->rank == 0 || (d->rank == 1 && d->dim[0].sm == (CFI_index_t)d->elem_len);
 }
@@ -219,34 +223,43 @@ _Static_assert(offsetof(MPI_Status, MPI_SOURCE) == 0 && offsetof(MPI_Status, MPI
 /* Whether Fortran status f can be passed to a C call on the fast path
  * (zf_status_c gives the C status then): a MPI_STATUS_IGNORE of the
  * bindings, or a status that can be written as a C one.  0 otherwise (the
- * C library's MPI_F08_STATUS_IGNORE or MPI_F_STATUS_IGNORE, another
- * sentinel, a misaligned status, a big-endian machine): the general path
- * converts it then.  f08 nonzero: the status of an MPI_X_f08ts function, a
- * TYPE(MPI_Status), which no sentinel but module mpi_f08's
- * MPI_STATUS_IGNORE is, so that one is compared alone, and of the C
- * constants only MPI_F08_STATUS_IGNORE has its type.  The other glue
- * (mpif.h and module mpi, and the mpi_f08 calls without buffers, which
- * share it) may get any of them. */
+ * C library's MPI_F_STATUS_IGNORE, another sentinel, a misaligned status,
+ * a big-endian machine): the general path converts it then.  f08 nonzero:
+ * the status of an MPI_X_f08ts function, a TYPE(MPI_Status), which module
+ * mpi_f08 aligns as a C status (its byte count is one 8-byte integer), so
+ * that nothing needs testing: see zf_status_c.  The other glue (mpif.h
+ * and module mpi, and the mpi_f08 calls without buffers, which share it)
+ * may get any sentinel. */
 ZF_INLINE int zf_status_fast(const void *f, int f08)
 {
     if (!ZF_STATUS_DIRECT)
         return 0;
-    if (f08 ? f == (const void *)&zmpi_f08s_status_ignore : zf_is_sentinel(f))
-        return f08 || f == (const void *)&zmpi_f08s_status_ignore ||
+    if (f08)
+        return 1;
+    if (zf_is_sentinel(f))
+        return f == (const void *)&zmpi_f08s_status_ignore ||
                f == (const void *)zmpi_fsent_.status_ignore ||
                f == (const void *)zmpi_mpi_status_ignore;
     if (((uintptr_t)f & (_Alignof(MPI_Status) - 1)) != 0 ||
         f == (const void *)MPI_F08_STATUS_IGNORE)
         return 0;
-    return f08 || f != (const void *)MPI_F_STATUS_IGNORE;
+    return f != (const void *)MPI_F_STATUS_IGNORE;
 }
 
 /* The C status for Fortran status f of an mpi_f08 call (f08 nonzero) or
- * not, zf_status_fast(f, f08) being true: MPI_STATUS_IGNORE for the
- * binding's MPI_STATUS_IGNORE, anything else f itself. */
+ * not, zf_status_fast(f, f08) being true.  In mpi_f08 it is f itself, even
+ * for the module's MPI_STATUS_IGNORE: that is a variable of the program
+ * (zf_util.c) that nothing reads, so the C call may as well write it as a
+ * status, which saves the fast path of every receive its test and
+ * conversion (about 6 instructions, measured).  The C library's
+ * MPI_F08_STATUS_IGNORE, which a Fortran program cannot name, passed from
+ * C, is likewise a library variable written as a status.  Programs built
+ * without privatization share the variable between ranks: their writes to
+ * it race, harmlessly, since it is never read.  In the other bindings a
+ * sentinel becomes MPI_STATUS_IGNORE. */
 ZF_INLINE MPI_Status *zf_status_c(void *f, int f08)
 {
-    if (f08 ? f == (void *)&zmpi_f08s_status_ignore : zf_is_sentinel(f))
+    if (!f08 && zf_is_sentinel(f))
         return MPI_STATUS_IGNORE;
     return (MPI_Status *)f;
 }
@@ -314,15 +327,25 @@ enum { ZF_ON_WORLD, ZF_ON_COMM, ZF_ON_WIN, ZF_ON_FILE };
 
 /* mpi_f08 choice buffers.  zf_cbuf_in looks at the descriptor d: a
  * sentinel gives its C constant, a contiguous array its address.  A
- * non-contiguous section gets a derived datatype (sec) that describes its
- * elements, used with count 1 in place of (count, datatype), when count
- * elements of datatype exactly fill the section and datatype is
- * contiguous: no copy, nonblocking calls included.  Otherwise a blocking
- * (not async) call gets a contiguous copy (tmp), which zf_cbuf_done writes
- * back (ZF_INOUT) and frees; a nonblocking or persistent call fails with
- * MPI_ERR_BUFFER, reported to the error handler of (on, h).  zf_cbuf_done
- * frees sec (MPI allows freeing a datatype an operation still uses).  The
- * calling rank's thread; cb is the caller's. */
+ * non-contiguous section gets a derived datatype (sec) used with count 1
+ * in place of (count, datatype): the user's (count, datatype) describes
+ * bytes of the section's elements as if they were contiguous, and sec the
+ * same predefined elements at their real addresses (zf_cbuf.c), so no copy
+ * is made and nonblocking, persistent and one-sided calls work.  flags:
+ * ZF_ASYNC for a call that may use the buffer after it returns, ZF_PEER
+ * for a buffer holding one (count, datatype) block per peer (MPI_Gather's
+ * recvbuf: sec's extent is then the distance between blocks in memory;
+ * the v collectives pass count 1, one element of datatype per block).
+ * What no datatype describes (no count and datatype with the buffer, an
+ * element of the datatype across array elements apart in memory, ...) a
+ * blocking call gets as a contiguous copy (tmp), which zf_cbuf_done writes
+ * back (ZF_INOUT) and frees; a ZF_ASYNC call fails with MPI_ERR_BUFFER, as
+ * does a count reaching outside the section, reported to the error
+ * handler of (on, h) naming fn and argument arg.  zf_cbuf_done frees sec
+ * (MPI allows freeing a datatype an operation still uses: the operation
+ * keeps it until it completes).  The calling rank's thread; cb is the
+ * caller's. */
+enum { ZF_ASYNC = 1, ZF_PEER = 2 };
 enum { ZF_IN, ZF_INOUT, ZF_ADDR };
 typedef struct {
     void *ptr;
@@ -333,10 +356,10 @@ typedef struct {
 } zf_cbuf_t;
 /* zf_cbuf_in's path for arrays (zf_cbuf.c); zf_cbuf_free is zf_cbuf_done's
  * when there is something to free or write back. */
-int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int async, long long count,
+int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int flags, long long count,
                     MPI_Datatype datatype, int on, MPI_Fint h, const char *fn, const char *arg);
 
-ZF_INLINE int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
+ZF_INLINE int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int flags,
                              long long count, MPI_Datatype datatype, int on, MPI_Fint h,
                              const char *fn, const char *arg)
 {
@@ -349,9 +372,26 @@ ZF_INLINE int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int async,
      * by zf_cbuf_section (contiguous ones as they are, too). */
     if (cb->ptr != d->base_addr || mode == ZF_ADDR || d->rank == 0)
         return MPI_SUCCESS;
-    return zf_cbuf_section(cb, d, async, count, datatype, on, h, fn, arg);
+    return zf_cbuf_section(cb, d, flags, count, datatype, on, h, fn, arg);
 }
 void zf_cbuf_free(zf_cbuf_t *cb, int rc);
+
+/* zf_cbuf_in for two buffers that share one (count, datatype), as the
+ * reductions' sendbuf (a) and recvbuf (b): one datatype must describe
+ * both from their own base addresses, so sections are composed when the
+ * other buffer is MPI_IN_PLACE or laid out alike.  Otherwise (a contiguous
+ * sendbuf with a section recvbuf, say), with ZF_INPLACE (a call whose
+ * in-place form means the same on an intracommunicator: Allreduce, Scan,
+ * Exscan, and Reduce at the root, ZF_ROOTED, root being the root's rank
+ * in comm) the sendbuf's data are copied into the recvbuf and the call
+ * runs in place; without it a blocking call copies the sections and a
+ * ZF_ASYNC one fails with MPI_ERR_BUFFER.  On failure neither buffer holds
+ * anything to free.  The calling rank's thread. */
+enum { ZF_INPLACE = 4, ZF_ROOTED = 8 };
+int zf_cbuf_pair(zf_cbuf_t *ca, CFI_cdesc_t *a, int amode, zf_cbuf_t *cb, CFI_cdesc_t *b,
+                 int bmode, int flags, long long count, MPI_Datatype datatype, MPI_Comm comm,
+                 int root, int on, MPI_Fint h, const char *fn, const char *aname,
+                 const char *bname);
 
 ZF_INLINE void zf_cbuf_done(zf_cbuf_t *cb, int rc)
 {

@@ -24,8 +24,12 @@ ZF_SENTINEL MPI_Fint zmpi_mpi_statuses_ignore[MPI_STATUS_SIZE];
 ZF_SENTINEL MPI_Fint zmpi_mpi_errcodes_ignore[1], zmpi_mpi_unweighted[1];
 ZF_SENTINEL MPI_Fint zmpi_mpi_weights_empty[1];
 ZF_SENTINEL MPI_Fint zmpi_f08s_bottom, zmpi_f08s_in_place, zmpi_f08s_buffer_automatic;
-ZF_SENTINEL MPI_F08_status zmpi_f08s_status_ignore;
-ZF_SENTINEL MPI_F08_status zmpi_f08s_statuses_ignore[1];
+/* At least as aligned as module mpi_f08's BIND(C) variables of
+ * TYPE(MPI_Status) (its byte count is one 8-byte integer,
+ * gen_fortran_f90.py), which gfortran makes common symbols aligned to 16
+ * bytes: the linker warns when a definition absorbing them is less. */
+ZF_SENTINEL _Alignas(16) MPI_F08_status zmpi_f08s_status_ignore;
+ZF_SENTINEL _Alignas(16) MPI_F08_status zmpi_f08s_statuses_ignore[1];
 ZF_SENTINEL MPI_Fint zmpi_f08s_errcodes_ignore[1], zmpi_f08s_unweighted[1];
 ZF_SENTINEL MPI_Fint zmpi_f08s_weights_empty[1];
 uintptr_t zf_sent_lo = 0, zf_sent_span = UINTPTR_MAX;
