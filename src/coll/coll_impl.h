@@ -197,8 +197,11 @@ struct zm_coll_shm {
     size_t stage_lim;               /* ... or its staged one, below this many bytes */
     size_t rank_bytes;              /* bytes of one rank's ring of inline areas */
     unsigned char *inl;             /* inline areas: rank, then ring entry */
-    zm_spinlock_t nbc_lock;         /* guards nbc_head */
+    zm_spinlock_t nbc_lock;         /* guards nbc_head and hnb_head */
     coll_nbc_t *nbc_head;           /* non-blocking collectives being matched */
+    void *hnb_head;                 /* the block of a communicator's members in one
+                                     * process: its hierarchical non-blocking
+                                     * collectives being matched (net_hnbc.c) */
     /* Verdict on the current blocking collective, written by the last rank
      * to arrive in its first phase: every rank reads it after that phase,
      * before anyone can arrive in the next collective's first phase. */
@@ -223,14 +226,21 @@ struct zm_coll_shm {
  * root) is then caught at the next call in which someone reads it,
  * instead of returning with a wrong result unnoticed.  Rootless kinds add
  * no root: their root argument is not defined.  Owner only.
+ * zm_coll_hist_mix is the step itself: the digest h followed by that call
+ * (communicators across processes keep their digest in coll_net_t).
  */
-static inline uint32_t zm_coll_hist_step(coll_slot_t *sl, int kind, int root)
+static inline uint32_t zm_coll_hist_mix(uint32_t h, int kind, int root)
 {
-    uint32_t h = sl->hist;
     int rooted = kind == ZM_COLL_BCAST || kind == ZM_COLL_REDUCE || kind == ZM_COLL_GATHER ||
                  kind == ZM_COLL_GATHERV || kind == ZM_COLL_SCATTER || kind == ZM_COLL_SCATTERV;
     uint32_t call = (uint32_t)kind | (rooted ? (uint32_t)(root + 1) << 8 : 0);
-    sl->hist = (h ^ call) * 0x9e3779b1u + 0x7f4a7c15u;
+    return (h ^ call) * 0x9e3779b1u + 0x7f4a7c15u;
+}
+
+static inline uint32_t zm_coll_hist_step(coll_slot_t *sl, int kind, int root)
+{
+    uint32_t h = sl->hist;
+    sl->hist = zm_coll_hist_mix(h, kind, root);
     return h;
 }
 
@@ -426,13 +436,14 @@ void zm_coll_finish(const zm_coll_view_t *v, int r);
  * operation's type may have holes, which the result must leave alone. */
 void zm_coll_put_elems(void *out, const void *from, size_t len, const zm_dt_t *edt);
 
-/* ---- Communicators across processes (net.c, net_algo.c) ----------------
+/* ---- Communicators across processes (net*.c) ---------------------------
  * A communicator with ranks in several processes gets no shared block:
  * zm_coll_attach returns, to each of its ranks, a stand-in of its own
  * whose `nx` describes the communicator, and every entry point of coll
- * hands it to the functions below.  Blocking Barrier, Bcast and Reduce
- * and Allreduce with predefined operations on integer-like, floating-point
- * and complex elements run hierarchically (net_hier.c: the in-process phase on the
+ * hands it to the functions below.  Barrier, Bcast and Reduce and
+ * Allreduce with predefined operations on integer-like, floating-point
+ * and complex elements run hierarchically (net_hier.c, non-blocking ones
+ * net_hnbc.c: the in-process phase on the
  * shared block of this process's members, leaders over messages, the
  * in-process fan-out); everything else runs as one round of point-to-point
  * messages on the communicator's collective context (net_algo.c): each
@@ -461,7 +472,108 @@ typedef struct coll_net {
     int *lworld;                    /* their world ranks, in comm rank order */
     zm_p2p_comm_t lc;               /* their sub-communicator */
     zm_coll_shm_t *local;           /* its shared block, attached on first use */
+    uint32_t hist;                  /* zm_coll_hist_mix over the blocking collectives
+                                     * started so far (signatures carry it) */
 } coll_net_t;
+
+/* ---- Signatures (net_msg.c) ---------------------------------------------
+ * Every message of a collective across processes starts with the
+ * sender's signature: what the receiver checks against its own call, so
+ * that ranks which disagree on the kind, root, operation, element type or
+ * amount of data get the error a one-process job reports instead of
+ * waiting for messages that never come.  Up to ZM_COLL_PACK_MAX bytes of
+ * data travel in the same message behind it (copied in and out); larger
+ * data follows in a message of its own, straight between the buffers. */
+#define ZM_COLL_SIG_BYTES 32
+#define ZM_COLL_PACK_MAX 1024
+
+/* Kept to 32 bytes: with 8 bytes of data the message still fits the
+ * system MPIs' shortest send path (a 96-byte signature with the element
+ * type's name doubled the cost of MPICH's send of an 8-byte Allreduce). */
+typedef struct coll_sig {
+    uint8_t kind;                   /* ZM_COLL_* */
+    uint8_t hier;                   /* sent by a leader of the hierarchical path */
+    uint8_t opcomm;                 /* reductions: the operation is commutative */
+    uint8_t ekind;                  /* reductions: zm_dt_kind_t of the elements */
+    int8_t op;                      /* reductions: ZM_OP_*, else -1 */
+    uint8_t pad[3];
+    int32_t root;                   /* rooted kinds, else 0 */
+    int32_t status;                 /* ZM_OK, or why the sender's side failed */
+    uint32_t hist;                  /* blocking: digest of the earlier ones */
+    uint32_t esize;                 /* reductions: bytes per element, else 0 */
+    uint64_t units;                 /* this message's data: elements for reductions,
+                                     * else bytes */
+} coll_sig_t;
+
+/* Fill g with rank me's side of call a (prepared), hierarchical or not,
+ * with history digest hist (0 for non-blocking calls).  Any thread. */
+void zm_coll_sig_fill(coll_sig_t *g, const zm_coll_args_t *a, int hier, uint32_t hist);
+
+/* One message of a set. */
+typedef struct coll_nmsg {
+    uint8_t send;                   /* 1: send, 0: receive */
+    uint8_t split;                  /* data in a message of its own */
+    uint8_t checked;                /* receive: its signature was looked at */
+    int peer;                       /* comm rank, or ZM_ANY_SOURCE (from "the root") */
+    void *buf;
+    size_t count;
+    const zm_dt_t *dt;
+    size_t bytes, units;            /* data bytes; what the signature counts */
+    unsigned char *hb;              /* signature and packed data */
+} coll_nmsg_t;
+
+/* The messages of one rank's part of a collective (or of one round of
+ * it), all with one tag: built with add, posted together (receives
+ * first), then waited for (ULT) or polled (any thread).  A signature that
+ * disagrees ends the set at once: the receives still posted are
+ * cancelled, and the caller gets the error; the set's memory stays until
+ * its sends are complete (zm_coll_nmsgs_free). */
+typedef struct coll_nmsgs {
+    coll_sig_t sig;                 /* this rank's side (units and bytes per message) */
+    const zm_p2p_comm_t *pc;        /* communicator (collective context) */
+    int tag, me;
+    int n, cap;                     /* messages, room */
+    int left;                       /* receives whose signature is not checked yet */
+    zm_status_t ended;              /* poll: the mismatch that ended the set */
+    coll_nmsg_t *m;                 /* the messages */
+    zm_req_t *reqs;                 /* two per message: signature (or all), data;
+                                     * the signature areas follow them */
+    void *blk;                      /* the allocation holding them */
+} coll_nmsgs_t;
+
+/* Make set ms empty with room for cap messages, on communicator pc and
+ * tag, for rank me; 0, or -1 if out of memory.  ULT context. */
+int zm_coll_nmsgs_init(coll_nmsgs_t *ms, const zm_p2p_comm_t *pc, int tag, int me, int cap);
+
+/* Add a send or receive of (buf, count, dt); `units` is what the
+ * signature counts (elements of a reduction's element type, else bytes).
+ * peer may be ZM_ANY_SOURCE for a receive.  ULT context. */
+void zm_coll_nmsgs_add(coll_nmsgs_t *ms, int send, int peer, void *buf, size_t count,
+                       const zm_dt_t *dt, size_t units);
+
+/* Post every message; 0, or -1 if out of memory (nothing posted).
+ * ULT context, rank me. */
+int zm_coll_nmsgs_post(coll_nmsgs_t *ms);
+
+/* Wait until every message is complete, checking each signature as it
+ * arrives; on a mismatch stop at once (see coll_nmsgs_t) and return its
+ * status with the message in err.  ULT context, rank me. */
+zm_status_t zm_coll_nmsgs_wait(coll_nmsgs_t *ms, char *err, size_t errlen);
+
+/* Check the signatures that arrived; *done tells whether every message is
+ * complete.  On a mismatch the set is ended as by wait (a rank whose data
+ * message then cannot be received without its rank ends the job with a
+ * report) and its status returned, then and at every later poll; *done
+ * once no receive writes into its buffer any more.  Any thread. */
+zm_status_t zm_coll_nmsgs_poll(coll_nmsgs_t *ms, int *done, char *err, size_t errlen);
+
+/* Nonzero once every message is complete.  Any thread. */
+int zm_coll_nmsgs_done(const coll_nmsgs_t *ms);
+
+/* Free the set's memory if every message is complete and return 1; else
+ * (sends of an ended set still pending) leave it to the requests and
+ * return 0.  Any thread. */
+int zm_coll_nmsgs_free(coll_nmsgs_t *ms);
 
 /* zm_coll_attach without the check for processes: the shared block of
  * communicator c, all of whose ranks live in this process (shm.c). */
@@ -477,10 +589,27 @@ void zm_coll_net_hier_free(coll_net_t *nx);
 void zm_coll_net_hier_quiesce(coll_net_t *nx);
 
 /* Run blocking call a hierarchically if it qualifies (see net_hier.c):
- * returns 1 with the status in *st, or 0 (nothing done).  ULT context,
- * rank me. */
+ * returns 1 with the status in *st, or 0 (nothing done).  hist: the
+ * digest of the blocking collectives before it, which the leaders'
+ * messages carry.  ULT context, rank me. */
 int zm_coll_net_hier_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, int tag,
-                         zm_status_t *st, char *err, size_t errlen);
+                         uint32_t hist, zm_status_t *st, char *err, size_t errlen);
+
+/* Whether call a on nx runs hierarchically: Barrier, Bcast, and Reduce
+ * and Allreduce with operations that may combine each process's inputs
+ * first (net_hier.c).  Any thread. */
+int zm_coll_net_hier_fits(const coll_net_t *nx, const zm_coll_args_t *a);
+
+/* The shared block of nx's members in this process, attached on first
+ * use; NULL if out of memory.  ULT context, nx's owner. */
+zm_coll_shm_t *zm_coll_net_local(coll_net_t *nx);
+
+/* Start call a (public part) hierarchically as non-blocking collective
+ * `tag` of rank me (net_hnbc.c); req completes when it is done, without
+ * the rank calling in.  ZM_ERR_NOMEM if out of memory (nothing started).
+ * ULT context, rank me. */
+zm_status_t zm_coll_net_hnbc_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
+                                   int tag, zm_req_t *req);
 
 /* Whether ZMPI_COLL_NET=1 forces the message path (read once).  Any
  * thread. */
@@ -510,21 +639,29 @@ typedef struct coll_nsched coll_nsched_t;
 
 /* Build the messages of call `a` (prepared by zm_coll_prepare as for a
  * non-blocking call; copied) for rank me of s with message tag `tag`, and
- * post them.  With `hold` set the schedule holds a's operation and derived
- * types until it is freed (non-blocking calls: the user may free them).
- * NULL if out of memory.  ULT context, rank me. */
+ * post them, behind signatures with history digest hist (0 for
+ * non-blocking calls).  With `hold` set the schedule holds a's operation
+ * and derived types until it is freed (non-blocking calls: the user may
+ * free them).  NULL if out of memory.  ULT context, rank me. */
 coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                                    int tag, int hold);
+                                    int tag, int hold, uint32_t hist);
 
 /* Nonzero once every message is complete.  Any thread. */
 int zm_coll_nsched_done(const coll_nsched_t *x);
 
-/* Block until every message is complete.  ULT context, rank me. */
-void zm_coll_nsched_wait(coll_nsched_t *x);
+/* Block until every message is complete, or a signature disagrees (its
+ * status returned, message in err).  ULT context, rank me. */
+zm_status_t zm_coll_nsched_wait(coll_nsched_t *x, char *err, size_t errlen);
 
-/* Finish (reductions, local copies, checks), free, and return the status;
- * err receives the message of a mismatch.  Any thread, once done. */
-zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen);
+/* Check what arrived; *done once nothing is left to wait for (every
+ * message complete, or a mismatch, whose status is returned).  Any
+ * thread. */
+zm_status_t zm_coll_nsched_poll(coll_nsched_t *x, int *done);
+
+/* Finish (reductions, local copies, checks), free, and return the status,
+ * st if it is an error already (from wait or poll); err receives the
+ * message of a mismatch.  Any thread, once wait or poll is done. */
+zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, zm_status_t st, char *err, size_t errlen);
 
 /* The predefined MPI_BYTE (src/dt/dt_predef.c), for copies of raw bytes. */
 extern zm_dt_t zmpi_dt_MPI_BYTE;

@@ -9,14 +9,16 @@
  * context, tagged with the number of the collective (every rank starts the
  * blocking collectives of a communicator in the same order, and the
  * non-blocking and persistent ones, which are numbered apart, in the same
- * order too): hierarchically for blocking Barrier, Bcast and
- * exact Reduce and Allreduce (net_hier.c), else as one round of messages
- * (net_algo.c).
+ * order too): hierarchically for Barrier, Bcast and Reduce and Allreduce
+ * with operations that allow it (blocking: net_hier.c; non-blocking and
+ * persistent: net_hnbc.c), else as one round of messages (net_algo.c).
+ * Every message carries its sender's signature (net_msg.c), so that ranks
+ * whose calls disagree get an error instead of waiting.
  *
  * A blocking collective posts its messages, waits for them like any
  * receive (parking, so the worker runs other ranks and the network's
- * progress) and finishes in its rank.  A non-blocking one posts its
- * messages and leaves a check in the network's deferred work (zm_net_defer):
+ * progress) and finishes in its rank.  A non-blocking one on the flat path
+ * posts its messages and leaves a check in the network's deferred work (zm_net_defer):
  * idle workers and waiting ranks poll it, and the poll that finds every
  * message complete finishes the collective (a reduction, the local
  * copies) and completes the request.  So it completes without its rank
@@ -125,16 +127,20 @@ zm_status_t zm_coll_net_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, c
 {
     int tag = next_tag(s);
     zm_status_t st;
-    if (zm_coll_net_hier_run(s, me, a, tag, &st, err, errlen))
+    /* The digest of the blocking collectives before this one, which its
+     * messages carry (net_msg.c). */
+    uint32_t hist = s->nx->hist;
+    s->nx->hist = zm_coll_hist_mix(hist, a->kind, a->root);
+    if (zm_coll_net_hier_run(s, me, a, tag, hist, &st, err, errlen))
         return st;
     zm_coll_args_t p = prepared(a, me, s->size);
-    coll_nsched_t *x = zm_coll_nsched_start(s, me, &p, tag, 0);
+    coll_nsched_t *x = zm_coll_nsched_start(s, me, &p, tag, 0, hist);
     if (!x) {
         free(p.tmp);
         return ZM_ERR_NOMEM;
     }
-    zm_coll_nsched_wait(x);
-    return zm_coll_nsched_finish(x, err, errlen);
+    st = zm_coll_nsched_wait(x, err, errlen);
+    return zm_coll_nsched_finish(x, st, err, errlen);
 }
 
 /* A non-blocking (or persistent) round in flight: its messages and the
@@ -145,9 +151,9 @@ typedef struct net_nbc {
     zm_coll_shm_t *s;               /* held until completion */
 } net_nbc_t;
 
-static void nbc_complete(net_nbc_t *t)
+static void nbc_complete(net_nbc_t *t, zm_status_t st)
 {
-    t->req->st_error = zm_coll_nsched_finish(t->x, NULL, 0);
+    t->req->st_error = zm_coll_nsched_finish(t->x, st, NULL, 0);
     zm_coll_shm_t *s = t->s;
     zm_req_t *req = t->req;
     free(t);
@@ -155,14 +161,17 @@ static void nbc_complete(net_nbc_t *t)
     zm_p2p_req_complete(req);
 }
 
-/* Deferred work (net.c of the net layer): finish once every message is
- * complete.  Any thread. */
+/* Deferred work (net.c of the net layer): check signatures as they
+ * arrive, finish once every message is complete or one disagreed.  Any
+ * thread. */
 static int nbc_poll(void *arg)
 {
     net_nbc_t *t = arg;
-    if (!zm_coll_nsched_done(t->x))
+    int done;
+    zm_status_t st = zm_coll_nsched_poll(t->x, &done);
+    if (!done)
         return 0;
-    nbc_complete(t);
+    nbc_complete(t, st);
     return 1;
 }
 
@@ -171,7 +180,7 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_
                             int hold)
 {
     net_nbc_t *t = malloc(sizeof(*t));
-    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_nb_tag(s), hold) : NULL;
+    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_nb_tag(s), hold, 0) : NULL;
     if (!x) {
         free(t);
         free(p->tmp);
@@ -182,9 +191,7 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_
     t->x = x;
     t->req = req;
     t->s = s;
-    if (zm_coll_nsched_done(x))
-        nbc_complete(t);
-    else
+    if (!nbc_poll(t))
         zm_net_defer(nbc_poll, t);
     return ZM_OK;
 }
@@ -192,6 +199,8 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_
 zm_status_t zm_coll_net_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
                               zm_req_t *req)
 {
+    if (zm_coll_net_hier_fits(s->nx, a))
+        return zm_coll_net_hnbc_start(s, me, a, next_nb_tag(s), req);
     zm_coll_args_t p = prepared(a, me, s->size);
     return nbc_post(s, me, &p, req, 1);
 }
@@ -231,8 +240,14 @@ zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
 
 void zm_coll_net_pstart(zm_coll_pers_t *x, int me)
 {
-    zm_coll_args_t p = prepared(&x->args[0], me, x->shm->size);
-    if (nbc_post(x->shm, me, &p, x->reqs[0], 0) != ZM_OK) {
+    zm_status_t st;
+    if (zm_coll_net_hier_fits(x->shm->nx, &x->args[0])) {
+        st = zm_coll_net_hnbc_start(x->shm, me, &x->args[0], next_nb_tag(x->shm), x->reqs[0]);
+    } else {
+        zm_coll_args_t p = prepared(&x->args[0], me, x->shm->size);
+        st = nbc_post(x->shm, me, &p, x->reqs[0], 0);
+    }
+    if (st != ZM_OK) {
         /* No memory for the round: it fails, and says so. */
         zm_coll_req_start(x->reqs[0]);
         x->reqs[0]->st_error = ZM_ERR_NOMEM;

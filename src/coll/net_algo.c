@@ -26,22 +26,11 @@
 #include <string.h>
 
 
-/* One message of the schedule. */
-typedef struct nop {
-    int send;                       /* 1: send, 0: receive */
-    int peer;                       /* rank in the communicator */
-    void *buf;
-    size_t count;
-    const zm_dt_t *dt;
-} nop_t;
-
 struct coll_nsched {
     zm_coll_args_t a;               /* this rank's prepared call */
     zm_coll_shm_t *s;               /* its stand-in block */
     int me, n, tag, hold;
-    int nops;
-    nop_t *ops;                     /* the messages (receives first) */
-    zm_req_t *reqs;                 /* one per message, line aligned */
+    coll_nmsgs_t ms;                /* the messages, behind signatures (net_msg.c) */
     void *arrays;                   /* non-blocking: copies of the call's count,
                                      * displacement and type arrays, or NULL */
     char *in;                       /* reductions: the inputs that arrive, per rank */
@@ -70,10 +59,15 @@ static inline size_t block_of(const zm_coll_args_t *a, int v, const int *counts,
     return v ? (size_t)zm_coll_at(a, counts, (size_t)q) : count;
 }
 
+/* Add a message; what its signature counts is elements for reductions
+ * (of the element view, the same on every rank of a correct call) and
+ * bytes for everything else. */
 static void add(coll_nsched_t *x, int send, int peer, const void *buf, size_t count,
                 const zm_dt_t *dt)
 {
-    x->ops[x->nops++] = (nop_t){ send, peer, (void *)buf, count, dt ? dt : &zmpi_dt_MPI_BYTE };
+    const zm_dt_t *t = dt ? dt : &zmpi_dt_MPI_BYTE;
+    size_t units = is_reduction(x->a.kind) ? count : zm_dt_bytes(t, count);
+    zm_coll_nmsgs_add(&x->ms, send, peer, (void *)buf, count, t, units);
 }
 
 /* ---- Reductions: the view elements each rank exchanges ---------------- */
@@ -164,9 +158,13 @@ static void plan_rooted(coll_nsched_t *x)
     zm_coll_args_t *a = &x->a;
     int me = x->me, n = x->n, root = a->root;
     switch (a->kind) {
+    /* A rank receives "from the root" from whichever rank sends: in a
+     * correct call only the root does, and a rank that takes another rank
+     * for the root then gets the root's message, whose signature says so,
+     * instead of waiting for a message that never comes. */
     case ZM_COLL_BCAST:
         if (me != root)
-            add(x, 0, root, a->rbuf, a->rcount, a->rdt);
+            add(x, 0, ZM_ANY_SOURCE, a->rbuf, a->rcount, a->rdt);
         for (int q = 0; q < n && me == root; q++)
             if (q != me)
                 add(x, 1, q, a->src, a->src_count, a->src_dt);
@@ -186,7 +184,7 @@ static void plan_rooted(coll_nsched_t *x)
     default: { /* Scatter(v) */
         int v = a->kind == ZM_COLL_SCATTERV;
         if (me != root)
-            add(x, 0, root, a->rbuf, a->rcount, a->rdt);
+            add(x, 0, ZM_ANY_SOURCE, a->rbuf, a->rcount, a->rdt);
         for (int q = 0; q < n && me == root; q++) {
             size_t at, cnt = block_of(a, v, a->scounts, a->sdispls, a->scount, q, &at);
             if (q != me)
@@ -319,19 +317,22 @@ static int own_arrays(coll_nsched_t *x)
     return 0;
 }
 
+/* Free the schedule, unless sends of a schedule ended by a mismatch are
+ * still pending: then it stays (see zm_coll_nmsgs_free), temporaries and
+ * held arguments included, since those sends may still read them. */
 static void nsched_free(coll_nsched_t *x)
 {
+    if (x->ms.m && !zm_coll_nmsgs_free(&x->ms))
+        return;
     if (x->hold)
         hold_args(&x->a, x->n, 0);
     free(x->arrays);
     free(x->in);
-    free(x->ops);
-    free(x->reqs);
     free(x);
 }
 
 coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                                    int tag, int hold)
+                                    int tag, int hold, uint32_t hist)
 {
     int n = s->size;
     coll_nsched_t *x = calloc(1, sizeof(*x));
@@ -342,16 +343,8 @@ coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args
     x->me = me;
     x->n = n;
     x->tag = tag;
-    x->ops = malloc(sizeof(nop_t) * 2 * (size_t)n);
-    size_t rb = (sizeof(zm_req_t) * 2 * (size_t)n + ZM_CACHE_LINE - 1) &
-                ~(size_t)(ZM_CACHE_LINE - 1);
-    x->reqs = aligned_alloc(ZM_CACHE_LINE, rb);
-    if (!x->ops || !x->reqs || (is_reduction(a->kind) && plan_reduction(x) != 0)) {
-        nsched_free(x);
-        return NULL;
-    }
-    memset(x->reqs, 0, rb);
-    if (hold && own_arrays(x) != 0) {
+    if (zm_coll_nmsgs_init(&x->ms, &s->nx->pc, tag, me, 2 * n) != 0 ||
+        (is_reduction(a->kind) && plan_reduction(x) != 0) || (hold && own_arrays(x) != 0)) {
         nsched_free(x);
         return NULL;
     }
@@ -363,68 +356,32 @@ coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args
         plan_rooted(x);
     else if (!is_reduction(a->kind))
         plan_all(x);
-    /* Receives first, so that senders find them and copy once. */
-    const zm_p2p_comm_t *pc = &s->nx->pc;
-    for (int i = 0; i < x->nops; i++) {
-        nop_t *o = &x->ops[i];
-        if (o->send)
-            zm_p2p_isend(pc, o->buf, o->count, o->dt, o->peer, tag, ZM_SEND_STD, &x->reqs[i]);
-        else
-            zm_p2p_irecv(pc, o->buf, o->count, o->dt, o->peer, tag, &x->reqs[i]);
+    zm_coll_sig_fill(&x->ms.sig, &x->a, 0, hist);
+    if (zm_coll_nmsgs_post(&x->ms) != 0) {
+        nsched_free(x);
+        return NULL;
     }
     return x;
 }
 
 int zm_coll_nsched_done(const coll_nsched_t *x)
 {
-    for (int i = x->nops - 1; i >= 0; i--)
-        if (!zm_p2p_req_done(&x->reqs[i]))
-            return 0;
-    return 1;
+    return zm_coll_nmsgs_done(&x->ms);
 }
 
-void zm_coll_nsched_wait(coll_nsched_t *x)
+zm_status_t zm_coll_nsched_wait(coll_nsched_t *x, char *err, size_t errlen)
 {
-    if (x->nops == 0)
-        return;
-    zm_req_t **all = malloc(sizeof(zm_req_t *) * (size_t)x->nops);
-    if (!all) {
-        /* No room for the list: wait for the messages one by one. */
-        for (int i = 0; i < x->nops; i++) {
-            zm_req_t *r = &x->reqs[i];
-            zm_p2p_wait(&r, 1, 1);
-        }
-        return;
-    }
-    for (int i = 0; i < x->nops; i++)
-        all[i] = &x->reqs[i];
-    zm_p2p_wait(all, x->nops, 1);
-    free(all);
+    return zm_coll_nmsgs_wait(&x->ms, err, errlen);
+}
+
+zm_status_t zm_coll_nsched_poll(coll_nsched_t *x, int *done)
+{
+    return zm_coll_nmsgs_poll(&x->ms, done, NULL, 0);
 }
 
 /* ---- Finishing ---------------------------------------------------------- */
 
 #define ERR(...) (err ? (void)snprintf(err, errlen, __VA_ARGS__) : (void)0)
-
-/* Compare what arrived with what the receive expected: every byte of it,
- * as the single-process path requires. */
-static zm_status_t check_recvs(const coll_nsched_t *x, char *err, size_t errlen)
-{
-    for (int i = 0; i < x->nops; i++) {
-        const nop_t *o = &x->ops[i];
-        const zm_req_t *r = &x->reqs[i];
-        size_t want = zm_dt_bytes(o->dt, o->count);
-        if (o->send || (r->st_error == ZM_OK && r->st_bytes == want))
-            continue;
-        if (r->st_error == ZM_ERR_TRUNCATE)
-            ERR("rank %d sends more than the %zu bytes rank %d expects", o->peer, want, x->me);
-        else
-            ERR("rank %d sends %zu bytes to rank %d, which expects %zu", o->peer,
-                r->st_bytes, x->me, want);
-        return ZM_COLL_ERR_COUNT;
-    }
-    return ZM_OK;
-}
 
 /* This rank's own block, copied locally (sb and db bytes must agree). */
 static zm_status_t own_copy(coll_nsched_t *x, void *d, size_t dc, const zm_dt_t *ddt,
@@ -516,11 +473,10 @@ static zm_status_t finish_reduction(coll_nsched_t *x)
     return ZM_OK;
 }
 
-zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen)
+zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, zm_status_t st, char *err, size_t errlen)
 {
-    zm_status_t st = x->a.failed;
     if (st == ZM_OK)
-        st = check_recvs(x, err, errlen);
+        st = x->a.failed;
     if (st == ZM_OK)
         st = is_reduction(x->a.kind) ? finish_reduction(x) : finish_own(x, err, errlen);
     /* Derived types' results in element form go to the user's buffer, and
@@ -528,7 +484,7 @@ zm_status_t zm_coll_nsched_finish(coll_nsched_t *x, char *err, size_t errlen)
     zm_coll_view_t v = { (char *)&x->a - (size_t)x->me * sizeof(x->a), sizeof(x->a), x->n, 1 };
     if (st == ZM_OK)
         zm_coll_finish(&v, x->me);
-    else
+    else if (zm_coll_nmsgs_done(&x->ms))
         free(x->a.tmp);
     nsched_free(x);
     return st;

@@ -36,8 +36,10 @@
  * environment, which every rank of a correct call shares, so all ranks
  * take the same path.
  *
- * Non-blocking and persistent collectives keep the one-round flat path:
- * a hierarchical one needs its ranks to drive later rounds.
+ * The non-blocking and persistent forms follow the same scheme in
+ * net_hnbc.c.  The leaders' messages carry signatures (net_msg.c); a
+ * leader whose process's in-process phase failed still sends its
+ * messages, marked failed, so that the other leaders fail too.
  */
 #include "coll/coll_impl.h"
 
@@ -125,101 +127,115 @@ static zm_coll_shm_t *local_block(coll_net_t *nx)
     return nx->local;
 }
 
-/* As a leader, send (sbuf, count, dt) to every other process's leader and
- * receive (rcount, rdt) from each into rbufs + p * rstride (rbufs NULL:
- * empty messages), then wait for all.  ULT context. */
-static zm_status_t leaders_exchange(coll_net_t *nx, int tag, const void *sbuf, size_t count,
-                                    const zm_dt_t *dt, char *rbufs, size_t rstride,
-                                    size_t rcount, const zm_dt_t *rdt)
+/* The in-process phase of call a (kind) failed with st, its message in
+ * err (if given), in which the ranks are numbered within this process and
+ * the kinds are the phase's own: say so, naming the call.  Every member
+ * of the process found the same failure, so none runs the phases after
+ * it (they would wait for each other).  Returns st. */
+static zm_status_t local_failed(const coll_net_t *nx, int kind, zm_status_t st, char *err,
+                                size_t errlen)
 {
-    int np = nx->np, k = 0;
-    zm_req_t *reqs = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_req_t) * 2 * (size_t)np);
-    zm_req_t **all = malloc(sizeof(zm_req_t *) * 2 * (size_t)np);
-    zm_status_t st = ZM_OK;
-    if (!reqs || !all) {
-        free(reqs);
-        free(all);
-        return ZM_ERR_NOMEM;
+    if (err && errlen > 0) {
+        char inner[200];
+        snprintf(inner, sizeof(inner), "%s", err);
+        snprintf(err, errlen, "this process's ranks (numbered 0-%d here) disagree in %s: %s",
+                 nx->nl - 1, zm_coll_name(kind), inner);
     }
-    memset(reqs, 0, sizeof(zm_req_t) * 2 * (size_t)np);
-    for (int p = 0; p < np; p++)
-        if (p != nx->me_p)
-            zm_p2p_irecv(&nx->pc, rbufs ? rbufs + (size_t)p * rstride : NULL, rcount, rdt,
-                         nx->lead[p], tag, &reqs[k++]);
-    int nrecv = k;
-    for (int p = 0; p < np; p++)
-        if (p != nx->me_p)
-            zm_p2p_isend(&nx->pc, sbuf, count, dt, nx->lead[p], tag, ZM_SEND_STD, &reqs[k++]);
-    for (int i = 0; i < k; i++)
-        all[i] = &reqs[i];
-    if (k > 0)
-        zm_p2p_wait(all, k, 1);
-    for (int i = 0; i < nrecv; i++)
-        if (reqs[i].st_error != ZM_OK || reqs[i].st_bytes != zm_dt_bytes(rdt, rcount))
-            st = ZM_COLL_ERR_COUNT;
-    free(reqs);
-    free(all);
     return st;
 }
 
-static zm_status_t hier_barrier(coll_net_t *nx, zm_coll_shm_t *l, int tag, char *err,
-                                size_t errlen)
+/* Start a leader's set of messages for call a (tag, history digest hist)
+ * with room for cap messages; its signature also carries `failed`, the
+ * status of the in-process phase before it, so that the other leaders
+ * fail too instead of waiting for this process.  0, or -1 if out of
+ * memory. */
+static int leader_msgs(coll_net_t *nx, coll_nmsgs_t *ms, const zm_coll_args_t *a, int tag,
+                       uint32_t hist, int cap, zm_status_t failed)
 {
-    zm_status_t st = zm_coll_barrier(l, nx->lme);
-    if (st == ZM_OK && nx->lead[nx->me_p] == nx->me)
-        st = leaders_exchange(nx, tag, NULL, 0, &zmpi_dt_MPI_BYTE, NULL, 0, 0,
-                              &zmpi_dt_MPI_BYTE);
-    zm_status_t st2 = zm_coll_barrier(l, nx->lme);
-    if (st != ZM_OK && err)
-        snprintf(err, errlen, "the leaders' exchange failed");
-    return st != ZM_OK ? st : st2;
+    if (zm_coll_nmsgs_init(ms, &nx->pc, tag, nx->me, cap) != 0)
+        return -1;
+    zm_coll_args_t sa = *a;
+    sa.failed = failed;
+    sa.edt = NULL;
+    zm_coll_sig_fill(&ms->sig, &sa, 1, hist);
+    return 0;
+}
+
+/* Post a leader's messages, wait for them (checking their signatures)
+ * and free them. */
+static zm_status_t leader_run(coll_nmsgs_t *ms, char *err, size_t errlen)
+{
+    zm_status_t st = zm_coll_nmsgs_post(ms) != 0 ? ZM_ERR_NOMEM : zm_coll_nmsgs_wait(ms, err,
+                                                                                   errlen);
+    zm_coll_nmsgs_free(ms);
+    return st;
+}
+
+/* As a leader, send (sbuf, count, dt; `units` for the signature) to every
+ * other process's leader and receive (rcount, rdt) from each into rbufs +
+ * p * rstride (rbufs NULL: nothing but signatures), then wait for all. */
+static zm_status_t leaders_exchange(coll_net_t *nx, coll_nmsgs_t *ms, const void *sbuf,
+                                    size_t count, const zm_dt_t *dt, char *rbufs,
+                                    size_t rstride, size_t rcount, const zm_dt_t *rdt,
+                                    size_t units, char *err, size_t errlen)
+{
+    for (int p = 0; p < nx->np; p++)
+        if (p != nx->me_p)
+            zm_coll_nmsgs_add(ms, 0, nx->lead[p], rbufs ? rbufs + (size_t)p * rstride : NULL,
+                              rcount, rdt, units);
+    for (int p = 0; p < nx->np; p++)
+        if (p != nx->me_p)
+            zm_coll_nmsgs_add(ms, 1, nx->lead[p], (void *)sbuf, count, dt, units);
+    return leader_run(ms, err, errlen);
+}
+
+static zm_status_t hier_barrier(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_args_t *a,
+                                int tag, uint32_t hist, char *err, size_t errlen)
+{
+    zm_status_t st = zm_coll_run(l, nx->lme, a, err, errlen), st3 = ZM_OK;
+    if (st != ZM_OK)
+        st = local_failed(nx, a->kind, st, err, errlen);
+    if (nx->lead[nx->me_p] == nx->me) {
+        coll_nmsgs_t ms;
+        st3 = leader_msgs(nx, &ms, a, tag, hist, 2 * nx->np, st) != 0
+                  ? ZM_ERR_NOMEM
+                  : leaders_exchange(nx, &ms, NULL, 0, NULL, NULL, 0, 0, NULL, 0,
+                                     st == ZM_OK ? err : NULL, errlen);
+    }
+    if (st != ZM_OK)
+        return st;
+    /* The members wait here for the leader, which releases them even when
+     * its exchange failed. */
+    zm_status_t st2 = zm_coll_run(l, nx->lme, a, st3 == ZM_OK ? err : NULL, errlen);
+    return st3 != ZM_OK ? st3 : st2;
 }
 
 static zm_status_t hier_bcast(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_args_t *a,
-                              int tag, char *err, size_t errlen)
+                              int tag, uint32_t hist, char *err, size_t errlen)
 {
     int me = nx->me, rootp = nx->pof[a->root];
     /* Each process's leader for this call: the root in its own process. */
     int leader = nx->me_p == rootp ? a->root : nx->lead[nx->me_p];
+    size_t bytes = zm_dt_bytes(a->rdt, a->rcount);
     zm_status_t st = ZM_OK;
-    if (me == a->root) {
-        zm_req_t *reqs = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_req_t) * (size_t)nx->np);
-        zm_req_t **all = malloc(sizeof(zm_req_t *) * (size_t)nx->np);
-        int k = 0;
-        if (!reqs || !all) {
-            free(reqs);
-            free(all);
+    if (me == a->root || me == leader) {
+        coll_nmsgs_t ms;
+        if (leader_msgs(nx, &ms, a, tag, hist, nx->np, ZM_OK) != 0)
             return ZM_ERR_NOMEM;
-        }
-        memset(reqs, 0, sizeof(zm_req_t) * (size_t)nx->np);
-        for (int p = 0; p < nx->np; p++)
+        for (int p = 0; p < nx->np && me == a->root; p++)
             if (p != rootp)
-                zm_p2p_isend(&nx->pc, a->rbuf, a->rcount, a->rdt, nx->lead[p], tag,
-                             ZM_SEND_STD, &reqs[k++]);
-        for (int i = 0; i < k; i++)
-            all[i] = &reqs[i];
-        if (k > 0)
-            zm_p2p_wait(all, k, 1);
-        free(reqs);
-        free(all);
-    } else if (me == leader) {
-        zm_req_t r;
-        memset(&r, 0, sizeof(r));
-        zm_p2p_irecv(&nx->pc, a->rbuf, a->rcount, a->rdt, a->root, tag, &r);
-        zm_req_t *rp = &r;
-        zm_p2p_wait(&rp, 1, 1);
-        size_t want = zm_dt_bytes(a->rdt, a->rcount);
-        if (r.st_error != ZM_OK || r.st_bytes != want) {
-            st = ZM_COLL_ERR_COUNT;
-            if (err)
-                snprintf(err, errlen, "rank %d sends %s bytes to rank %d, which expects %zu",
-                         a->root, r.st_error != ZM_OK ? "more" : "fewer", me, want);
-        }
+                zm_coll_nmsgs_add(&ms, 1, nx->lead[p], a->rbuf, a->rcount, a->rdt, bytes);
+        /* From whichever rank sends: see net_algo.c's plan_rooted. */
+        if (me != a->root)
+            zm_coll_nmsgs_add(&ms, 0, ZM_ANY_SOURCE, a->rbuf, a->rcount, a->rdt, bytes);
+        st = leader_run(&ms, err, errlen);
     }
     /* The in-process fan-out, from the leader. */
     int lroot = local_index(nx, leader);
     zm_status_t st2 = zm_coll_bcast_run(l, nx->lme, a->rbuf, a->rcount, a->rdt, lroot,
                                         st == ZM_OK ? err : NULL, errlen);
+    if (st == ZM_OK && st2 != ZM_OK)
+        return local_failed(nx, a->kind, st2, err, errlen);
     return st != ZM_OK ? st : st2;
 }
 
@@ -272,8 +288,45 @@ static void combine_parts(const coll_net_t *nx, const zm_coll_args_t *a, char *p
         zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, m * e->size);
 }
 
+/* Element type, elements and bytes of a's buffer in element form, and
+ * the stride of the per-process slots that hold partial results. */
+static const zm_dt_t *parts_shape(const zm_coll_args_t *a, size_t *m, size_t *eb,
+                                  size_t *stride)
+{
+    const zm_dt_t *e = zm_dt_basic(a->rdt);
+    *m = zm_dt_bytes(a->rdt, a->rcount) / e->size;
+    *eb = *m * e->size;
+    *stride = (*eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
+    return e;
+}
+
+/* The leader's part of a hierarchical Allreduce, its process's partial
+ * result in a's receive buffer (valid if `local`, the in-process phase's
+ * status, is ZM_OK): exchange the partial results with the other leaders
+ * and combine them all in process order into the buffer. */
+static zm_status_t allreduce_leaders(coll_net_t *nx, const zm_coll_args_t *a, int tag,
+                                     uint32_t hist, zm_status_t local, char *err, size_t errlen)
+{
+    size_t m, eb, stride;
+    const zm_dt_t *e = parts_shape(a, &m, &eb, &stride);
+    char *parts = aligned_alloc(ZM_CACHE_LINE, stride * (size_t)nx->np + ZM_CACHE_LINE);
+    coll_nmsgs_t ms;
+    if (!parts || leader_msgs(nx, &ms, a, tag, hist, 2 * nx->np, local) != 0) {
+        free(parts);
+        return ZM_ERR_NOMEM;
+    }
+    if (eb && local == ZM_OK)
+        zm_dt_copy(parts + stride * (size_t)nx->me_p, m, e, a->rbuf, a->rcount, a->rdt, eb);
+    zm_status_t st = leaders_exchange(nx, &ms, a->rbuf, a->rcount, a->rdt, parts, stride, m, e,
+                                      m, local == ZM_OK ? err : NULL, errlen);
+    if (st == ZM_OK && local == ZM_OK)
+        combine_parts(nx, a, parts, stride, m, e);
+    free(parts);
+    return local != ZM_OK ? local : st;
+}
+
 static zm_status_t hier_allreduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_args_t *a,
-                                  int tag, char *err, size_t errlen)
+                                  int tag, uint32_t hist, char *err, size_t errlen)
 {
     int leader = nx->lead[nx->me_p] == nx->me, lroot = 0;
     zm_coll_args_t r;
@@ -286,28 +339,19 @@ static zm_status_t hier_allreduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_col
     r.rcount = a->rcount;
     r.rdt = a->rdt;
     r.op = a->op;
-    zm_status_t st = zm_coll_run(l, nx->lme, &r, err, errlen);
-    if (st == ZM_OK && leader) {
-        /* Partial results in element form, one per process, combined in
-         * process order by every leader alike. */
-        const zm_dt_t *e = zm_dt_basic(a->rdt);
-        size_t m = zm_dt_bytes(a->rdt, a->rcount) / e->size, eb = m * e->size;
-        size_t stride = (eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
-        char *parts = aligned_alloc(ZM_CACHE_LINE, stride * (size_t)nx->np + ZM_CACHE_LINE);
-        if (!parts)
-            return ZM_ERR_NOMEM;
-        char *mine = parts + stride * (size_t)nx->me_p;
-        if (eb)
-            zm_dt_copy(mine, m, e, a->rbuf, a->rcount, a->rdt, eb);
-        st = leaders_exchange(nx, tag, a->rbuf, a->rcount, a->rdt, parts, stride, m, e);
-        if (st == ZM_OK)
-            combine_parts(nx, a, parts, stride, m, e);
-        else if (err)
-            snprintf(err, errlen, "the leaders' exchange of partial results failed");
-        free(parts);
-    }
+    zm_status_t st = zm_coll_run(l, nx->lme, &r, err, errlen), local = st;
+    if (st != ZM_OK)
+        st = local_failed(nx, a->kind, st, err, errlen);
+    /* A leader whose process failed still meets the other leaders, with
+     * its status in its messages, so that they fail too. */
+    if (leader)
+        st = allreduce_leaders(nx, a, tag, hist, st, err, errlen);
+    if (local != ZM_OK)
+        return st;
     zm_status_t st2 = zm_coll_bcast_run(l, nx->lme, a->rbuf, a->rcount, a->rdt, lroot,
                                         st == ZM_OK ? err : NULL, errlen);
+    if (st == ZM_OK && st2 != ZM_OK)
+        return local_failed(nx, a->kind, st2, err, errlen);
     return st != ZM_OK ? st : st2;
 }
 
@@ -325,56 +369,42 @@ static size_t layout_span(const zm_dt_t *dt, size_t count, size_t *off)
 }
 
 /* The root of a hierarchical Reduce, its process's partial result in its
- * receive buffer: receive the other processes' partial results from their
- * leaders and combine them all in process order into the buffer. */
-static zm_status_t reduce_at_root(coll_net_t *nx, const zm_coll_args_t *a, int tag, char *err,
-                                  size_t errlen)
+ * receive buffer (valid if `local` is ZM_OK): receive the other processes'
+ * partial results from their leaders and combine them all in process
+ * order into the buffer. */
+static zm_status_t reduce_at_root(coll_net_t *nx, const zm_coll_args_t *a, int tag,
+                                  uint32_t hist, zm_status_t local, char *err, size_t errlen)
 {
-    int rootp = nx->pof[a->root], k = 0;
-    const zm_dt_t *e = zm_dt_basic(a->rdt);
-    size_t m = zm_dt_bytes(a->rdt, a->rcount) / e->size, eb = m * e->size;
-    size_t stride = (eb + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
+    int rootp = nx->pof[a->root];
+    size_t m, eb, stride;
+    const zm_dt_t *e = parts_shape(a, &m, &eb, &stride);
     char *parts = aligned_alloc(ZM_CACHE_LINE, stride * (size_t)nx->np + ZM_CACHE_LINE);
-    zm_req_t *reqs = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_req_t) * (size_t)nx->np);
-    zm_req_t **all = malloc(sizeof(zm_req_t *) * (size_t)nx->np);
-    zm_status_t st = ZM_OK;
-    if (!parts || !reqs || !all) {
-        free(parts), free(reqs), free(all);
+    coll_nmsgs_t ms;
+    if (!parts || leader_msgs(nx, &ms, a, tag, hist, nx->np, local) != 0) {
+        free(parts);
         return ZM_ERR_NOMEM;
     }
-    memset(reqs, 0, sizeof(zm_req_t) * (size_t)nx->np);
-    for (int p = 0; p < nx->np; p++) {
-        if (p == rootp)
-            continue;
-        all[k] = &reqs[k];
-        zm_p2p_irecv(&nx->pc, parts + stride * (size_t)p, m, e, nx->lead[p], tag, all[k]);
-        k++;
-    }
-    if (eb)
+    for (int p = 0; p < nx->np; p++)
+        if (p != rootp)
+            zm_coll_nmsgs_add(&ms, 0, nx->lead[p], parts + stride * (size_t)p, m, e, m);
+    if (eb && local == ZM_OK)
         zm_dt_copy(parts + stride * (size_t)rootp, m, e, a->rbuf, a->rcount, a->rdt, eb);
-    if (k > 0)
-        zm_p2p_wait(all, k, 1);
-    for (int i = 0; i < k; i++)
-        if (reqs[i].st_error != ZM_OK || reqs[i].st_bytes != eb)
-            st = ZM_COLL_ERR_COUNT;
-    if (st == ZM_OK)
+    zm_status_t st = leader_run(&ms, local == ZM_OK ? err : NULL, errlen);
+    if (st == ZM_OK && local == ZM_OK)
         combine_parts(nx, a, parts, stride, m, e);
-    else if (err)
-        snprintf(err, errlen, "the partial results of the processes do not match rank %d's "
-                 "receive buffer", a->root);
-    free(parts), free(reqs), free(all);
-    return st;
+    free(parts);
+    return local != ZM_OK ? local : st;
 }
 
 /* Reduce: in-process Reduce to each process's leader (the root in its
  * own process), the other leaders send their partial results to the
  * root, which combines them in process order. */
 static zm_status_t hier_reduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_args_t *a,
-                               int tag, char *err, size_t errlen)
+                               int tag, uint32_t hist, char *err, size_t errlen)
 {
     int rootp = nx->pof[a->root], me = nx->me;
     int leader = nx->me_p == rootp ? a->root : nx->lead[nx->me_p];
-    size_t off = 0, span = layout_span(a->rdt, a->rcount, &off);
+    size_t off = 0, span = layout_span(a->rdt, a->rcount, &off), m, eb, stride;
     char *tmp = NULL;
     if (me == leader && me != a->root && !(tmp = malloc(span)))
         return ZM_ERR_NOMEM;
@@ -389,41 +419,57 @@ static zm_status_t hier_reduce(coll_net_t *nx, zm_coll_shm_t *l, const zm_coll_a
     r.rdt = a->rdt;
     r.op = a->op;
     zm_status_t st = zm_coll_run(l, nx->lme, &r, err, errlen);
-    if (st == ZM_OK && me == leader && me != a->root) {
-        zm_req_t q, *qp = &q;
-        memset(&q, 0, sizeof(q));
-        zm_p2p_isend(&nx->pc, tmp + off, a->rcount, a->rdt, a->root, tag, ZM_SEND_STD, &q);
-        zm_p2p_wait(&qp, 1, 1);
-    } else if (st == ZM_OK && me == a->root) {
-        st = reduce_at_root(nx, a, tag, err, errlen);
+    if (st != ZM_OK)
+        st = local_failed(nx, a->kind, st, err, errlen);
+    coll_nmsgs_t ms;
+    if (me == leader && me != a->root) {
+        /* Sent even when the process failed: the root then fails too. */
+        parts_shape(a, &m, &eb, &stride);
+        zm_status_t st2 = ZM_ERR_NOMEM;
+        if (leader_msgs(nx, &ms, a, tag, hist, 1, st) == 0) {
+            zm_coll_nmsgs_add(&ms, 1, a->root, tmp + off, a->rcount, a->rdt, m);
+            st2 = leader_run(&ms, st == ZM_OK ? err : NULL, errlen);
+        }
+        st = st != ZM_OK ? st : st2;
+    } else if (me == a->root) {
+        st = reduce_at_root(nx, a, tag, hist, st, err, errlen);
     }
     free(tmp);
     return st;
 }
 
+int zm_coll_net_hier_fits(const coll_net_t *nx, const zm_coll_args_t *a)
+{
+    int k = a->kind;
+    return nx->hier && (k == ZM_COLL_BARRIER || k == ZM_COLL_BCAST ||
+                        ((k == ZM_COLL_ALLREDUCE || k == ZM_COLL_REDUCE) && hier_reduction(a)));
+}
+
+zm_coll_shm_t *zm_coll_net_local(coll_net_t *nx)
+{
+    return local_block(nx);
+}
+
 int zm_coll_net_hier_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, int tag,
-                         zm_status_t *st, char *err, size_t errlen)
+                         uint32_t hist, zm_status_t *st, char *err, size_t errlen)
 {
     coll_net_t *nx = s->nx;
     (void)me;
-    if (!nx->hier)
+    if (!zm_coll_net_hier_fits(nx, a))
         return 0;
     int k = a->kind;
-    if (k != ZM_COLL_BARRIER && k != ZM_COLL_BCAST &&
-        !((k == ZM_COLL_ALLREDUCE || k == ZM_COLL_REDUCE) && hier_reduction(a)))
-        return 0;
     zm_coll_shm_t *l = local_block(nx);
     if (!l) {
         *st = ZM_ERR_NOMEM;
         return 1;
     }
     if (k == ZM_COLL_BARRIER)
-        *st = hier_barrier(nx, l, tag, err, errlen);
+        *st = hier_barrier(nx, l, a, tag, hist, err, errlen);
     else if (k == ZM_COLL_BCAST)
-        *st = hier_bcast(nx, l, a, tag, err, errlen);
+        *st = hier_bcast(nx, l, a, tag, hist, err, errlen);
     else if (k == ZM_COLL_REDUCE)
-        *st = hier_reduce(nx, l, a, tag, err, errlen);
+        *st = hier_reduce(nx, l, a, tag, hist, err, errlen);
     else
-        *st = hier_allreduce(nx, l, a, tag, err, errlen);
+        *st = hier_allreduce(nx, l, a, tag, hist, err, errlen);
     return 1;
 }
