@@ -64,7 +64,12 @@ def ftype(a, f08):
     if k == 'str_arr2_in':
         return 'CHARACTER(LEN=*), %s' % intent, '(count,*)'
     if k == 'callback':
-        return ('PROCEDURE(%s)' % a.cb if f08 else 'EXTERNAL'), ''
+        # MPI_Copy_function and MPI_Delete_function (MPI_KEYVAL_CREATE's)
+        # stay EXTERNAL in mpi_f08 too: MPI-1 code passes the MPI-2
+        # predefined procedures (MPI_COMM_NULL_COPY_FN ...) to it, whose
+        # interfaces differ in the value kind (MPICH's own tests do).
+        loose = a.cb in ('MPI_Copy_function', 'MPI_Delete_function')
+        return ('PROCEDURE(%s)' % a.cb if f08 and not loose else 'EXTERNAL'), ''
     raise Fail('no Fortran type for kind %s' % k)
 
 
@@ -236,10 +241,12 @@ PREDEF_CALLBACKS = [
     ('MPI_WIN_NULL_COPY_FN', 'MPI_Win_copy_attr_function'),
     ('MPI_WIN_DUP_FN', 'MPI_Win_copy_attr_function'),
     ('MPI_WIN_NULL_DELETE_FN', 'MPI_Win_delete_attr_function'),
+    ('MPI_NULL_COPY_FN', 'MPI_Copy_function'),
+    ('MPI_DUP_FN', 'MPI_Copy_function'),
+    ('MPI_NULL_DELETE_FN', 'MPI_Delete_function'),
+    ('MPI_CONVERSION_FN_NULL', 'MPI_Datarep_conversion_function'),
 ]
-# Not bound: MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN (for the
-# left-out MPI_KEYVAL_CREATE) and MPI_CONVERSION_FN_NULL (for the left-out
-# MPI_REGISTER_DATAREP).
+# mpi_f08 also has MPI_CONVERSION_FN_NULL_C, for MPI_REGISTER_DATAREP_C.
 
 
 def read_consts(path):
@@ -575,6 +582,10 @@ def gen_f08_module(consts, fns, path):
     L.append('  PROCEDURE(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN')
     L.append('  PROCEDURE(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN')
     L.append('  PROCEDURE(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN')
+    L.append('  PROCEDURE(MPI_Copy_function) :: MPI_NULL_COPY_FN, MPI_DUP_FN')
+    L.append('  PROCEDURE(MPI_Delete_function) :: MPI_NULL_DELETE_FN')
+    L.append('  PROCEDURE(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL')
+    L.append('  PROCEDURE(MPI_Datarep_conversion_function_c) :: MPI_CONVERSION_FN_NULL_C')
     L += module_interfaces(fns, True)
     L.append((SYNC_REG % ('IMPORT', 'TYPE(*), DIMENSION(..)', '')).replace(
         'SUBROUTINE MPI_F_sync_reg(buf)',

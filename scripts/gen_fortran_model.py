@@ -19,10 +19,6 @@ LEAVE_OUT_PATTERNS = [
      'removed in MPI-3.0; their Fortran forms take default-INTEGER addresses, which '
      'cannot hold a 64-bit address (use MPI_GET_ADDRESS, MPI_TYPE_CREATE_H*, '
      'MPI_TYPE_GET_EXTENT)'),
-    (r'^Keyval_create$', 'deprecated MPI-1 form whose Fortran callbacks take default-INTEGER '
-     'attribute values; use MPI_COMM_CREATE_KEYVAL'),
-    (r'^Register_datarep(_c)?$', 'user data representations take Fortran conversion '
-     'callbacks whose hand-written glue is not written yet (docs/fortran.md)'),
 ]
 
 # Functions whose C glue is written by hand in src/bindings/fortran/ (the
@@ -40,6 +36,9 @@ HANDWRITTEN = {
     'Session_create_errhandler': 'Fortran callback',
     'Errhandler_create': 'Fortran callback',
     'Comm_create_keyval': 'Fortran callbacks',
+    'Keyval_create': 'Fortran callbacks (the MPI-1 form: default-INTEGER attribute values)',
+    'Register_datarep': 'Fortran conversion callbacks; MPI_CONVERSION_FN_NULL is a sentinel',
+    'Register_datarep_c': 'Fortran conversion callbacks (large count, mpi_f08 only)',
     'Type_create_keyval': 'Fortran callbacks',
     'Win_create_keyval': 'Fortran callbacks',
     'Comm_get_attr': 'predefined attributes are values in Fortran',
@@ -222,6 +221,7 @@ SPECIAL_ARGS = {
     ('Keyval_create', 'extra_state'): ('extra', None),
     ('Grequest_start', 'extra_state'): ('extra', 'MPI_ADDRESS_KIND'),
     ('Register_datarep', 'extra_state'): ('extra', 'MPI_ADDRESS_KIND'),
+    ('Register_datarep_c', 'extra_state'): ('extra', 'MPI_ADDRESS_KIND'),
 }
 
 # ---- Parsing ------------------------------------------------------------

@@ -60,6 +60,13 @@ zt_fortran_runs(halo 1x1 2x2 7x2 64x2)
 # element by element.
 zt_fortran_program(f08_sections f08_sections.f90)
 zt_fortran_runs(f08_sections 1x1 2x2 7x2)
+# MPI_REGISTER_DATAREP with Fortran conversion procedures (use mpi and
+# use mpi_f08), and MPI_CONVERSION_FN_NULL.
+zt_fortran_program(datarep datarep.F90)
+zt_fortran_program(datarep_f08 datarep.F90 FLAGS -DUSE_F08)
+foreach(p datarep datarep_f08)
+  zt_fortran_runs(${p} 1x1 2x2 7x2)
+endforeach()
 
 # Without privatization the same program runs as well.
 zt_fortran_program(mpi_basic_noprivatize mpi_basic.F90 FLAGS -zmpi-no-privatize)

@@ -3,7 +3,8 @@
 ! any number of ranks: point-to-point with integer-array statuses and
 ! MPI_ANY_SOURCE, non-blocking calls and MPI_Waitall, collectives
 ! (MPI_IN_PLACE included), derived datatypes, communicators, a Fortran
-! user operation, attributes, errors returned as codes, string arguments,
+! user operation, attributes (also the MPI-1 MPI_KEYVAL_CREATE and
+! MPI_ATTR_*), errors returned as codes, string arguments,
 ! MPI_Wtime.  A failed check prints "FAIL rank <r>: <what>" and aborts.
 subroutine check(ok, what)
 #ifdef USE_MPIF_H
@@ -52,6 +53,37 @@ subroutine count_delete(comm, keyval, attribute_val, extra_state, ierror)
   ierror = MPI_SUCCESS
 end subroutine count_delete
 
+! An MPI-1 copy callback (MPI_KEYVAL_CREATE): default INTEGER values; the
+! copy gets the value plus the extra state.
+subroutine add_copy(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, &
+                    flag, ierr)
+  implicit none
+  integer :: oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, ierr
+  logical :: flag
+  attribute_val_out = attribute_val_in + extra_state
+  flag = .true.
+  ierr = 0
+end subroutine add_copy
+
+! Its delete callback counts by hundreds, like count_delete by ones.
+subroutine count_delete1(comm, keyval, attribute_val, extra_state, ierr)
+#ifdef USE_MPIF_H
+  implicit none
+  include 'mpif.h'
+#else
+  use mpi
+  implicit none
+#endif
+  integer :: comm, keyval, attribute_val, extra_state, ierr
+  integer :: last(0:1023), rank
+  common /mpidel/ last
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  last(rank) = last(rank) + 100
+  if (extra_state /= 5 .or. (attribute_val /= 11 .and. attribute_val /= 16)) &
+    last(rank) = -1000
+  ierr = MPI_SUCCESS
+end subroutine count_delete1
+
 program mpi_basic
 #ifdef USE_MPIF_H
   implicit none
@@ -60,7 +92,7 @@ program mpi_basic
   use mpi
   implicit none
 #endif
-  external plus_one, count_delete
+  external plus_one, count_delete, add_copy, count_delete1
   integer :: rank, size, left, right, i, n, ierr, cls
   integer :: ibuf(10), jbuf(10), ival, isum, counts
   integer, allocatable :: gath(:), sendall(:), recvall(:)
@@ -186,6 +218,37 @@ program mpi_basic
   call MPI_Comm_free_keyval(keyval, ierr)
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, aval, flag, ierr)
   call check(flag .and. aval >= 32767, 'MPI_TAG_UB')
+
+  ! The MPI-1 forms: MPI_KEYVAL_CREATE with Fortran callbacks on default
+  ! INTEGER values, MPI_ATTR_PUT/GET/DELETE, MPI_DUP_FN, MPI_NULL_COPY_FN.
+  last(rank) = 0
+  call MPI_Keyval_create(add_copy, count_delete1, keyval, 5, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_KEYVAL_CREATE')
+  call MPI_Attr_put(dup, keyval, 11, ierr)
+  call MPI_Comm_dup(dup, half, ierr)
+  call MPI_Attr_get(half, keyval, ival, flag, ierr)
+  call check(flag .and. ival == 16, 'MPI_KEYVAL_CREATE copy callback')
+  call MPI_Comm_free(half, ierr)
+  call check(last(rank) == 100, 'MPI-1 delete callback on MPI_Comm_free')
+  call MPI_Attr_delete(dup, keyval, ierr)
+  call check(last(rank) == 200, 'MPI-1 delete callback on MPI_ATTR_DELETE')
+  call MPI_Keyval_free(keyval, ierr)
+  call check(keyval == MPI_KEYVAL_INVALID, 'MPI_KEYVAL_FREE')
+  call MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, keyval, 0, ierr)
+  call MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, i, 0, ierr)
+  call MPI_Attr_put(dup, keyval, -3, ierr)
+  call MPI_Attr_put(dup, i, 9, ierr)
+  call MPI_Comm_dup(dup, half, ierr)
+  call MPI_Attr_get(half, keyval, ival, flag, ierr)
+  call check(flag .and. ival == -3, 'MPI_DUP_FN copied the attribute')
+  call MPI_Attr_get(half, i, ival, flag, ierr)
+  call check(.not. flag, 'MPI_NULL_COPY_FN copied nothing')
+  call MPI_Comm_free(half, ierr)
+  call MPI_Attr_delete(dup, keyval, ierr)
+  call MPI_Attr_delete(dup, i, ierr)
+  call MPI_Keyval_free(keyval, ierr)
+  call MPI_Keyval_free(i, ierr)
+  last(rank) = 2
 
   ! Errors as codes.
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN, ierr)

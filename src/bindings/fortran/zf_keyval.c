@@ -1,5 +1,6 @@
-/* zf_keyval.c: keyvals with Fortran copy and delete procedures, the
- * predefined Fortran callbacks (MPI_COMM_NULL_COPY_FN, ...) and generalized
+/* zf_keyval.c: keyvals with Fortran copy and delete procedures (also the
+ * MPI-1 MPI_KEYVAL_CREATE), the predefined Fortran callbacks
+ * (MPI_COMM_NULL_COPY_FN, ..., MPI_NULL_COPY_FN, ...) and generalized
  * requests with Fortran callbacks.
  *
  * A Fortran attribute value is an INTEGER(KIND=MPI_ADDRESS_KIND) stored as
@@ -82,6 +83,62 @@ ZF_WEAK(pmpi_type_create_keyval_, mpi_type_create_keyval_)
 ZF_KV_KIND(win, MPI_Win, PMPI_Win_c2f, Win_create_keyval, pmpi_win_create_keyval_)
 ZF_WEAK(pmpi_win_create_keyval_, mpi_win_create_keyval_)
 
+/* MPI_KEYVAL_CREATE, the deprecated MPI-1 form: its callbacks take
+ * default INTEGERs for the extra state and the attribute values (the
+ * value MPI_ATTR_PUT stored as the C attribute pointer). */
+typedef void zf_copy1_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in,
+                         MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror);
+typedef void zf_delete1_fn(MPI_Fint *h, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *extra,
+                           MPI_Fint *ierror);
+
+struct zf_kv1 {
+    zf_copy1_fn *copy;
+    zf_delete1_fn *del;
+    MPI_Fint extra;
+};
+
+static int zf_kv1_copy(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    struct zf_kv1 *kv = extra;
+    MPI_Fint fold = PMPI_Comm_c2f(old), fkey = keyval, fflag = ZF_FALSE, ierr = MPI_SUCCESS;
+    MPI_Fint fin = (MPI_Fint)(intptr_t)in, fout = 0;
+    kv->copy(&fold, &fkey, &kv->extra, &fin, &fout, &fflag, &ierr);
+    *flag = fflag != 0;
+    if (*flag)
+        *(void **)out = (void *)(intptr_t)fout;
+    return ierr;
+}
+
+static int zf_kv1_delete(MPI_Comm h, int keyval, void *val, void *extra)
+{
+    struct zf_kv1 *kv = extra;
+    MPI_Fint fh = PMPI_Comm_c2f(h), fkey = keyval, ierr = MPI_SUCCESS;
+    MPI_Fint fval = (MPI_Fint)(intptr_t)val;
+    kv->del(&fh, &fkey, &fval, &kv->extra, &ierr);
+    return ierr;
+}
+
+void pmpi_keyval_create_(void (*copy_fn)(void), void (*delete_fn)(void), MPI_Fint *keyval,
+                         MPI_Fint *extra_state, MPI_Fint *ierror)
+{
+    int k = MPI_KEYVAL_INVALID, rc;
+    struct zf_kv1 *kv = malloc(sizeof *kv);
+    if (!kv) {
+        rc = zf_oom("MPI_Keyval_create");
+    } else {
+        kv->copy = (zf_copy1_fn *)copy_fn;
+        kv->del = (zf_delete1_fn *)delete_fn;
+        kv->extra = *extra_state;
+        rc = PMPI_Keyval_create(zf_kv1_copy, zf_kv1_delete, &k, kv);
+        if (rc != MPI_SUCCESS)
+            free(kv);
+    }
+    *keyval = k;
+    if (ierror)
+        *ierror = rc;
+}
+ZF_WEAK(pmpi_keyval_create_, mpi_keyval_create_)
+
 /* The predefined callbacks as Fortran procedures (MPI 4.1 section 7.7.2):
  * NULL_COPY copies nothing, DUP copies the value, NULL_DELETE does
  * nothing.  Their symbols are what mpif.h's and the modules' EXTERNAL
@@ -117,6 +174,41 @@ void zf_null_delete_fn(MPI_Fint *h, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *e
     *ierror = MPI_SUCCESS;
 }
 
+/* Their MPI-1 forms, for MPI_KEYVAL_CREATE: default INTEGER values. */
+void zf_null_copy1_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in,
+                      MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror);
+void zf_dup1_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in, MPI_Fint *out,
+                MPI_Fint *flag, MPI_Fint *ierror);
+void zf_null_delete1_fn(MPI_Fint *h, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *extra,
+                        MPI_Fint *ierror);
+
+void zf_null_copy1_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in,
+                      MPI_Fint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    (void)old, (void)keyval, (void)extra, (void)in, (void)out;
+    *flag = ZF_FALSE;
+    *ierror = MPI_SUCCESS;
+}
+
+void zf_dup1_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Fint *extra, MPI_Fint *in, MPI_Fint *out,
+                MPI_Fint *flag, MPI_Fint *ierror)
+{
+    (void)old, (void)keyval, (void)extra;
+    *out = *in;
+    *flag = ZF_TRUE;
+    *ierror = MPI_SUCCESS;
+}
+
+void zf_null_delete1_fn(MPI_Fint *h, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *extra,
+                        MPI_Fint *ierror)
+{
+    (void)h, (void)keyval, (void)val, (void)extra;
+    *ierror = MPI_SUCCESS;
+}
+
+ZF_WEAK(zf_null_copy1_fn, mpi_null_copy_fn_)
+ZF_WEAK(zf_dup1_fn, mpi_dup_fn_)
+ZF_WEAK(zf_null_delete1_fn, mpi_null_delete_fn_)
 ZF_WEAK(zf_null_copy_fn, mpi_comm_null_copy_fn_)
 ZF_WEAK(zf_dup_fn, mpi_comm_dup_fn_)
 ZF_WEAK(zf_null_delete_fn, mpi_comm_null_delete_fn_)
