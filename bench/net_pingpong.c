@@ -7,8 +7,10 @@
  *
  * For each size (0 B to 4 MiB, by 4), the best of 5 runs of an iteration
  * count that takes a few milliseconds: half the round-trip time in
- * microseconds and the bandwidth in MB/s.  Optional argument: the largest
- * size in bytes.
+ * microseconds and the bandwidth in MB/s.  Optional arguments: the largest
+ * size in bytes, and the iteration count below 64 KiB (default 2000; a
+ * small count keeps runs under valgrind's callgrind short, for counting
+ * instructions per message: docs/net.md).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long max = argc > 1 ? atol(argv[1]) : 4L << 20;
+    int small_iters = argc > 2 ? atoi(argv[2]) : 2000;
     if (size < 2) {
         if (rank == 0)
             fprintf(stderr, "net_pingpong: needs 2 ranks\n");
@@ -52,7 +55,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("%10s %12s %12s\n", "bytes", "usec", "MB/s");
     for (long b = 0; b <= max; b = b ? b * 4 : 1) {
-        int iters = b < 65536 ? 2000 : (int)(200000000L / (b * 20)) + 10;
+        int iters = b < 65536 ? small_iters : (int)(200000000L / (b * 20)) + 10;
         run(buf, (int)b, iters / 10 + 1, rank); /* warm-up */
         double best = 1e30;
         for (int k = 0; k < 5; k++) {

@@ -485,7 +485,7 @@ typedef struct coll_net {
  * data travel in the same message behind it (copied in and out); larger
  * data follows in a message of its own, straight between the buffers. */
 #define ZM_COLL_SIG_BYTES 32
-#define ZM_COLL_PACK_MAX 1024
+#define ZM_COLL_PACK_MAX 2048
 
 /* Kept to 32 bytes: with 8 bytes of data the message still fits the
  * system MPIs' shortest send path (a 96-byte signature with the element

@@ -16,7 +16,7 @@
  * dropped, so that its sender is not left waiting either.
  *
  * Data of up to ZM_COLL_PACK_MAX bytes travels behind the signature in
- * one message (a copy of at most 1 KiB on each side, less than a second
+ * one message (a copy of at most 2 KiB on each side, less than a second
  * message would cost); larger data follows in a message of its own, with
  * the same tag, straight from the sender's buffer into the receiver's.
  */

@@ -12,7 +12,7 @@
  * dlopen(RTLD_LOCAL | RTLD_DEEPBIND) instead (docs/net.md: what each
  * does and why the first is the default).
  */
-#include "net/net.h"
+#include "net/net_impl.h"
 #include "ult/ult.h"
 
 #include <dlfcn.h>
@@ -94,6 +94,16 @@ static __attribute__((noreturn)) void net_fatal(const char *what)
             zm_net_job.proc, what, net.be ? net.be->name : "?");
     fflush(NULL);
     zm_net_abort(1);
+}
+
+void zm_net_fatal(const char *what)
+{
+    net_fatal(what);
+}
+
+const zm_net_backend_t *zm_net_be(void)
+{
+    return net.be;
 }
 
 /* The first process of a job to end it leaves its status in the file
@@ -377,6 +387,7 @@ void zm_net_finalize(void)
     zm_spin_lock(&net.lock);
     if (zm_net_job.nprocs > 1 && net.be->barrier() != 0)
         net_fatal("the closing barrier");
+    zm_net_env_stop_locked();
     net.be->finalize();
     zm_spin_unlock(&net.lock);
 }
@@ -437,8 +448,26 @@ static void slot_put(int s)
         net.hi = 0;
 }
 
-/* Start a send in a new slot (lock held). */
-static void isend_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
+int zm_net_slot_free_locked(void)
+{
+    if (net.free_head < 0) {
+        /* Grow: take a slot and give it back at once. */
+        int s = slot_take(NULL, NULL);
+        slot_put(s);
+    }
+    return net.free_head;
+}
+
+void zm_net_slot_use_locked(int s, zm_net_done_fn *done, void *arg)
+{
+    /* The free list's head is s, as the caller was told, unless a slot
+     * was taken in between: the backend's request would sit in the wrong
+     * slot. */
+    if (slot_take(done, arg) != s)
+        net_fatal("keeping request slots in order");
+}
+
+void zm_net_isend_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
                          zm_net_done_fn *done, void *arg)
 {
     int s = slot_take(done, arg);
@@ -446,12 +475,22 @@ static void isend_locked(const void *buf, size_t bytes, int proc, int tag, int s
         net_fatal("a send");
 }
 
+void zm_net_count_sent_locked(void)
+{
+    net.env_sent++;
+}
+
 void zm_net_send_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
                         zm_net_done_fn *done, void *arg)
 {
-    if (tag == ZM_NET_TAG_ENV)
+    if (tag == ZM_NET_TAG_ENV) {
         net.env_sent++;
-    isend_locked(buf, bytes, proc, tag, sync, done, arg);
+        if (bytes > zm_net_env_room()) {
+            zm_net_env_big_locked(buf, bytes, proc, done, arg);
+            return;
+        }
+    }
+    zm_net_isend_locked(buf, bytes, proc, tag, sync, done, arg);
 }
 
 void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_fn *done,
@@ -472,37 +511,28 @@ int zm_net_data_tag_locked(void)
 
 /* Receive the envelopes that arrived, then complete what finished.  At
  * most a few envelopes per call, so a flood cannot hold the lock long. */
+int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
+{
+    if (kind == ZM_NET_KIND_NET) {
+        dd_arrive((char *)pkt + net.headroom, src);
+        return 0; /* not an arrival that can wake a rank */
+    }
+    net.env_arrived++;
+    if (kind == ZM_NET_KIND_PART || kind == ZM_NET_KIND_PORT)
+        part_arrive(zm_net_keep(pkt, bytes), bytes, src, kind);
+    else
+        net.arrive(pkt, bytes, src);
+    return 1;
+}
+
+/* Receive the envelopes that arrived (net_env.c), then complete what
+ * finished.  In this order: a completion that came before an envelope
+ * (a buffered send's data, then the receiver's next message) is seen
+ * in the same poll as the envelope, so the program that the envelope
+ * lets go on finds its attached buffer free again. */
 static int progress_locked(void)
 {
-    int did = 0;
-    for (int k = 0; k < 16; k++) {
-        int src;
-        size_t bytes;
-        int r = net.be->probe(ZM_NET_TAG_ENV, &src, &bytes);
-        if (r < 0)
-            net_fatal("probing for messages");
-        if (r == 0)
-            break;
-        char *pkt = malloc(net.headroom + (bytes ? bytes : 1));
-        if (!pkt)
-            net_fatal("allocating an arriving message");
-        if (net.be->mrecv(pkt + net.headroom, bytes) != 0)
-            net_fatal("receiving a message");
-        int32_t kind = -1;
-        if (bytes >= ZM_NET_KIND_AT + sizeof(kind))
-            memcpy(&kind, pkt + net.headroom + ZM_NET_KIND_AT, sizeof(kind));
-        if (kind == ZM_NET_KIND_NET) {
-            dd_arrive(pkt + net.headroom, src);
-            free(pkt);
-            continue; /* not an arrival that can wake a rank */
-        }
-        net.env_arrived++;
-        if (kind == ZM_NET_KIND_PART || kind == ZM_NET_KIND_PORT)
-            part_arrive(pkt, bytes, src, kind);
-        else
-            net.arrive(pkt, bytes, src);
-        did = 1;
-    }
+    int did = zm_net_env_poll_locked(net.headroom);
     if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
         int n = net.be->testsome(net.hi, net.idx, net.cap);
         if (n < 0)
@@ -605,6 +635,7 @@ void zm_net_arrive_rma(void *pkt, size_t bytes, int src_proc)
         net_fatal("delivering a one-sided request to a process without windows");
     atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* under the lock */
+    pkt = zm_net_keep(pkt, bytes);
     fn(pkt, (char *)pkt + net.headroom, bytes, src_proc);
 }
 
@@ -796,7 +827,7 @@ static void dd_send(int op, uint32_t wave, int proc)
         m->arrived = net.env_arrived;
         m->activity = act;
     }
-    isend_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, dd_free, m);
+    zm_net_isend_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, dd_free, m);
 }
 
 /* Process 0: count a state in the current wave. */

@@ -125,9 +125,18 @@ __attribute__((noreturn)) void zm_net_abort(int code);
 typedef void zm_net_done_fn(void *arg);
 
 /* Called under the lock for each envelope message that arrives: `pkt` is
- * a malloc'd block whose first `headroom` bytes are free for the handler
- * and whose message (`bytes` bytes) follows; the handler owns the block. */
+ * a block whose first `headroom` bytes are free for the handler and whose
+ * message (`bytes` bytes) follows.  The block is the network layer's and
+ * valid only during the call (mostly a preposted receive's buffer, posted
+ * again after it): a handler that keeps the envelope calls zm_net_keep. */
 typedef void zm_net_arrive_fn(void *pkt, size_t bytes, int src_proc);
+
+/* From an envelope handler, for the envelope `pkt` (`bytes` bytes) it was
+ * given: a malloc'd block of the same layout (headroom, then the message)
+ * that the caller owns and frees with free().  The block itself when the
+ * network layer had malloc'd it (an envelope too big for a preposted
+ * receive), else a copy.  Under the lock. */
+void *zm_net_keep(void *pkt, size_t bytes);
 
 /* Install the envelope handler (p2p).  Main thread, at start. */
 void zm_net_set_handler(zm_net_arrive_fn *fn, size_t headroom);
@@ -148,6 +157,28 @@ void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_
 /* With the lock held: a data tag for one rendezvous payload, unique among
  * this process's outstanding ones. */
 int zm_net_data_tag_locked(void);
+
+/* The largest envelope a preposted receive takes (the same in every
+ * process of a job; larger ones cost the receiver a second message).  Any
+ * thread, after zm_net_init. */
+size_t zm_net_env_room(void);
+
+/* With the lock held: a buffer of zm_net_env_room() bytes for an envelope,
+ * from a pool; fill it and pass it to zm_net_env_send_locked, which takes
+ * it back. */
+void *zm_net_env_buf_locked(void);
+
+/* With the lock held: send the envelope in `buf` (from
+ * zm_net_env_buf_locked, `bytes` bytes) to process `proc`; the buffer
+ * returns to the pool once the system MPI is done with it, often at
+ * once.  The cheap path for small envelopes: no completion callback. */
+void zm_net_env_send_locked(void *buf, size_t bytes, int proc);
+
+/* With the lock held: zm_net_env_send_locked for an envelope that another
+ * send follows at once (a rendezvous's request to send, then its data):
+ * whether it completed is looked at in a later poll, not before the next
+ * send starts. */
+void zm_net_env_send_first_locked(void *buf, size_t bytes, int proc);
 
 /* Progress the network if nobody else is: receive what arrived, run the
  * callbacks of completed operations, poll deferred work.  Returns nonzero
@@ -182,6 +213,9 @@ void zm_net_defer(int (*fn)(void *), void *arg);
  * zm_net_set_port_handler. */
 #define ZM_NET_KIND_PORT 61
 
+/* Kind 60 is the network layer's own too (net_impl.h: an announcement of
+ * an envelope too big for a preposted receive). */
+
 /* Handler of one-sided envelopes: `msg` (`bytes` bytes) lies inside the
  * malloc'd block `pkt`, which the handler owns.  Called under the lock. */
 typedef void zm_net_rma_fn(void *pkt, void *msg, size_t bytes, int src_proc);
@@ -201,8 +235,9 @@ void zm_net_set_part_handler(zm_net_rma_fn *fn);
 void zm_net_set_port_handler(zm_net_rma_fn *fn);
 
 /* Called by the envelope handler (under the lock) for an envelope `pkt`
- * of kind ZM_NET_KIND_RMA or above; takes ownership of pkt.  An envelope
- * of that kind with no handler installed ends the job. */
+ * of kind ZM_NET_KIND_RMA or above, as the handler was given it (valid
+ * during the call; the one-sided handler receives a block of its own).
+ * An envelope of that kind with no handler installed ends the job. */
 void zm_net_arrive_rma(void *pkt, size_t bytes, int src_proc);
 
 /* Passive-target progress: while at least one hold is taken, a progress

@@ -40,7 +40,10 @@
  * ZMPI_NET_EAGER_MAX overrides both for the job, the info key
  * zmpi_net_eager_max per communicator. */
 #define NET_EAGER_DEFAULT (16 * 1024)
-#define NET_EAGER_NODE_DEFAULT (2 * 1024)
+/* 2 KiB of data plus 64 bytes: a collective's message carries 2 KiB of a
+ * rank's data behind its 32-byte signature (src/coll/net_msg.c) and stays
+ * one eager message. */
+#define NET_EAGER_NODE_DEFAULT (2 * 1024 + 64)
 
 enum { HDR_EAGER = 1, HDR_RTS = 2 };
 
@@ -75,14 +78,14 @@ static inline size_t net_eager_for(int w)
                                                            : NET_EAGER_DEFAULT;
 }
 
-/* A rendezvous send in flight: its envelope and its data go out as two
- * operations; the last to complete frees this. */
+/* A rendezvous send in flight, freed once its data is out (its envelope
+ * goes from a copy in the network's pool). */
 typedef struct rsend {
-    net_hdr_t hdr;         /* the envelope (sent from here) */
+    net_hdr_t hdr;         /* the envelope */
     zm_req_t *req;         /* the send to complete when the data is out, or NULL */
     void *tmp;             /* packed copy of non-contiguous data, or NULL */
     zm_msg_t *bmsg;        /* Bsend area segment to give back, or NULL */
-    int left;              /* operations not yet complete */
+    int left;              /* operations not yet complete (the data: 1) */
 } rsend_t;
 
 /* A rendezvous receive in flight. */
@@ -125,31 +128,47 @@ static void hdr_fill(net_hdr_t *h, const zm_p2p_comm_t *c, int wdest, int tag, s
 }
 
 /* Envelope and data in one message; the data is copied, so the send is
- * complete when this returns. */
+ * complete when this returns.  An envelope that fits is packed straight
+ * into a send buffer of the network's pool, under the network lock (a
+ * copy of at most zm_net_env_room() bytes); a larger one (a threshold
+ * raised by the program) is packed into a block of its own first. */
 static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
                               const zm_dt_t *dt, size_t bytes, int wdest, int tag)
 {
-    net_hdr_t *h = malloc(sizeof(net_hdr_t) + bytes);
+    size_t len = sizeof(net_hdr_t) + bytes;
+    int proc = zm_net_proc_of(wdest);
+    if (ZM_LIKELY(len <= zm_net_env_room())) {
+        zm_net_lock();
+        net_hdr_t *h = zm_net_env_buf_locked();
+        hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
+        zm_dt_pack(h + 1, buf, count, dt, bytes);
+        zm_net_env_send_locked(h, len, proc);
+        zm_net_unlock();
+        return ZM_OK;
+    }
+    net_hdr_t *h = malloc(len);
     if (!h)
         return ZM_ERR_NOMEM;
     hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
     zm_dt_pack(h + 1, buf, count, dt, bytes);
     zm_net_lock();
-    zm_net_send_locked(h, sizeof(*h) + bytes, zm_net_proc_of(wdest), ZM_NET_TAG_ENV, 0,
-                       free_cb, h);
+    zm_net_send_locked(h, len, proc, ZM_NET_TAG_ENV, 0, free_cb, h);
     zm_net_unlock();
     return ZM_OK;
 }
 
-/* Envelope first, then the contiguous data `data` with a fresh data tag.
- * rs (filled but for the header's data tag) completes what it names. */
+/* Envelope first (a copy of rs->hdr, from the network's pool), then the
+ * contiguous data `data` with a fresh data tag.  rs (filled but for the
+ * header's data tag) completes what it names once the data is out. */
 static void send_rndv(rsend_t *rs, const void *data, int wdest, int sync)
 {
     int proc = zm_net_proc_of(wdest);
-    rs->left = 2;
+    rs->left = 1;
     zm_net_lock();
     rs->hdr.dtag = zm_net_data_tag_locked();
-    zm_net_send_locked(&rs->hdr, sizeof(rs->hdr), proc, ZM_NET_TAG_ENV, 0, rsend_done, rs);
+    net_hdr_t *h = zm_net_env_buf_locked();
+    *h = rs->hdr;
+    zm_net_env_send_first_locked(h, sizeof(*h), proc);
     zm_net_send_locked(data, rs->hdr.bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
     zm_net_unlock();
 }
@@ -310,10 +329,10 @@ static int slot_fill(zm_p2p_rank_t *r, const net_hdr_t *h, const void *data)
 }
 
 /* The engine's handler (network lock held): match an arrived envelope at
- * its receiver, or queue it there as unexpected. */
+ * its receiver, or queue it there as unexpected (a block of its own:
+ * zm_net_keep).  pkt is the network's, valid during the call only. */
 static void arrive(void *pkt, size_t bytes, int src_proc)
 {
-    zm_msg_t *m = pkt;
     net_hdr_t *h = (net_hdr_t *)((char *)pkt + HEADROOM);
     if (ZM_UNLIKELY(h->kind >= ZM_NET_KIND_RMA)) {
         zm_net_arrive_rma(pkt, bytes, src_proc); /* a one-sided request or reply */
@@ -327,7 +346,6 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     zm_spin_lock(&r->lock);
     if (slot_fill(r, h, data)) {
         zm_spin_unlock(&r->lock);
-        free(pkt);
         return;
     }
     zm_req_t *rr = find_posted(r, h->ctx, h->src, h->tag, &probes);
@@ -343,15 +361,21 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
             rndv_recv_locked(rr, src_proc, h->dtag, h->bytes);
         }
         wake_probes(probes);
-        free(pkt);
         return;
     }
+    /* Unexpected: the envelope outlives this call (pkt is the network's
+     * receive buffer, posted again after it), so it gets a block of its
+     * own, sized to it: a malloc and a copy of at most zm_net_env_room()
+     * bytes under the receiver's lock, which the engine paid for every
+     * envelope before the preposted receives. */
+    zm_msg_t *m = zm_net_keep(pkt, bytes);
+    h = (net_hdr_t *)((char *)m + HEADROOM);
     m->kind = h->kind == HDR_EAGER ? ZM_MSG_NET_EAGER : ZM_MSG_NET_RNDV;
     m->ctx = h->ctx;
     m->src = h->src;
     m->tag = h->tag;
     m->bytes = h->bytes;
-    m->data = data;
+    m->data = h + 1;
     m->sreq = NULL;
     m->sbuf = NULL;
     m->scount = (uint64_t)(uint32_t)src_proc | ((uint64_t)(uint32_t)h->dtag << 32);

@@ -1,0 +1,306 @@
+/*
+ * net_env.c: the envelope channel between processes (tag ZM_NET_TAG_ENV).
+ *
+ * Arrivals land in RING_N receives preposted from any process into fixed
+ * buffers.  The system MPI matches arriving messages to receives of the
+ * same source and tag in the order the receives were posted, so taking
+ * the buffers strictly in posting order (a ring: the head is tested,
+ * handled, posted again at the tail) hands envelopes on in the order the
+ * system MPI matched them, which keeps every sender's envelopes in the
+ * order they were sent.  This replaced a probe (MPI_Improbe), a malloc and
+ * a matched receive (MPI_Mrecv) per envelope: docs/net.md, "Performance".
+ *
+ * A buffer takes an envelope of zm_net_env_room() bytes: the default
+ * eager threshold plus room for a header (the same in every process, since
+ * the sender decides).  A larger envelope (an eager threshold raised by
+ * the program, a one-sided request carrying data) goes as an announcement
+ * naming a data tag, then its body with that tag; the receiver posts the
+ * body's receive into a malloc'd block and takes no further envelope until
+ * the body is in, so the order holds for those too.
+ *
+ * Send buffers of envelopes come from a pool, and a send that the system
+ * MPI completes inside MPI_Isend (small messages mostly do) costs no
+ * request slot and no later completion test.
+ *
+ * Everything here runs under the network lock.
+ */
+#include "net/net_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Preposted receives.  Not more: UCX (under MPICH) keeps receives from
+ * any source in a list that every arriving message not matching the first
+ * one walks, a rendezvous's data among them: with 64 a 4 KiB ping-pong
+ * took 1.12 us, with 16 0.97 (0.88 before the preposted receives).  A
+ * burst beyond them waits in the system MPI's unexpected queue. */
+#define RING_N 16
+
+/* Envelope room: within a node the eager threshold is 2 KiB + 64 bytes,
+ * between nodes 16 KiB (src/p2p/remote.c), plus a header of at most 64
+ * bytes. */
+#define ENV_ROOM_NODE (2 * 1024 + 128)
+#define ENV_ROOM_NET (16 * 1024 + 64)
+
+/* Envelopes handed on per poll at most in a stream (zm_net_env_poll_locked);
+ * fewer than RING_N, so most receives stay posted meanwhile. */
+#define RING_BATCH 8
+
+/* Free send buffers kept for reuse at most; more are freed. */
+#define POOL_MAX 64
+
+/* The announcement of an envelope too big for a preposted receive. */
+typedef struct big_hdr {
+    char pad[ZM_NET_KIND_AT];   /* where other envelopes keep their own fields */
+    int32_t kind;               /* ZM_NET_KIND_BIG */
+    int32_t dtag;               /* the body's data tag */
+    uint64_t bytes;             /* the body's size */
+} big_hdr_t;
+
+/* A big envelope's body on its way. */
+typedef struct big_recv {
+    char *pkt;                  /* headroom + bytes, malloc'd */
+    size_t bytes;
+    int src;
+} big_recv_t;
+
+static struct {
+    size_t headroom;            /* the handler's bytes in front of each envelope */
+    char *ring[RING_N];         /* the preposted receives' buffers (headroom + room) */
+    int head;                   /* the receive to complete next */
+    int tail;                   /* the next buffer to post again (tail..head: handled) */
+    int unposted;               /* buffers handled and not posted again yet */
+    int streak;                 /* the last call handed an envelope on */
+    int on;                     /* posted */
+    void *pool;                 /* free send buffers, linked through their first word */
+    int npool;                  /* their number */
+    int stall;                  /* a big envelope's body is on its way */
+    const void *cur;            /* the envelope being handed on (zm_net_keep) */
+    int cur_owned;              /* it is a malloc'd block the handler may take */
+    int cur_taken;              /* and the handler took it */
+} E;
+
+size_t zm_net_env_room(void)
+{
+    return zm_net_job.nnodes > 1 ? ENV_ROOM_NET : ENV_ROOM_NODE;
+}
+
+/* ---- Sending ------------------------------------------------------------- */
+
+void *zm_net_env_buf_locked(void)
+{
+    void *b = E.pool;
+    if (b) {
+        E.pool = *(void **)b;
+        E.npool--;
+        return b;
+    }
+    if (!(b = malloc(zm_net_env_room())))
+        zm_net_fatal("allocating a message buffer");
+    return b;
+}
+
+/* Give a send buffer back to the pool. */
+static void env_put(void *b)
+{
+    if (E.npool >= POOL_MAX) {
+        free(b);
+        return;
+    }
+    *(void **)b = E.pool;
+    E.pool = b;
+    E.npool++;
+}
+
+/* Send pool buffer `buf` (`bytes` bytes); it returns to the pool when the
+ * system MPI is done with it.  `now`: look at once whether the send
+ * completed (no slot then); else leave that to a later poll, so that a
+ * send that follows at once (a rendezvous's data) is not delayed by the
+ * look (some 300 instructions with MPICH).  Not counted. */
+static void env_send(void *buf, size_t bytes, int proc, int now)
+{
+    if (!now) {
+        zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
+        return;
+    }
+    int s = zm_net_slot_free_locked();
+    int r = zm_net_be()->isend_now(buf, bytes, proc, ZM_NET_TAG_ENV, s);
+    if (r < 0)
+        zm_net_fatal("a send");
+    if (r == 1)
+        env_put(buf);
+    else
+        zm_net_slot_use_locked(s, env_put, buf);
+}
+
+void zm_net_env_send_locked(void *buf, size_t bytes, int proc)
+{
+    zm_net_count_sent_locked();
+    env_send(buf, bytes, proc, 1);
+}
+
+void zm_net_env_send_first_locked(void *buf, size_t bytes, int proc)
+{
+    zm_net_count_sent_locked();
+    env_send(buf, bytes, proc, 0);
+}
+
+void zm_net_env_big_locked(const void *buf, size_t bytes, int proc, zm_net_done_fn *done,
+                           void *arg)
+{
+    big_hdr_t *a = zm_net_env_buf_locked();
+    memset(a, 0, sizeof(*a));
+    a->kind = ZM_NET_KIND_BIG;
+    a->dtag = zm_net_data_tag_locked();
+    a->bytes = bytes;
+    int dtag = a->dtag; /* a may be back in the pool once sent */
+    env_send(a, sizeof(*a), proc, 0);
+    zm_net_isend_locked(buf, bytes, proc, dtag, 0, done, arg);
+}
+
+/* ---- Receiving ----------------------------------------------------------- */
+
+void *zm_net_keep(void *pkt, size_t bytes)
+{
+    if (pkt == E.cur && E.cur_owned && !E.cur_taken) {
+        E.cur_taken = 1;
+        return pkt;
+    }
+    char *b = malloc(E.headroom + (bytes ? bytes : 1));
+    if (!b)
+        zm_net_fatal("allocating an arriving message");
+    memcpy(b + E.headroom, (const char *)pkt + E.headroom, bytes);
+    return b;
+}
+
+static int arrival(char *pkt, size_t bytes, int src, int owned);
+
+/* A big envelope's body is in: hand it on, and let the ring go on. */
+static void big_done(void *arg)
+{
+    big_recv_t *b = arg;
+    E.stall = 0;
+    (void)arrival(b->pkt, b->bytes, b->src, 1);
+    free(b);
+}
+
+/* An announcement: receive the body before any later envelope. */
+static void big_start(const big_hdr_t *a, int src)
+{
+    big_recv_t *b = malloc(sizeof(*b));
+    char *pkt = malloc(E.headroom + (a->bytes ? a->bytes : 1));
+    if (!b || !pkt)
+        zm_net_fatal("allocating an arriving message");
+    b->pkt = pkt;
+    b->bytes = a->bytes;
+    b->src = src;
+    E.stall = 1;
+    zm_net_recv_locked(pkt + E.headroom, a->bytes, src, a->dtag, big_done, b);
+}
+
+/* Hand on the envelope in `pkt` (behind the headroom); `owned`: pkt is a
+ * malloc'd block, freed here unless the handler kept it.  Returns what
+ * zm_net_deliver_locked says (1 for an announcement). */
+static int arrival(char *pkt, size_t bytes, int src, int owned)
+{
+    int32_t kind = -1;
+    if (bytes >= ZM_NET_KIND_AT + sizeof(kind))
+        memcpy(&kind, pkt + E.headroom + ZM_NET_KIND_AT, sizeof(kind));
+    if (kind == ZM_NET_KIND_BIG) {
+        big_start((const big_hdr_t *)(pkt + E.headroom), src);
+        return 1;
+    }
+    E.cur = pkt;
+    E.cur_owned = owned;
+    E.cur_taken = 0;
+    int real = zm_net_deliver_locked(pkt, bytes, src, kind);
+    E.cur = NULL;
+    if (owned && !E.cur_taken)
+        free(pkt);
+    return real;
+}
+
+/* Post every receive of the ring (first poll: the handler's headroom is
+ * known by then). */
+static void ring_start(size_t headroom)
+{
+    const zm_net_backend_t *be = zm_net_be();
+    size_t room = zm_net_env_room();
+    E.headroom = headroom;
+    if (be->posts(RING_N) != 0)
+        zm_net_fatal("allocating receives");
+    for (int i = 0; i < RING_N; i++) {
+        if (!(E.ring[i] = malloc(headroom + room)))
+            zm_net_fatal("allocating receive buffers");
+        if (be->post(i, E.ring[i] + headroom, room, ZM_NET_TAG_ENV) != 0)
+            zm_net_fatal("posting a receive");
+    }
+    E.on = 1;
+}
+
+/* Post again the buffers handed on since the last call, in ring order
+ * (which keeps the posting order the ring's order). */
+static void ring_repost(void)
+{
+    const zm_net_backend_t *be = zm_net_be();
+    while (E.unposted > 0) {
+        if (be->post(E.tail, E.ring[E.tail] + E.headroom, zm_net_env_room(),
+                     ZM_NET_TAG_ENV) != 0)
+            zm_net_fatal("posting a receive");
+        E.tail = E.tail + 1 == RING_N ? 0 : E.tail + 1;
+        E.unposted--;
+    }
+}
+
+/* One envelope per call, its buffer posted again at the next call: the
+ * thread that handed it on (often the very rank it completed, polling
+ * in its wait) returns to notice the completion at once, and the repost
+ * (some 630 instructions of MPI_Wait and MPI_Irecv with MPICH) and the
+ * next test (a pass of the system MPI's progress) happen in its next
+ * poll, while it waits for its next message anyway.  In a stream (the
+ * last call found one too) up to RING_BATCH per call: one envelope per
+ * poll cost a stream of 256-byte to 1 KiB messages 15 % of its bandwidth
+ * (a waiting rank's poll loop does more than poll: zm_p2p's wait). */
+int zm_net_env_poll_locked(size_t headroom)
+{
+    const zm_net_backend_t *be = zm_net_be();
+    if (ZM_UNLIKELY(!E.on))
+        ring_start(headroom);
+    if (E.unposted)
+        ring_repost();
+    int did = 0, n = 0, max = E.streak ? RING_BATCH : 1;
+    while (n < max && !E.stall) {
+        int src;
+        size_t bytes;
+        int r = be->post_test(E.head, &src, &bytes);
+        if (r < 0)
+            zm_net_fatal("receiving a message");
+        if (r == 0)
+            break;
+        char *buf = E.ring[E.head];
+        E.head = E.head + 1 == RING_N ? 0 : E.head + 1;
+        E.unposted++;
+        did |= arrival(buf, bytes, src, 0);
+        n++;
+    }
+    E.streak = n > 0;
+    return did;
+}
+
+void zm_net_env_stop_locked(void)
+{
+    /* Buffers not posted again hold no request: post_cancel skips them. */
+    for (int i = 0; E.on && i < RING_N; i++) {
+        if (zm_net_be()->post_cancel(i) != 0)
+            zm_net_fatal("cancelling a receive at shut-down");
+        free(E.ring[i]);
+        E.ring[i] = NULL;
+    }
+    E.on = 0;
+    while (E.pool) {
+        void *b = E.pool;
+        E.pool = *(void **)b;
+        free(b);
+    }
+    E.npool = 0;
+}
