@@ -359,12 +359,14 @@ static int recvs_done(const coll_nmsgs_t *ms)
     return 1;
 }
 
-/* Wait for the receives that end_set could not cancel.  ULT context. */
-static void wait_recvs(coll_nmsgs_t *ms, zm_req_t **list)
+/* Wait for the set's requests not complete yet (only the receives:
+ * after end_set, for those it could not cancel), with list as room for
+ * them.  ULT context. */
+static void wait_pending(coll_nmsgs_t *ms, zm_req_t **list, int recvs_only)
 {
     int k = 0;
     for (int i = 0; i < ms->n; i++) {
-        if (ms->m[i].send)
+        if (recvs_only && ms->m[i].send)
             continue;
         if (!zm_p2p_req_done(&ms->reqs[2 * i]))
             list[k++] = &ms->reqs[2 * i];
@@ -411,17 +413,9 @@ zm_status_t zm_coll_nmsgs_wait(coll_nmsgs_t *ms, char *err, size_t errlen)
         if (err)
             snprintf(err, errlen, "%s", why);
         end_set(ms, why, 1);
-        wait_recvs(ms, list);
+        wait_pending(ms, list, 1);
     } else {
-        int k = 0;
-        for (int i = 0; i < ms->n; i++) {
-            if (!zm_p2p_req_done(&ms->reqs[2 * i]))
-                list[k++] = &ms->reqs[2 * i];
-            if (ms->m[i].split && !zm_p2p_req_done(&ms->reqs[2 * i + 1]))
-                list[k++] = &ms->reqs[2 * i + 1];
-        }
-        if (k > 0)
-            zm_p2p_wait(list, k, 1);
+        wait_pending(ms, list, 0);
         st = check_data(ms, err, errlen);
     }
     if (list != one)
