@@ -53,12 +53,12 @@ static void free_sent(void *arg)
     free(arg);
 }
 
-/* Send m (malloc'd; the network frees it once sent) to process proc.
- * Network lock held. */
-static void send_locked(port_msg_t *m, int proc)
+/* Send m to process proc; block (malloc'd, m itself or the block m lies
+ * in) is freed once it is sent.  Network lock held. */
+static void send_locked(port_msg_t *m, int proc, void *block)
 {
     m->kind = ZM_NET_KIND_PORT;
-    zm_net_send_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, free_sent, m);
+    zm_net_send_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, free_sent, block);
 }
 
 /* Send request m (malloc'd, taken) to process proc and wait for the
@@ -76,7 +76,7 @@ static int call(port_msg_t *m, int proc, port_msg_t *reply)
     c.req->pcomm = NULL;
     m->cookie = (uint64_t)(uintptr_t)&c;
     zm_net_lock();
-    send_locked(m, proc);
+    send_locked(m, proc, m);
     zm_net_unlock();
     zm_p2p_wait(&c.req, 1, 1);
     zm_p2p_req_release(c.req);
@@ -146,8 +146,9 @@ int zm_mpi_port_net_join(int proc, uint64_t nonce, int rank)
 }
 
 /* Serve request q from process src in place and send it back as the
- * reply.  Network lock held. */
-static void serve_locked(port_msg_t *q, int src)
+ * reply; block is the arrived envelope q lies in, freed once sent.
+ * Network lock held. */
+static void serve_locked(port_msg_t *q, int src, void *block)
 {
     int other = -1;
     uint32_t ochan = 0;
@@ -164,7 +165,7 @@ static void serve_locked(port_msg_t *q, int src)
         q->status = zm_mpi_name_op(q->arg, q->name, q->port, &q->why);
     }
     q->op = OP_REPLY;
-    send_locked(q, src);
+    send_locked(q, src, block);
 }
 
 /* ---- The end of the job ----------------------------------------------------
@@ -176,22 +177,34 @@ static void serve_locked(port_msg_t *q, int src)
 static _Atomic uint32_t all_done;  /* this process may leave */
 static _Atomic int ndone;          /* process 0: processes done */
 
+/* Send the notice op (OP_DONE, OP_ALL_DONE) to process proc; out of
+ * memory ends the job.  Network lock held. */
+static void notice_locked(int op, int proc)
+{
+    port_msg_t *m = msg_new(op, "");
+    if (!m) {
+        fprintf(stderr, "zmpi: out of memory ending the job\n");
+        zm_net_abort(1);
+    }
+    send_locked(m, proc, m);
+}
+
+/* Let this process leave: wake its main thread in zm_mpi_port_net_quiesce. */
+static void set_all_done(void)
+{
+    atomic_store(&all_done, 1);
+    zm_arch_futex_wake((uint32_t *)&all_done, 1);
+}
+
 /* Count one more process done (process 0); the last tells everyone.
  * Network lock held. */
 static void count_done_locked(void)
 {
     if (atomic_fetch_add(&ndone, 1) + 1 != zm_net_job.nprocs)
         return;
-    for (int p = 1; p < zm_net_job.nprocs; p++) {
-        port_msg_t *m = msg_new(OP_ALL_DONE, "");
-        if (!m) {
-            fprintf(stderr, "zmpi: out of memory ending the job\n");
-            zm_net_abort(1);
-        }
-        send_locked(m, p);
-    }
-    atomic_store(&all_done, 1);
-    zm_arch_futex_wake((uint32_t *)&all_done, 1);
+    for (int p = 1; p < zm_net_job.nprocs; p++)
+        notice_locked(OP_ALL_DONE, p);
+    set_all_done();
 }
 
 void zm_mpi_port_net_quiesce(void)
@@ -199,17 +212,10 @@ void zm_mpi_port_net_quiesce(void)
     if (zm_net_job.nprocs < 2)
         return;
     zm_net_lock();
-    if (zm_net_job.proc == 0) {
+    if (zm_net_job.proc == 0)
         count_done_locked();
-    } else {
-        port_msg_t *m = msg_new(OP_DONE, "");
-        if (!m) {
-            zm_net_unlock();
-            fprintf(stderr, "zmpi: out of memory ending the job\n");
-            zm_net_abort(1);
-        }
-        send_locked(m, 0);
-    }
+    else
+        notice_locked(OP_DONE, 0);
     zm_net_unlock();
     uint64_t nap = 5000;
     while (!atomic_load(&all_done)) {
@@ -231,31 +237,24 @@ static void port_arrive(void *pkt, void *msg, size_t bytes, int src_proc)
         zm_net_abort(1);
     }
     port_msg_t *m = msg;
-    if (m->op == OP_DONE || m->op == OP_ALL_DONE) {
-        free(pkt);
-        if (m->op == OP_DONE) {
-            count_done_locked();
-        } else {
-            atomic_store(&all_done, 1);
-            zm_arch_futex_wake((uint32_t *)&all_done, 1);
-        }
-        return;
-    }
-    if (m->op == OP_REPLY) {
+    switch (m->op) {
+    case OP_DONE:
+        count_done_locked();
+        break;
+    case OP_ALL_DONE:
+        set_all_done();
+        break;
+    case OP_REPLY: {
         struct port_call *c = (struct port_call *)(uintptr_t)m->cookie;
         c->reply = *m;
         zm_p2p_req_complete(c->req);
-        free(pkt);
+        break;
+    }
+    default:
+        serve_locked(m, src_proc, pkt); /* the reply takes pkt */
         return;
     }
-    port_msg_t *q = malloc(sizeof(*q));
-    if (!q) {
-        fprintf(stderr, "zmpi: out of memory serving a port request; ending the job\n");
-        zm_net_abort(1);
-    }
-    *q = *m;
     free(pkt);
-    serve_locked(q, src_proc);
 }
 
 /* Installed when the library is loaded: a request may reach a process
