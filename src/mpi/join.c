@@ -73,7 +73,7 @@ static long xfer(int fd, void *buf, size_t len, int out)
             return n;
         p += n;
         len -= (size_t)n;
-        if (n > 0 || len == 0) {
+        if (n > 0) {
             nap = 20000;
             continue;
         }

@@ -261,7 +261,6 @@ int zm_mpi_port_meet(const char *port_name, int accept, int root, uint32_t chan,
                      void *mine, int *other, uint32_t *other_chan)
 {
     struct arrival **aa, *a = NULL, *m = mine;
-    int found = 0;
     *other = -1;
     zm_spin_lock(&lock);
     struct port *p = *port_find(port_name);
@@ -281,12 +280,11 @@ int zm_mpi_port_meet(const char *port_name, int accept, int root, uint32_t chan,
             m->next = NULL;
             *aa = m; /* the tail: arrivals pair in order */
         }
-        found = 1;
     }
     zm_spin_unlock(&lock);
     if (a && a->heap)
         free(a);
-    if (!found)
+    if (!p)
         return MPI_ERR_PORT;
     return a || m ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
@@ -310,11 +308,10 @@ static int root_pair(zm_mpi_rank_t *me, const char *port_name, int accept,
                                   &ochan);
     if (rc == MPI_ERR_PORT)
         snprintf(msg, len, "(port_name=\"%.100s\"): not an open port", port_name);
-    if (rc != MPI_SUCCESS) {
-        if (rc != MPI_ERR_PORT)
-            snprintf(msg, len, "out of memory");
+    else if (rc != MPI_SUCCESS)
+        snprintf(msg, len, "out of memory");
+    if (rc != MPI_SUCCESS)
         return rc;
-    }
     wc.ctx = other >= 0 ? ochan : chan;
     if (other >= 0) {
         /* Second to arrive: send first, then hear the other group. */

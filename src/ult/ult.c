@@ -891,7 +891,6 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 {
     int n = cfg->nults, nw = cfg->nworkers, nl = cfg->local ? cfg->nlocal : n;
     job.cfg = *cfg;
-    (void)nl;
     zm_ult_ids_setup(cfg);
     job.ults = calloc((size_t)job.capacity, sizeof(zm_ult_t));
     job.workers = aligned_alloc(64, sizeof(zm_worker_t) * (size_t)nw);
