@@ -88,17 +88,12 @@ static void part_arrive(void *pkt, size_t bytes, int src_proc, int32_t kind);
 /* ---- Failures ------------------------------------------------------------ */
 
 /* The system MPI failed under us: nothing sensible can go on. */
-static __attribute__((noreturn)) void net_fatal(const char *what)
+void zm_net_fatal(const char *what)
 {
     fprintf(stderr, "zmpi: process %d: network: %s failed in the %s backend; ending the job\n",
             zm_net_job.proc, what, net.be ? net.be->name : "?");
     fflush(NULL);
     zm_net_abort(1);
-}
-
-void zm_net_fatal(const char *what)
-{
-    net_fatal(what);
 }
 
 const zm_net_backend_t *zm_net_be(void)
@@ -300,7 +295,7 @@ static int node_map(void)
         snprintf(mine + len, sizeof(mine) - len, "#%d", j->proc);
     }
     if (net.be->allgather(mine, HOST, all) != 0)
-        net_fatal("the start-up exchange of host names");
+        zm_net_fatal("the start-up exchange of host names");
     j->nnodes = 0;
     for (int p = 0; p < j->nprocs; p++) {
         node[p] = -1;
@@ -386,7 +381,7 @@ void zm_net_finalize(void)
     progress_stop();
     zm_spin_lock(&net.lock);
     if (zm_net_job.nprocs > 1 && net.be->barrier() != 0)
-        net_fatal("the closing barrier");
+        zm_net_fatal("the closing barrier");
     zm_net_env_stop_locked();
     net.be->finalize();
     zm_spin_unlock(&net.lock);
@@ -420,7 +415,7 @@ static int slot_take(zm_net_done_fn *done, void *arg)
         if (p)
             net.pend = p;
         if (!p || !x || net.be->slots(ncap) != 0)
-            net_fatal("allocating request slots");
+            zm_net_fatal("allocating request slots");
         net.idx = x;
         /* Lowest slots first, so the used ones stay packed below hi. */
         for (int i = ncap - 1; i >= net.cap; i--) {
@@ -464,7 +459,7 @@ void zm_net_slot_use_locked(int s, zm_net_done_fn *done, void *arg)
      * was taken in between: the backend's request would sit in the wrong
      * slot. */
     if (slot_take(done, arg) != s)
-        net_fatal("keeping request slots in order");
+        zm_net_fatal("keeping request slots in order");
 }
 
 void zm_net_isend_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
@@ -472,7 +467,7 @@ void zm_net_isend_locked(const void *buf, size_t bytes, int proc, int tag, int s
 {
     int s = slot_take(done, arg);
     if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
-        net_fatal("a send");
+        zm_net_fatal("a send");
 }
 
 void zm_net_count_sent_locked(void)
@@ -498,7 +493,7 @@ void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_
 {
     int s = slot_take(done, arg);
     if (net.be->irecv(buf, bytes, proc, tag, s) != 0)
-        net_fatal("a receive");
+        zm_net_fatal("a receive");
 }
 
 int zm_net_data_tag_locked(void)
@@ -509,8 +504,6 @@ int zm_net_data_tag_locked(void)
     return t;
 }
 
-/* Receive the envelopes that arrived, then complete what finished.  At
- * most a few envelopes per call, so a flood cannot hold the lock long. */
 int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
 {
     if (kind == ZM_NET_KIND_NET) {
@@ -536,7 +529,7 @@ static int progress_locked(void)
     if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
         int n = net.be->testsome(net.hi, net.idx, net.cap);
         if (n < 0)
-            net_fatal("testing requests");
+            zm_net_fatal("testing requests");
         for (int i = 0; i < n; i++) {
             int s = net.idx[i];
             zm_net_done_fn *done = net.pend[s].done;
@@ -602,7 +595,7 @@ void zm_net_defer(int (*fn)(void *), void *arg)
 {
     defer_t *d = malloc(sizeof(*d));
     if (!d)
-        net_fatal("queueing deferred work");
+        zm_net_fatal("queueing deferred work");
     d->fn = fn;
     d->arg = arg;
     zm_spin_lock(&net.defer_lock);
@@ -632,7 +625,7 @@ void zm_net_arrive_rma(void *pkt, size_t bytes, int src_proc)
      * before the window's creation completes anywhere, so an origin can
      * never reach a process without it. */
     if (!fn)
-        net_fatal("delivering a one-sided request to a process without windows");
+        zm_net_fatal("delivering a one-sided request to a process without windows");
     atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* under the lock */
     pkt = zm_net_keep(pkt, bytes);
@@ -657,7 +650,7 @@ static void part_arrive(void *pkt, size_t bytes, int src_proc, int32_t kind)
 {
     zm_net_rma_fn *fn = atomic_load(kind == ZM_NET_KIND_PART ? &net.part : &net.port);
     if (!fn)
-        net_fatal("delivering a partitioned or port message to a process without its "
+        zm_net_fatal("delivering a partitioned or port message to a process without its "
                   "handler");
     atomic_store_explicit(&net.rma_in, atomic_load_explicit(&net.rma_in, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* under the lock */
@@ -738,7 +731,7 @@ static void progress_start(void)
     zm_spin_lock(&net.prog_lock);
     if (!net.prog_started) {
         if (pthread_create(&net.prog_thread, NULL, progress_main, NULL) != 0)
-            net_fatal("starting the progress thread");
+            zm_net_fatal("starting the progress thread");
         net.prog_started = 1;
     }
     zm_spin_unlock(&net.prog_lock);
@@ -816,7 +809,7 @@ static void dd_send(int op, uint32_t wave, int proc)
 {
     dd_msg_t *m = calloc(1, sizeof(*m));
     if (!m)
-        net_fatal("allocating a deadlock-detection message");
+        zm_net_fatal("allocating a deadlock-detection message");
     m->kind = ZM_NET_KIND_NET;
     m->op = op;
     m->wave = wave;

@@ -220,20 +220,24 @@ static int arrival(char *pkt, size_t bytes, int src, int owned)
     return real;
 }
 
+/* Post receive i of the ring into its buffer. */
+static void ring_post(int i)
+{
+    if (zm_net_be()->post(i, E.ring[i] + E.headroom, zm_net_env_room(), ZM_NET_TAG_ENV) != 0)
+        zm_net_fatal("posting a receive");
+}
+
 /* Post every receive of the ring (first poll: the handler's headroom is
  * known by then). */
 static void ring_start(size_t headroom)
 {
-    const zm_net_backend_t *be = zm_net_be();
-    size_t room = zm_net_env_room();
     E.headroom = headroom;
-    if (be->posts(RING_N) != 0)
+    if (zm_net_be()->posts(RING_N) != 0)
         zm_net_fatal("allocating receives");
     for (int i = 0; i < RING_N; i++) {
-        if (!(E.ring[i] = malloc(headroom + room)))
+        if (!(E.ring[i] = malloc(headroom + zm_net_env_room())))
             zm_net_fatal("allocating receive buffers");
-        if (be->post(i, E.ring[i] + headroom, room, ZM_NET_TAG_ENV) != 0)
-            zm_net_fatal("posting a receive");
+        ring_post(i);
     }
     E.on = 1;
 }
@@ -242,11 +246,8 @@ static void ring_start(size_t headroom)
  * (which keeps the posting order the ring's order). */
 static void ring_repost(void)
 {
-    const zm_net_backend_t *be = zm_net_be();
     while (E.unposted > 0) {
-        if (be->post(E.tail, E.ring[E.tail] + E.headroom, zm_net_env_room(),
-                     ZM_NET_TAG_ENV) != 0)
-            zm_net_fatal("posting a receive");
+        ring_post(E.tail);
         E.tail = E.tail + 1 == RING_N ? 0 : E.tail + 1;
         E.unposted--;
     }

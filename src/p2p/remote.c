@@ -85,7 +85,6 @@ typedef struct rsend {
     zm_req_t *req;         /* the send to complete when the data is out, or NULL */
     void *tmp;             /* packed copy of non-contiguous data, or NULL */
     zm_msg_t *bmsg;        /* Bsend area segment to give back, or NULL */
-    int left;              /* operations not yet complete (the data: 1) */
 } rsend_t;
 
 /* A rendezvous receive in flight. */
@@ -105,8 +104,6 @@ static void free_cb(void *arg)
 static void rsend_done(void *arg)
 {
     rsend_t *rs = arg;
-    if (--rs->left > 0)
-        return;
     if (rs->req)
         zm_p2p_req_complete(rs->req);
     if (rs->bmsg)
@@ -163,7 +160,6 @@ static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t co
 static void send_rndv(rsend_t *rs, const void *data, int wdest, int sync)
 {
     int proc = zm_net_proc_of(wdest);
-    rs->left = 1;
     zm_net_lock();
     rs->hdr.dtag = zm_net_data_tag_locked();
     net_hdr_t *h = zm_net_env_buf_locked();
