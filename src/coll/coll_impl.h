@@ -600,6 +600,14 @@ int zm_coll_net_hier_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, int 
  * first (net_hier.c).  Any thread. */
 int zm_coll_net_hier_fits(const coll_net_t *nx, const zm_coll_args_t *a);
 
+/* Combine np processes' partial results (m elements of e each, process
+ * p's at parts + p * stride) with op in process order, the one order of
+ * every hierarchical reduction, blocking or not, so that all give the
+ * same bits.  Returns where the result is (inside parts).  Any thread
+ * (net_hier.c). */
+char *zm_coll_net_combine_parts(const zm_op_t *op, char *parts, size_t stride, int np,
+                                size_t m, const zm_dt_t *e);
+
 /* The shared block of nx's members in this process, attached on first
  * use; NULL if out of memory.  ULT context, nx's owner. */
 zm_coll_shm_t *zm_coll_net_local(coll_net_t *nx);

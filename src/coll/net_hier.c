@@ -274,16 +274,22 @@ static int hier_reduction(const zm_coll_args_t *a)
     }
 }
 
-/* Combine the processes' partial results (m elements of e each, process p's
- * at parts + p * stride) in process order and write the result into the
- * receive buffer of a.  The hierarchical Reduce and Allreduce share it so
- * both combine in the same order. */
+char *zm_coll_net_combine_parts(const zm_op_t *op, char *parts, size_t stride, int np,
+                                size_t m, const zm_dt_t *e)
+{
+    char *acc = parts + stride * (size_t)(np - 1);
+    for (int p = np - 2; p >= 0; p--)
+        zm_op_apply(op, parts + stride * (size_t)p, acc, m, e);
+    return acc;
+}
+
+/* Combine the processes' partial results (see zm_coll_net_combine_parts)
+ * and write the result into the receive buffer of a.  The hierarchical
+ * Reduce and Allreduce share it. */
 static void combine_parts(const coll_net_t *nx, const zm_coll_args_t *a, char *parts,
                           size_t stride, size_t m, const zm_dt_t *e)
 {
-    char *acc = parts + stride * (size_t)(nx->np - 1);
-    for (int p = nx->np - 2; p >= 0; p--)
-        zm_op_apply(a->op, parts + stride * (size_t)p, acc, m, e);
+    char *acc = zm_coll_net_combine_parts(a->op, parts, stride, nx->np, m, e);
     if (m)
         zm_dt_copy(a->rbuf, a->rcount, a->rdt, acc, m, e, m * e->size);
 }

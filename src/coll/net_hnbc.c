@@ -287,10 +287,7 @@ static void hnb_finish(hnb_t *x, zm_status_t st)
     const zm_coll_args_t *a0 = &x->args[0];
     int k = a0->kind, lroot = x->lme_leader;
     if (st == ZM_OK && reduction(k) && (k == ZM_COLL_ALLREDUCE || x->me_p == x->rootp)) {
-        /* Process order, as every leader of the blocking path combines. */
-        char *acc = x->parts + x->stride * (size_t)(x->np - 1);
-        for (int p = x->np - 2; p >= 0; p--)
-            zm_op_apply(a0->op, x->parts + x->stride * (size_t)p, acc, x->m, x->e);
+        char *acc = zm_coll_net_combine_parts(a0->op, x->parts, x->stride, x->np, x->m, x->e);
         for (int q = 0; q < x->nl; q++)
             if (x->eb && (k == ZM_COLL_ALLREDUCE || q == lroot))
                 zm_dt_copy(x->args[q].rbuf, x->args[q].rcount, x->args[q].rdt, acc, x->m,
