@@ -108,11 +108,14 @@ foreach(prog coll_all p2p_large)
                     BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave)
 endforeach()
 
-# Faults: the last rank fails while the others wait for it; the job must
-# end by itself, with the rank's report and exit status.
-# zmpi_add_net_fault(<mode> EXIT_CODE <c> REGEX <re>...)
-function(zmpi_add_net_fault mode)
-  cmake_parse_arguments(T "" "EXIT_CODE" "REGEX" ${ARGN})
+# zmpi_add_net_fatal(<name> PROGRAM <prog> NP <n> PROCS <p> BACKEND <b>
+#                    [OPTS <zmpirun options>...] [EXIT_CODE <c>] REGEX <re>...
+#                    [ARGS ...])
+# Like zmpi_add_net_test, for a job that must fail: it has to end by itself
+# (within 60 s) with every REGEX in its output (and exit status c when
+# given), leaving no process behind (net_noleft.sh).
+function(zmpi_add_net_fatal name)
+  cmake_parse_arguments(T "" "PROGRAM;NP;PROCS;BACKEND;EXIT_CODE" "OPTS;REGEX;ARGS" ${ARGN})
   set(opts --timeout 60)
   if(T_EXIT_CODE)
     list(APPEND opts --exit-code ${T_EXIT_CODE})
@@ -120,13 +123,21 @@ function(zmpi_add_net_fault mode)
   foreach(re ${T_REGEX})
     list(APPEND opts --regex "${re}")
   endforeach()
+  add_test(NAME ${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
+            $<TARGET_FILE:zmpirun> -n ${T_NP} -p ${T_PROCS} -w 2 --net ${T_BACKEND} ${T_OPTS}
+            $<TARGET_FILE:zt_${T_PROGRAM}> ${T_ARGS})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS net)
+endfunction()
+
+# Faults: the last rank fails while the others wait for it; the job must
+# end by itself, with the rank's report and exit status.
+# zmpi_add_net_fault(<mode> [EXIT_CODE <c>] REGEX <re>...)
+function(zmpi_add_net_fault mode)
   foreach(be ${ZMPI_NET_BACKENDS})
-    add_test(NAME net_${be}_fault_${mode}
-      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
-              sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-              $<TARGET_FILE:zmpirun> -n 4 -p 2 -w 2 --net ${be} --interleave
-              $<TARGET_FILE:zt_net_fault> ${mode})
-    set_tests_properties(net_${be}_fault_${mode} PROPERTIES TIMEOUT 90 LABELS net)
+    zmpi_add_net_fatal(net_${be}_fault_${mode} PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
+                       OPTS --interleave ${ARGN} ARGS ${mode})
   endforeach()
 endfunction()
 

@@ -39,19 +39,9 @@ endif()
 # MPI_ERRORS_ARE_FATAL as 2 processes x 3 ranks interleaved; the job must
 # end by itself with the message, leaving no process behind.
 function(zmpi_add_net_coll_fatal mistake)
-  cmake_parse_arguments(T "" "" "REGEX" ${ARGN})
-  set(opts --timeout 60)
-  foreach(re ${T_REGEX})
-    list(APPEND opts --regex "${re}")
-  endforeach()
   foreach(be ${ZMPI_NET_BACKENDS})
-    add_test(NAME net_${be}_coll_fatal_${mistake}_2px3i
-      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
-              sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh ${opts} --
-              $<TARGET_FILE:zmpirun> -n 6 -p 2 -w 2 --net ${be} --interleave
-              $<TARGET_FILE:zt_net_coll_wrong> ${mistake} fatal)
-    set_tests_properties(net_${be}_coll_fatal_${mistake}_2px3i PROPERTIES TIMEOUT 90
-      LABELS net)
+    zmpi_add_net_fatal(net_${be}_coll_fatal_${mistake}_2px3i PROGRAM net_coll_wrong NP 6
+                       PROCS 2 BACKEND ${be} OPTS --interleave ${ARGN} ARGS ${mistake} fatal)
   endforeach()
 endfunction()
 

@@ -76,32 +76,21 @@ endforeach()
 foreach(be ${ZMPI_NET_BACKENDS})
   foreach(mistake put_out_of_range unlock_without_lock)
     if(mistake STREQUAL put_out_of_range)
-      set(re --regex "rank 0: MPI_Put" --regex "target_disp=100" --regex "MPI_ERR_RMA_RANGE")
+      set(re "rank 0: MPI_Put" "target_disp=100" "MPI_ERR_RMA_RANGE")
     else()
-      set(re --regex "rank 1: MPI_Win_unlock" --regex "unlock without lock"
-             --regex "MPI_ERR_RMA_SYNC")
+      set(re "rank 1: MPI_Win_unlock" "unlock without lock" "MPI_ERR_RMA_SYNC")
     endif()
-    add_test(NAME net_${be}_rma_wrong_${mistake}
-      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
-              sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60 ${re} --
-              $<TARGET_FILE:zmpirun> -n 2 -p 2 -w 2 --net ${be}
-              $<TARGET_FILE:zt_rma_wrong> ${mistake})
-    set_tests_properties(net_${be}_rma_wrong_${mistake} PROPERTIES TIMEOUT 90 LABELS net)
+    zmpi_add_net_fatal(net_${be}_rma_wrong_${mistake} PROGRAM rma_wrong NP 2 PROCS 2
+                       BACKEND ${be} REGEX ${re} ARGS ${mistake})
   endforeach()
   # A rank waiting for an exclusive lock while the rank of another process
   # that holds it shared (on a direct window, a count in the node's
   # segment) waits for a message from it: the job-wide detector reports
   # the deadlock, naming both waits.
-  add_test(NAME net_${be}_rma_wrong_shared_lock_deadlock
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/net_noleft.sh
-            sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh --timeout 60
-            --regex "deadlock across"
-            --regex "rank 0: MPI_Win_lock waiting for an exclusive lock on rank 0 of window lockwin"
-            --regex "rank 1: MPI_Recv" --
-            $<TARGET_FILE:zmpirun> -n 2 -p 2 -w 2 --net ${be}
-            $<TARGET_FILE:zt_rma_wrong> shared_lock_deadlock)
-  set_tests_properties(net_${be}_rma_wrong_shared_lock_deadlock PROPERTIES TIMEOUT 90
-                       LABELS net)
+  zmpi_add_net_fatal(net_${be}_rma_wrong_shared_lock_deadlock PROGRAM rma_wrong NP 2 PROCS 2
+    BACKEND ${be} ARGS shared_lock_deadlock REGEX "deadlock across"
+    "rank 0: MPI_Win_lock waiting for an exclusive lock on rank 0 of window lockwin"
+    "rank 1: MPI_Recv")
 endforeach()
 
 # Shared windows across the processes of one node (docs/net.md, "Shared
