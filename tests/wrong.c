@@ -80,6 +80,25 @@ static void recv_from_finalized(int rank, int size)
         MPI_Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* Rank 0 buffers a message that rank 1 never receives (rank 1 waits for
+ * another tag), then detaches its buffer, which waits for that message:
+ * both ranks wait forever, which must be reported, not spun on. */
+static void bsend_detach_unreceived(int rank, int size)
+{
+    static char area[1024 + MPI_BSEND_OVERHEAD];
+    int v = 1, n;
+    void *p;
+
+    (void)size;
+    if (rank == 0) {
+        MPI_Buffer_attach(area, (int)sizeof(area));
+        MPI_Bsend(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+        MPI_Buffer_detach(&p, &n);
+    } else if (rank == 1) {
+        MPI_Recv(&v, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
 /* Recursion with a big frame on every level overflows any small stack.
  * The depth bound is never reached; it keeps the recursion finite. */
 static int deep(int depth)
@@ -305,6 +324,7 @@ int main(int argc, char **argv)
         { "null_comm", null_comm }, { "truncate", truncate_msg },
         { "deadlock_recv_first", deadlock_recv_first },
         { "recv_from_finalized", recv_from_finalized },
+        { "bsend_detach_unreceived", bsend_detach_unreceived },
         { "stack_overflow", stack_overflow }, { "abort_7", abort_7 }, { "exit_3", exit_3 },
         { "dt_uncommitted", dt_uncommitted }, { "dt_freed", dt_freed },
         { "dt_truncate", dt_truncate }, { "dt_bad_vector", dt_bad_vector },

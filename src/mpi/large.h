@@ -145,13 +145,14 @@ int zm_mpi_session_detach_buffer(const char *fn, MPI_Session session, void *buff
  * returns MPI_SUCCESS or an error class with what is wrong written to
  * why[len] (`owner` says whose buffer: "" for the process's, " to the
  * communicator", " to the session"), for the caller to raise through the right handler (a
- * communicator's or a session's).  ULT context, the calling rank
- * (pt2pt.c). */
+ * communicator's or a session's).  Detach and flush wait for the
+ * buffer's messages to be received; `fn` names the call in a deadlock
+ * report.  ULT context, the calling rank (pt2pt.c). */
 int zm_mpi_bsend_attach(uint32_t key, const char *owner, void *buffer, MPI_Count size,
                         char *why, size_t len);
-int zm_mpi_bsend_detach(uint32_t key, const char *owner, void *buffer_addr, MPI_Count *size,
-                        char *why, size_t len);
-int zm_mpi_bsend_flush(uint32_t key, const char *owner, char *why, size_t len);
+int zm_mpi_bsend_detach(const char *fn, uint32_t key, const char *owner, void *buffer_addr,
+                        MPI_Count *size, char *why, size_t len);
+int zm_mpi_bsend_flush(const char *fn, uint32_t key, const char *owner, char *why, size_t len);
 int zm_mpi_bsend_iflush(uint32_t key, const char *owner, MPI_Comm comm, MPI_Request *request,
                         char *why, size_t len);
 

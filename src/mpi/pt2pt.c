@@ -518,8 +518,8 @@ int zm_mpi_bsend_attach(uint32_t key, const char *owner, void *buffer, MPI_Count
     return MPI_SUCCESS;
 }
 
-int zm_mpi_bsend_detach(uint32_t key, const char *owner, void *buffer_addr, MPI_Count *size,
-                        char *why, size_t len)
+int zm_mpi_bsend_detach(const char *fn, uint32_t key, const char *owner, void *buffer_addr,
+                        MPI_Count *size, char *why, size_t len)
 {
     if (!buffer_addr || !size) {
         snprintf(why, len, "(buffer_addr=%p, size=%p): invalid pointer", buffer_addr,
@@ -528,6 +528,7 @@ int zm_mpi_bsend_detach(uint32_t key, const char *owner, void *buffer_addr, MPI_
     }
     void *buf;
     size_t sz;
+    zm_p2p_waiter()->wait_call = fn;
     if (zm_p2p_bsend_detach_key(key, &buf, &sz) != ZM_OK) {
         snprintf(why, len, "no buffer is attached%s", owner);
         return MPI_ERR_BUFFER;
@@ -550,8 +551,9 @@ static int detach_int(struct zmpi_comm *c, const char *fn, int rc, MPI_Count sz,
     return MPI_SUCCESS;
 }
 
-int zm_mpi_bsend_flush(uint32_t key, const char *owner, char *why, size_t len)
+int zm_mpi_bsend_flush(const char *fn, uint32_t key, const char *owner, char *why, size_t len)
 {
+    zm_p2p_waiter()->wait_call = fn;
     if (zm_p2p_bsend_flush_key(key) == ZM_OK)
         return MPI_SUCCESS;
     snprintf(why, len, "no buffer is attached%s", owner);
@@ -615,8 +617,8 @@ int zm_mpi_buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
     char why[128];
     zm_mpi_enter(fn);
-    return bsend_raise(NULL, fn, zm_mpi_bsend_detach(ZM_BSEND_PROCESS, "", buffer_addr, size, why,
-                                                     sizeof(why)), why);
+    return bsend_raise(NULL, fn, zm_mpi_bsend_detach(fn, ZM_BSEND_PROCESS, "", buffer_addr, size,
+                                                     why, sizeof(why)), why);
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
@@ -633,7 +635,8 @@ int PMPI_Buffer_flush(void)
     const char *fn = "MPI_Buffer_flush";
     char why[128];
     zm_mpi_enter(fn);
-    return bsend_raise(NULL, fn, zm_mpi_bsend_flush(ZM_BSEND_PROCESS, "", why, sizeof(why)), why);
+    return bsend_raise(NULL, fn,
+                       zm_mpi_bsend_flush(fn, ZM_BSEND_PROCESS, "", why, sizeof(why)), why);
 }
 ZM_WEAK(Buffer_flush)
 
@@ -666,7 +669,8 @@ int zm_mpi_comm_detach_buffer(const char *fn, MPI_Comm comm, void *buffer_addr,
 {
     char why[128];
     ENTER_COMM(fn, comm, c);
-    rc = zm_mpi_bsend_detach(c->p.ctx, " to the communicator", buffer_addr, size, why, sizeof(why));
+    rc = zm_mpi_bsend_detach(fn, c->p.ctx, " to the communicator", buffer_addr, size, why,
+                             sizeof(why));
     return bsend_raise(c, fn, rc, why);
 }
 
@@ -685,7 +689,7 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm)
     const char *fn = "MPI_Comm_flush_buffer";
     char why[128];
     ENTER_COMM(fn, comm, c);
-    rc = zm_mpi_bsend_flush(c->p.ctx, " to the communicator", why, sizeof(why));
+    rc = zm_mpi_bsend_flush(fn, c->p.ctx, " to the communicator", why, sizeof(why));
     return bsend_raise(c, fn, rc, why);
 }
 ZM_WEAK(Comm_flush_buffer)

@@ -552,7 +552,7 @@ int zm_mpi_session_detach_buffer(const char *fn, MPI_Session session, void *buff
     char why[128];
     int rc = sbuf_enter(fn, session, &b);
     if (rc == MPI_SUCCESS)
-        rc = sbuf_raise(session, fn, zm_mpi_bsend_detach(b->key, " to the session",
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_detach(fn, b->key, " to the session",
                                                          buffer_addr, size, why, sizeof(why)),
                         why);
     return rc;
@@ -583,7 +583,7 @@ int PMPI_Session_flush_buffer(MPI_Session session)
     char why[128];
     int rc = sbuf_enter(fn, session, &b);
     if (rc == MPI_SUCCESS)
-        rc = sbuf_raise(session, fn, zm_mpi_bsend_flush(b->key, " to the session", why,
+        rc = sbuf_raise(session, fn, zm_mpi_bsend_flush(fn, b->key, " to the session", why,
                                                         sizeof(why)), why);
     return rc;
 }

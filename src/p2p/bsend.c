@@ -219,11 +219,20 @@ zm_status_t zm_p2p_bsend_attach_key(uint32_t key, void *buf, size_t size)
     return ZM_OK;
 }
 
-/* Wait until area a holds no message.  Receivers free segments while
- * running, so yielding lets them make progress. */
+/* Wait until area a holds no message.  The rank parks on a request that
+ * the release of the area's last segment completes, as a non-blocking
+ * flush would, so that a detach or flush no receive will ever satisfy is
+ * seen by the deadlock detection instead of spinning forever.  Only when
+ * there is no room to note the request does it fall back to yielding. */
 static void area_drain(zm_p2p_barea_t *a)
 {
+    zm_req_t req, *rp = &req;
+    memset(&req, 0, sizeof(req));
     for (;;) {
+        if (zm_p2p_bsend_iflush_key(a->key, &req) == ZM_OK) {
+            zm_p2p_wait(&rp, 1, 1);
+            return;
+        }
         zm_spin_lock(&a->lock);
         int live = a->live;
         zm_spin_unlock(&a->lock);

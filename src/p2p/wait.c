@@ -232,7 +232,10 @@ void zm_p2p_describe(zm_ult_t *ult, char *buf, size_t len)
         return;
     }
     const char *comm = q->pcomm && q->pcomm->name ? q->pcomm->name : "?";
-    if (q->kind == ZM_REQ_DONE_ONLY)
+    if (q->kind == ZM_REQ_DONE_ONLY && !q->pcomm)
+        snprintf(buf, len, "%s waiting for an operation that only another rank can complete",
+                 call);
+    else if (q->kind == ZM_REQ_DONE_ONLY)
         snprintf(buf, len, "%s waiting for an operation on comm=%s that other ranks have not "
                  "joined (a non-blocking collective)", call, comm);
     else if (q->kind == ZM_REQ_RECV)
