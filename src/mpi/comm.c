@@ -214,8 +214,12 @@ static int comm_dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
         if (!n)
             return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
     }
-    if ((rc = dup_extras(c, n, fn, with_info, info)) != MPI_SUCCESS)
+    if ((rc = dup_extras(c, n, fn, with_info, info)) != MPI_SUCCESS) {
+        /* As MPICH and Open MPI do, so that a program that frees the
+         * result unconditionally gets a clean refusal. */
+        *newcomm = MPI_COMM_NULL;
         return rc;
+    }
     *newcomm = n;
     return MPI_SUCCESS;
 }
@@ -325,6 +329,8 @@ static int comm_idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info
     }
     if ((rc = dup_extras(c, n, fn, with_info, info)) != MPI_SUCCESS) {
         zm_mpi_sched_free(s);
+        *newcomm = MPI_COMM_NULL;
+        *request = MPI_REQUEST_NULL;
         return rc;
     }
     if ((rc = zm_mpi_sched_start(s)) != MPI_SUCCESS) {
