@@ -221,6 +221,15 @@ static void check_dist_from_root(int rank, int size)
                      "from root: weights %d %d", sw[0], tw[0]);
         ZT_OK(MPI_Comm_free(&d));
     }
+    /* No edges anywhere and weights NULL everywhere: NULL is an empty
+     * array of weights, not MPI_UNWEIGHTED, so the graph is weighted. */
+    MPI_Comm e;
+    int in = -1, out = -1, wtd = -1;
+    ZT_OK(MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, NULL, MPI_INFO_NULL, 0, &e));
+    ZT_OK(MPI_Dist_graph_neighbors_count(e, &in, &out, &wtd));
+    ZT_CHECK(in == 0 && out == 0 && wtd == 1, "empty graph, NULL weights: %d %d %d", in, out,
+             wtd);
+    ZT_OK(MPI_Comm_free(&e));
     free(src), free(deg), free(dst), free(w);
 }
 

@@ -210,15 +210,17 @@ static int *dist_pack(int size, int n, const int *sources, const int *degrees, c
 /* Build the calling rank's topology from the records it received (nints
  * ints), in arrival order: by giving rank, then in its order.  `weighted`
  * is -1 when the rank cannot tell (it gave no edges and weights NULL):
- * the records say then.  NULL if out of memory; *mixed is set if weighted
- * and unweighted edges were mixed. */
+ * the records say then, and with no records the graph is weighted, since
+ * NULL is an empty array of weights, not MPI_UNWEIGHTED (as MPICH's
+ * topo/distgraph1 expects).  NULL if out of memory; *mixed is set if
+ * weighted and unweighted edges were mixed. */
 static struct zm_mpi_topo *dist_unpack(const int *rec, int nints, int weighted, MPI_Info info,
                                        int *mixed)
 {
     int nin = 0, nout = 0;
     *mixed = 0;
     if (weighted < 0)
-        weighted = nints > 0 && rec[2] >= 0;
+        weighted = nints == 0 || rec[2] >= 0;
     for (int i = 0; i < nints; i += REC_INTS) {
         nin += rec[i] == 1;
         nout += rec[i] == 0;
