@@ -5,6 +5,9 @@
  *     MPI_BXOR, MPI_PROD on ints, MPI_SUM on doubles holding integers,
  *     MPI_MINLOC on MPI_2INT), under fences and under shared locks;
  *   - accumulates through derived datatypes on both sides;
+ *   - MPI_MAXLOC through vectors of value/index pairs whose extent has
+ *     padding (long double + int, double + int, short + int), nothing
+ *     written between or after the target's elements;
  *   - Get_accumulate with MPI_REPLACE / MPI_NO_OP swaps;
  *   - a Fetch_and_op counter incremented `iters` times by every rank ends
  *     exactly at size * iters, and the values each rank fetched rise and
@@ -14,6 +17,8 @@
  * Argument: iterations per rank (default 10000).
  */
 #include "zt.h"
+
+#include <stddef.h>
 
 #define M 16
 
@@ -207,6 +212,88 @@ static void big_sum(int rank, int size, int rounds)
     free(ones);
 }
 
+/* Value/index pairs whose extent has padding: 20 bytes of data in 32, 12
+ * in 16, and a short whose int follows a hole. */
+typedef struct { long double v; int i; } ldi_t;
+typedef struct { double v; int i; } di_t;
+typedef struct { short v; int i; } si_t;
+#define NPAIR 24
+struct pairs_win {
+    ldi_t ld[2 * NPAIR];
+    di_t d[2 * NPAIR];
+    si_t s[2 * NPAIR];
+    unsigned char guard[64];
+};
+
+static int pair_value(int r, int k) { return (r * 7 + k * 3) % 11; }
+
+/* The state of one target pair: the sentinel or some rank's value. */
+#define PAIR_OK(p, k) (((p).v == -1 && (p).i == -5) || \
+                       ((p).i >= 0 && (p).i < size && (p).v == pair_value((p).i, k)))
+
+/* Every rank MAXLOCs NPAIR pairs of each kind into every other element of
+ * rank 0's window under a shared lock (the last kind by Get_accumulate,
+ * whose old values must each be a state the element had); the result is
+ * the serial model's, and the elements between and the bytes after stay. */
+static void padded_pairs(int rank, int size)
+{
+    struct pairs_win *w = zt_malloc(sizeof(*w));
+    for (int k = 0; k < 2 * NPAIR; k++) {
+        w->ld[k] = (ldi_t){ -1, -5 };
+        w->d[k] = (di_t){ -1, -5 };
+        w->s[k] = (si_t){ -1, -5 };
+    }
+    memset(w->guard, 0xab, sizeof(w->guard));
+    MPI_Win win;
+    ZT_OK(MPI_Win_create(w, sizeof(*w), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    /* The origins are vectors too: both sides go through scratch rows. */
+    ldi_t ld[2 * NPAIR];
+    di_t d[2 * NPAIR];
+    si_t s[NPAIR], old[NPAIR];
+    for (int k = 0; k < NPAIR; k++) {
+        ld[2 * k] = (ldi_t){ pair_value(rank, k), rank };
+        d[2 * k] = (di_t){ pair_value(rank, k), rank };
+        s[k] = (si_t){ (short)pair_value(rank, k), rank };
+    }
+    MPI_Datatype vld, vd, vs;
+    ZT_OK(MPI_Type_vector(NPAIR, 1, 2, MPI_LONG_DOUBLE_INT, &vld));
+    ZT_OK(MPI_Type_vector(NPAIR, 1, 2, MPI_DOUBLE_INT, &vd));
+    ZT_OK(MPI_Type_vector(NPAIR, 1, 2, MPI_SHORT_INT, &vs));
+    ZT_OK(MPI_Type_commit(&vld));
+    ZT_OK(MPI_Type_commit(&vd));
+    ZT_OK(MPI_Type_commit(&vs));
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    ZT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    ZT_OK(MPI_Accumulate(ld, 1, vld, 0, offsetof(struct pairs_win, ld), 1, vld, MPI_MAXLOC,
+                         win));
+    ZT_OK(MPI_Accumulate(d, 1, vd, 0, offsetof(struct pairs_win, d), 1, vd, MPI_MAXLOC, win));
+    ZT_OK(MPI_Get_accumulate(s, NPAIR, MPI_SHORT_INT, old, NPAIR, MPI_SHORT_INT, 0,
+                             offsetof(struct pairs_win, s), 1, vs, MPI_MAXLOC, win));
+    ZT_OK(MPI_Win_unlock(0, win));
+    for (int k = 0; k < NPAIR; k++)
+        ZT_CHECK(PAIR_OK(old[k], k), "Get_accumulate's old pair %d: %d/%d", k, old[k].v,
+                 old[k].i);
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; rank == 0 && k < NPAIR; k++) {
+        int best = -1, who = -1;
+        for (int r = 0; r < size; r++)
+            if (pair_value(r, k) > best)
+                best = pair_value(r, k), who = r;
+        ZT_CHECK(w->ld[2 * k].v == best && w->ld[2 * k].i == who, "long double pair %d", k);
+        ZT_CHECK(w->d[2 * k].v == best && w->d[2 * k].i == who, "double pair %d", k);
+        ZT_CHECK(w->s[2 * k].v == best && w->s[2 * k].i == who, "short pair %d", k);
+        ZT_CHECK(w->ld[2 * k + 1].i == -5 && w->d[2 * k + 1].i == -5 && w->s[2 * k + 1].i == -5,
+                 "pairs between the target's elements untouched (%d)", k);
+    }
+    for (size_t b = 0; b < sizeof(w->guard); b++)
+        ZT_CHECK(w->guard[b] == 0xab, "byte %zu after the pairs untouched", b);
+    MPI_Type_free(&vld);
+    MPI_Type_free(&vd);
+    MPI_Type_free(&vs);
+    ZT_OK(MPI_Win_free(&win));
+    free(w);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -227,6 +314,7 @@ int main(int argc, char **argv)
     derived_and_pairs(win, cb, rank, size);
     ZT_OK(MPI_Win_free(&win));
     free(cb);
+    padded_pairs(rank, size);
 
     int64_t *lb;
     ZT_OK(MPI_Win_allocate(4 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL,

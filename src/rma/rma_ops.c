@@ -35,11 +35,14 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
                               void *rbuf, size_t rcount, const zm_dt_t *rdt)
 {
     size_t bytes = zm_dt_bytes(tdt, tcount), m = bytes / basic->size;
+    /* A row of m elements takes m extents: more than `bytes` for the
+     * value/index pairs, whose extent has padding beyond their data. */
+    size_t row = m * (size_t)basic->extent;
     int tplain = is_plain(tcount, tdt, basic);
     int oplain = op->id == ZM_OP_NO_OP || is_plain(ocount, odt, basic);
     unsigned char stack[RMA_STACK_SCRATCH];
     unsigned char *scratch = NULL;
-    size_t need = (oplain ? 0 : bytes) + (tplain ? 0 : bytes);
+    size_t need = (oplain ? 0 : row) + (tplain ? 0 : row);
     if (need > sizeof(stack)) {
         scratch = malloc(need);
         if (!scratch)
@@ -54,7 +57,7 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
     if (!oplain) {
         zm_dt_copy(tmp, m, basic, obuf, ocount, odt, bytes);
         in = tmp;
-        tmp += bytes;
+        tmp += row;
     }
     zm_spin_lock(w->t[t].acc);
     if (rbuf)
@@ -84,6 +87,25 @@ void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const vo
     zm_spin_unlock(w->t[t].acc);
 }
 
+/* Apply op to the m packed elements of `packed` with the m packed origin
+ * elements `in`.  Elements with padding (the value/index pairs) travel
+ * packed, but the kernels work on them laid out as in memory, so they are
+ * unpacked into two rows of m extents at `row` first and the result
+ * packed again. */
+static void apply_packed(const zm_op_t *op, const zm_dt_t *basic, const void *in,
+                         unsigned char *packed, size_t m, unsigned char *row)
+{
+    size_t bytes = m * basic->size, e = (size_t)basic->extent;
+    if (e == basic->size) {
+        zm_op_apply(op, in, packed, m, basic);
+        return;
+    }
+    zm_dt_unpack(row, m, basic, in, bytes);
+    zm_dt_unpack(row + m * e, m, basic, packed, bytes);
+    zm_op_apply(op, row, row + m * e, m, basic);
+    zm_dt_pack(packed, row + m * e, m, basic, bytes);
+}
+
 zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
                                    const zm_dt_t *basic, const void *in, char *tbase,
                                    const int64_t (*runs)[2], size_t nruns, void *result)
@@ -92,12 +114,17 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
     for (size_t i = 0; i < nruns; i++)
         bytes += (size_t)runs[i][1];
     size_t m = bytes / basic->size;
-    /* One run is operated on in place; several are gathered into scratch
-     * (the kernels want the elements in a row) and scattered back. */
-    int one = nruns == 1;
+    /* One run of elements without padding is operated on in place; other
+     * runs are gathered into scratch (the kernels want the elements in a
+     * row) and scattered back.  Elements with padding (the value/index
+     * pairs) arrive packed and are operated on at their extent, in two
+     * more rows of scratch. */
+    int padded = basic->extent != (ptrdiff_t)basic->size;
+    int one = nruns == 1 && !padded;
+    size_t need = one ? 0 : bytes + (padded ? 2 * m * (size_t)basic->extent : 0);
     unsigned char stack[RMA_STACK_SCRATCH];
     unsigned char *tmp = stack;
-    if (!one && bytes > sizeof(stack) && !(tmp = malloc(bytes)))
+    if (need > sizeof(stack) && !(tmp = malloc(need)))
         return ZM_ERR_NOMEM;
     zm_spin_lock(w->t[t].acc);
     if (one) {
@@ -113,7 +140,7 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
         if (result)
             memcpy(result, tmp, bytes);
         if (op->id != ZM_OP_NO_OP) {
-            zm_op_apply(op, in, tmp, m, basic);
+            apply_packed(op, basic, in, tmp, m, tmp + bytes);
             at = 0;
             for (size_t i = 0; i < nruns; i++, at += (size_t)runs[i - 1][1])
                 memcpy(tbase + runs[i][0], tmp + at, (size_t)runs[i][1]);
