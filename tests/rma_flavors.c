@@ -144,6 +144,50 @@ static void names_groups_info(MPI_Win win)
     MPI_Info_free(&out);
 }
 
+/* Two halves of one array attached one after the other: a Put and a Get
+ * across their seam reach attached memory, so they work; one that runs
+ * past the second half is refused. */
+static void seam(MPI_Win win, MPI_Aint *addr)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int *two = zt_malloc(2 * N * sizeof(int)), src[N], got[N];
+    for (int i = 0; i < 2 * N; i++)
+        two[i] = -1;
+    for (int i = 0; i < N; i++)
+        src[i] = rank * 1000 + i;
+    ZT_OK(MPI_Win_attach(win, two, N * sizeof(int)));
+    ZT_OK(MPI_Win_attach(win, two + N, N * sizeof(int)));
+    MPI_Aint me;
+    MPI_Get_address(two, &me);
+    ZT_OK(MPI_Allgather(&me, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    MPI_Aint at = MPI_Aint_add(addr[right], (N / 2) * sizeof(int));
+    ZT_OK(MPI_Win_lock_all(0, win));
+    ZT_OK(MPI_Put(src, N, MPI_INT, right, at, N, MPI_INT, win));
+    ZT_OK(MPI_Win_flush(right, win));
+    ZT_OK(MPI_Get(got, N, MPI_INT, right, at, N, MPI_INT, win));
+    ZT_OK(MPI_Win_flush(right, win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int rc = MPI_Put(src, N, MPI_INT, right, MPI_Aint_add(at, N * sizeof(int)), N, MPI_INT, win);
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    ZT_EQ(cls, MPI_ERR_RMA_RANGE, "a Put past the second attached half");
+    MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
+    ZT_OK(MPI_Win_unlock_all(win));
+    for (int i = 0; i < N; i++)
+        ZT_EQ(got[i], src[i], "Get across the seam");
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < 2 * N; i++) {
+        int k = i - N / 2;
+        ZT_EQ(two[i], k >= 0 && k < N ? left * 1000 + k : -1, "Put across the seam");
+    }
+    ZT_OK(MPI_Win_detach(win, two));
+    ZT_OK(MPI_Win_detach(win, two + N));
+    free(two);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -214,6 +258,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         free(d);
     }
+    seam(win, addr);
     ZT_OK(MPI_Win_free(&win));
     free(addr);
     MPI_Finalize();

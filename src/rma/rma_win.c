@@ -75,16 +75,31 @@ void zm_rma_win_unref(zm_rma_win_t *w)
     free(w);
 }
 
-/* The region of target t holding [a, a + len), or NULL.  Under reg_lk. */
-static zm_rma_region_t *region_find(zm_rma_target_t *t, uintptr_t a, size_t len)
+/* Nonzero if [a, a + len) lies in memory target t attached, in one region
+ * or across regions that meet end to end (MPI asks only that the target
+ * memory be attached; programs attach the halves of one array).  Regions
+ * never overlap (zm_rma_attach), so at each step at most one holds the
+ * next byte.  Under reg_lk. */
+static int region_covers(zm_rma_target_t *t, uintptr_t a, size_t len)
 {
-    zm_dlink_t *l;
-    zm_dlist_for_each(l, &t->regions) {
-        zm_rma_region_t *r = zm_container_of(l, zm_rma_region_t, link);
-        if (a >= r->base && a - r->base <= r->size && len <= r->size - (a - r->base))
-            return r;
+    uintptr_t end = a + len;
+    if (end < a)
+        return 0;
+    while (a < end) {
+        zm_rma_region_t *hit = NULL;
+        zm_dlink_t *l;
+        zm_dlist_for_each(l, &t->regions) {
+            zm_rma_region_t *r = zm_container_of(l, zm_rma_region_t, link);
+            if (a >= r->base && a - r->base < r->size) {
+                hit = r;
+                break;
+            }
+        }
+        if (!hit)
+            return 0;
+        a = hit->base + hit->size;
     }
-    return NULL;
+    return 1;
 }
 
 char *zm_rma_target_addr(zm_rma_win_t *w, int t, int dynamic, int64_t disp, ptrdiff_t lo,
@@ -96,9 +111,9 @@ char *zm_rma_target_addr(zm_rma_win_t *w, int t, int dynamic, int64_t disp, ptrd
         if (hi == lo)
             return (char *)a;
         zm_spin_lock(&tg->reg_lk);
-        zm_rma_region_t *r = region_find(tg, a + (uintptr_t)lo, (size_t)(hi - lo));
+        int ok = region_covers(tg, a + (uintptr_t)lo, (size_t)(hi - lo));
         zm_spin_unlock(&tg->reg_lk);
-        return r ? (char *)a : NULL;
+        return ok ? (char *)a : NULL;
     }
     if (disp < 0)
         return NULL;
