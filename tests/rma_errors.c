@@ -87,6 +87,16 @@ static void access_errors(MPI_Win win, int rank, int size)
     /* With no element, any predefined op goes (as in MPICH and Open MPI). */
     ZT_OK(MPI_Get_accumulate(v, 0, MPI_BYTE, &r, 0, MPI_BYTE, right, 0, 0, MPI_BYTE, MPI_SUM,
                              win));
+    /* Nor do sides without data need to agree on their types: a type of
+     * size 0 on one side, doubles with count 0 on the other. */
+    MPI_Datatype empty;
+    ZT_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+    ZT_OK(MPI_Type_commit(&empty));
+    ZT_OK(MPI_Accumulate(v, 1, empty, right, 0, 0, MPI_DOUBLE, MPI_SUM, win));
+    ZT_OK(MPI_Accumulate(v, 0, MPI_INT, right, 0, 1, empty, MPI_SUM, win));
+    ZT_OK(MPI_Get_accumulate(v, 0, MPI_DOUBLE, &r, 2, empty, right, 0, 0, MPI_INT, MPI_SUM,
+                             win));
+    MPI_Type_free(&empty);
     expect(MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, right, 0, win), MPI_ERR_TYPE,
            "MPI_Compare_and_swap on a double");
     expect(MPI_Fetch_and_op(v, &r, MPI_INT, right, W, MPI_SUM, win), MPI_ERR_RMA_RANGE,

@@ -307,13 +307,19 @@ static int acc_types(struct zmpi_win *w, const char *fn, const struct acc *a, in
                                 op->id == ZM_OP_USER ? "one-sided accumulates take predefined "
                                 "operations only" : "MPI_NO_OP is for MPI_Get_accumulate and "
                                 "MPI_Fetch_and_op only");
+    /* A side that carries no data (count 0, or a type of size 0) has no
+     * elements that could disagree: MPICH accepts any types then. */
     *basic = zm_dt_basic(a->tdt);
+    if (!*basic && zm_dt_bytes(a->tdt, (size_t)a->tcount) == 0)
+        *basic = MPI_BYTE;
     const char *bad = NULL;
     if (!*basic)
         bad = "target";
-    else if (op->id != ZM_OP_NO_OP && a->ocount > 0 && zm_dt_basic(a->odt) != *basic)
+    else if (op->id != ZM_OP_NO_OP && zm_dt_bytes(a->odt, (size_t)a->ocount) > 0 &&
+             zm_dt_basic(a->odt) != *basic)
         bad = "origin";
-    else if (a->rbuf && a->rcount > 0 && zm_dt_basic(a->rdt) != *basic)
+    else if (a->rbuf && zm_dt_bytes(a->rdt, (size_t)a->rcount) > 0 &&
+             zm_dt_basic(a->rdt) != *basic)
         bad = "result";
     if (bad)
         return zm_mpi_win_error(w, MPI_ERR_TYPE, fn, "(%s_datatype=%s, target_datatype=%s): "
