@@ -11,6 +11,9 @@
  *   - fairness: ranks keep taking shared locks until an exclusive locker
  *     has had its turn; it must get it (otherwise the test times out);
  *   - request forms Rput, Rget, Raccumulate, Rget_accumulate in lock_all;
+ *   - polling with lock/Get/unlock epochs: every rank but 0 reads rank 0's
+ *     flag in shared-lock epochs until rank 0, which runs only once they
+ *     poll (it waits for their messages), sets it in an exclusive one;
  *   - the mpi4py.util.sync pattern: a mutex from Compare_and_swap and a
  *     condition from Fetch_and_op, waited for with flush spin loops while
  *     the other ranks sit in MPI_Barrier, then in MPI_Win_free.
@@ -193,6 +196,38 @@ static void sync_pattern(int rank, int size, int in_free)
     ZT_OK(MPI_Win_free(&win));
 }
 
+/* Ranks 1.. send rank 0 a message, then poll its flag base[15] with
+ * shared-lock epochs and no other MPI call (the pattern of linked-list
+ * appends that wait for a neighbour's element); rank 0 receives every
+ * message, then sets the flag under an exclusive lock.  On a worker shared
+ * with rank 0, the pollers must let it run: unlock yields, as flush does. */
+static void lock_polling(MPI_Win win, int *base, int rank, int size)
+{
+    int one = 1, v = 0;
+    if (rank == 0) {
+        ZT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        base[15] = 0;
+        ZT_OK(MPI_Win_unlock(0, win));
+    }
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        for (int r = 1; r < size; r++)
+            ZT_OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+        ZT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        ZT_OK(MPI_Put(&one, 1, MPI_INT, 0, 15, 1, MPI_INT, win));
+        ZT_OK(MPI_Win_unlock(0, win));
+    } else {
+        ZT_OK(MPI_Send(&rank, 1, MPI_INT, 0, 77, MPI_COMM_WORLD));
+        while (v == 0) {
+            ZT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            ZT_OK(MPI_Get(&v, 1, MPI_INT, 0, 15, 1, MPI_INT, win));
+            ZT_OK(MPI_Win_unlock(0, win));
+        }
+    }
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -208,6 +243,7 @@ int main(int argc, char **argv)
     exclusive(win, base, rank, size);
     fairness(win, base, rank, size);
     requests(win, base, rank, size);
+    lock_polling(win, base, rank, size);
     ZT_OK(MPI_Win_free(&win));
     sync_pattern(rank, size, 0);
     sync_pattern(rank, size, 1);

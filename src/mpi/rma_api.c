@@ -832,6 +832,10 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     }
     win->lock_type[rank] = 0;
     win->nlocks--;
+    /* A rank that polls window memory in lock, access, unlock epochs (a
+     * linked-list append waiting for a neighbour's element) lets the ranks
+     * of its worker run, as flush does: the one it waits for may be one. */
+    zm_ult_yield();
     return MPI_SUCCESS;
 }
 ZM_WEAK(Win_unlock)
