@@ -794,10 +794,14 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return epoch_conflict(win, fn, "MPI_Win_start");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     if (!(assert & MPI_MODE_NOCHECK)) {
-        char what[320];
-        snprintf(what, sizeof(what), "MPI_Win_lock waiting for %s lock on rank %d of window "
-                 "%s", excl ? "an exclusive" : "a shared", rank, wname(win));
-        zm_rma_lock(win->rma, win->rank, rank, excl, what);
+        /* The wait's description (for deadlock reports) costs more than an
+         * uncontended lock: it is written only when the lock is busy. */
+        if (!zm_rma_lock_try(win->rma, rank, excl)) {
+            char what[320];
+            snprintf(what, sizeof(what), "MPI_Win_lock waiting for %s lock on rank %d of "
+                     "window %s", excl ? "an exclusive" : "a shared", rank, wname(win));
+            zm_rma_lock(win->rma, win->rank, rank, excl, what);
+        }
         /* Under ThreadSanitizer: after the previous holders' epochs. */
         zm_arch_tsan_acquire(win->rma);
     }

@@ -311,6 +311,12 @@ void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const vo
  * through rma_net.c (same queue, in the target's process). */
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what);
 
+/* Take the lock of target t if that needs no wait (it is free, or shared
+ * with shared holders and nobody queued); 1 if taken, then released by
+ * zm_rma_unlock as zm_rma_lock's.  A target of another process is never
+ * taken here (0).  Lets the caller describe a wait only when there is one. */
+int zm_rma_lock_try(zm_rma_win_t *w, int t, int exclusive);
+
 /* Release a lock on t taken by zm_rma_lock and grant the next waiters
  * (locally, or in t's process when t is remote). */
 void zm_rma_unlock(zm_rma_win_t *w, int t, int exclusive);

@@ -174,6 +174,19 @@ static int lock_grant_head(zm_rma_win_t *w, zm_rma_target_t *tg, int t, zm_rma_l
     return 1;
 }
 
+int zm_rma_lock_try(zm_rma_win_t *w, int t, int exclusive)
+{
+    if (ZM_UNLIKELY(w->node != NULL) && !exclusive && node_shared_fast(w, t))
+        return 1;
+    if (zm_rma_other_proc(w, t))
+        return 0;
+    zm_rma_target_t *tg = &w->t[t];
+    zm_spin_lock(&tg->lock_lk);
+    int taken = lock_take_free(w, tg, t, exclusive);
+    zm_spin_unlock(&tg->lock_lk);
+    return taken;
+}
+
 void zm_rma_lock(zm_rma_win_t *w, int me, int t, int exclusive, const char *what)
 {
     if (ZM_UNLIKELY(w->node != NULL) && !exclusive && node_shared_fast(w, t))
