@@ -34,6 +34,8 @@ zmpi_add_fatal_test(threads_wrong_finalize PROGRAM threads_errors NP 2 WORKERS 2
   REGEX "MPI_Finalize" "main thread" ARGS finalize)
 zmpi_add_fatal_test(threads_wrong_init PROGRAM threads_errors NP 2 WORKERS 1
   REGEX "MPI_Init called from a thread the rank created" ARGS init)
+zmpi_add_fatal_test(threads_wrong_spawn PROGRAM threads_errors NP 2 WORKERS 2
+  REGEX "MPI_Comm_spawn" "called from a thread the rank created" ARGS spawn)
 zmpi_add_fatal_test(threads_wrong_deadlock PROGRAM threads_errors NP 2 WORKERS 2
   REGEX "deadlock" "rank 0: MPI_Recv" "a thread of rank 0: MPI_Recv" ARGS deadlock)
 

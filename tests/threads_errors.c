@@ -16,6 +16,8 @@
  *   init        a thread the rank created calls MPI_Init: fails.
  *   deadlock    the rank's ULT and a thread it created both wait for
  *               messages nobody sends: reported as a deadlock naming both.
+ *   spawn       a thread the rank created calls MPI_Comm_spawn: refused,
+ *               saying that only the rank's own thread can start ranks.
  */
 #include "zt.h"
 
@@ -85,6 +87,14 @@ static void *init(void *arg)
     return NULL;
 }
 
+static void *spawn(void *arg)
+{
+    MPI_Comm kids;
+    MPI_Comm_spawn((const char *)arg, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &kids,
+                   MPI_ERRCODES_IGNORE);
+    return NULL;
+}
+
 static void *recv_never(void *arg)
 {
     (void)arg;
@@ -139,6 +149,9 @@ int main(int argc, char **argv)
         pthread_join(th, NULL);
     } else if (strcmp(what, "finalize") == 0) {
         ZT_EQ(pthread_create(&th, NULL, finalize, NULL), 0, "pthread_create");
+        pthread_join(th, NULL);
+    } else if (strcmp(what, "spawn") == 0) {
+        ZT_EQ(pthread_create(&th, NULL, spawn, argv[0]), 0, "pthread_create");
         pthread_join(th, NULL);
     } else if (strcmp(what, "deadlock") == 0) {
         if (rank == 0) {

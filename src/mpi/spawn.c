@@ -297,6 +297,13 @@ static int root_plan(struct cmd *cmds, int count, char *cmdv[], char **argvs[],
         snprintf(msg, len, "(maxprocs): nothing to spawn (every count is 0)");
         return MPI_ERR_ARG;
     }
+    if (!zm_ult_in_job() && zm_ult_job_scheduled()) {
+        /* New ranks join the caller's worker, which a thread the rank
+         * created does not have. */
+        snprintf(msg, len, "called from a thread the rank created: in zmpi only the rank's "
+                 "own thread can start ranks");
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
     if (!zm_ult_in_job()) {
         snprintf(msg, len, "this program was not started by zmpi's launcher (Python, or "
                  "mpiexec): it is one rank on its own thread and cannot start ranks");
