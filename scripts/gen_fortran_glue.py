@@ -520,9 +520,40 @@ def base_name(fn, init=True):
     return base[:1].upper() + base[1:]
 
 
+def split_part(fn):
+    """'begin' or 'end' for the parts of a split collective (file), else
+    None.  zmpi's split collectives do all their work in the _begin call
+    (src/mpi/file_coll.c, split_begin), and _end ignores its buffer, so
+    the glue treats a _begin's buffer as a blocking call's (a section no
+    datatype describes is copied in and back around the call) and passes
+    an _end's on as its address.  The standard only forbids the program
+    to touch the buffer between the two calls, which this respects."""
+    m = re.search(r'_(begin|end)(_c)?$', fn.name)
+    return m.group(1) if m and fn.name.startswith('File_') else None
+
+
+def keep_target(fn):
+    """How an asynchronous call of fn hands the copies of its sections to
+    the library (zf_cbuf_keep): (ZF_KEEP_REQ, its C request) for calls
+    that make a request, (ZF_KEEP_WIN, its C window) for one-sided calls
+    without one, None for calls that cannot work on a copy (ZF_NOCOPY):
+    partitioned ones (each partition's data is the program's from its
+    MPI_Pready or MPI_Parrived on, not at a start or completion)."""
+    if not fn.is_async() or base_name(fn) in ('Psend', 'Precv'):
+        return None
+    for a in fn.args:
+        if a.name == 'request' and a.kind == 'handle_out':
+            return ('ZF_KEEP_REQ', '*c_request' if needs_request_var(fn) else 'c_request')
+    if any(a.name == 'win' and a.kind == 'handle_in' for a in fn.args):
+        return ('ZF_KEEP_WIN', 'zf_Win_f2c(*win)')
+    return None
+
+
 def cbuf_flags(fn, a):
     """zf_cbuf_in's flags for choice buffer a of fn."""
-    flags = [f for f, on in (('ZF_ASYNC', fn.is_async()),
+    is_async = fn.is_async() and not split_part(fn)
+    flags = [f for f, on in (('ZF_ASYNC', is_async),
+                             ('ZF_NOCOPY', is_async and keep_target(fn) is None),
                              ('ZF_PEER', a.name in PER_PEER.get(base_name(fn), ())),
                              ('ZF_INPLACE', base_name(fn, False) in IN_PLACE_FORMS),
                              ('ZF_ROOTED', base_name(fn, False) == 'Reduce')) if on]
@@ -534,7 +565,8 @@ def cbuf_setup(fn, a, bufs, target):
     zf_cbuf_in, or for the first of two buffers that share one (count,
     datatype), zf_cbuf_pair for both (the second then has none)."""
     n = a.name
-    mode = 'ZF_ADDR' if a.kind == 'address' else ('ZF_IN' if a.const else 'ZF_INOUT')
+    mode = ('ZF_ADDR' if a.kind == 'address' or split_part(fn) == 'end' else
+            'ZF_IN' if a.const else 'ZF_INOUT')
     flags = cbuf_flags(fn, a)
     sharer = [o for o in bufs if o is not a and o.pair and o.pair == a.pair]
     if sharer and bufs.index(sharer[0]) < bufs.index(a):
@@ -584,6 +616,12 @@ def gen_f08ts(fn, out):
             if (bb.pair and a.name == bb.pair[1]) or a.name == bb.elem_type:
                 b.callargs[i] = 'zc_%s.sec ? zc_%s.sec : %s' % (bb.name, bb.name, b.callargs[i])
     b.pre = pre + b.pre
+    # The copies of sections an asynchronous call works on go to the
+    # library with its request or window, once the call started it.
+    keep = keep_target(fn)
+    if keep:
+        b.post += ['zf_cbuf_keep(&zc_%s, rc, %s, %s);' % (a.name, keep[0], keep[1])
+                   for a in bufs if a.kind == 'choice']
     frees = []
     for a in reversed(bufs):
         frees.append('zf_cbuf_done(&zc_%s, rc);' % a.name)

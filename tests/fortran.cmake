@@ -60,6 +60,13 @@ zt_fortran_runs(halo 1x1 2x2 7x2 64x2)
 # element by element.
 zt_fortran_program(f08_sections f08_sections.f90)
 zt_fortran_runs(f08_sections 1x1 2x2 7x2)
+
+# Array sections that no datatype describes, in nonblocking, persistent
+# and one-sided calls: the library fills, writes back and frees a copy
+# (src/mpi/bind_hooks.h), checked element by element.
+zt_fortran_program(f08_sec_copy f08_sec_copy.f90)
+zt_fortran_runs(f08_sec_copy 1x1 2x2 7x2)
+
 # MPI_REGISTER_DATAREP with Fortran conversion procedures (use mpi and
 # use mpi_f08), and MPI_CONVERSION_FN_NULL.
 zt_fortran_program(datarep datarep.F90)

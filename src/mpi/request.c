@@ -2,6 +2,7 @@
  * request.c: waiting, testing, persistent requests, cancel and status
  * queries.
  */
+#include "bind_hooks.h"
 #include "large.h"
 
 #include <stdlib.h>
@@ -80,6 +81,10 @@ static int req_finish(MPI_Request *handle, MPI_Status *st)
     zm_req_t *r = *handle;
     int cls = zm_mpi_class_of(r->st_error);
     req_status(st, r);
+    /* A binding's copy of an array section is written back before the
+     * completing call returns (bind_hooks.h). */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
+        zm_mpi_hook_finish(r);
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -420,7 +425,16 @@ int PMPI_Request_free(MPI_Request *request)
                                 zm_mpi_sched_is_p2p(*request)
                                     ? "MPI_Isendrecv(_replace)"
                                     : "collective or partitioned operation");
+        if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
+            zm_mpi_hook_free(*request, 0);
         zm_mpi_sched_release(*request);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    /* A request with hooks whose operation is still pending stays with
+     * them until it completes (bind_hooks.c frees both then). */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)) &&
+        zm_mpi_hook_free(*request, req_live(*request) && !zm_p2p_req_complete_now(*request))) {
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
@@ -561,6 +575,9 @@ static int start_one(const char *fn, zm_req_t *r)
                                           : "request is not a persistent request");
     if (!c)
         return zm_mpi_error(NULL, MPI_ERR_COMM, fn, "the request's communicator was freed");
+    /* A binding's copy of an array section takes the data of this start. */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
+        zm_mpi_hook_start(r);
     if (r->kind == ZM_REQ_SCHED) {
         int cls = zm_mpi_sched_start((zm_mpi_sched_t *)r);
         return cls == MPI_SUCCESS ? MPI_SUCCESS : zm_mpi_error(c, cls, fn, "start failed");

@@ -20,6 +20,7 @@
  * flag with flush (the mpi4py.util.sync pattern) lets the rank that will
  * set the flag run.
  */
+#include "bind_hooks.h"
 #include "large.h"
 
 #include "rma/rma.h"
@@ -177,7 +178,8 @@ static int is_dyn(const struct zmpi_win *w)
     return w->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC;
 }
 
-int zm_mpi_win_drain(struct zmpi_win *w, const char *fn)
+/* zm_mpi_win_drain's wait for the caller's operations on w. */
+static inline int win_drain_ops(struct zmpi_win *w, const char *fn)
 {
     /* A direct window's operations are done at return, like one
      * process's: nothing is ever on its way. */
@@ -189,6 +191,18 @@ int zm_mpi_win_drain(struct zmpi_win *w, const char *fn)
     return zm_mpi_win_error(w, st == ZM_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_RMA_RANGE, fn,
                             "(win=%s): a one-sided operation of rank %d to another process "
                             "failed there", wname(w), w->rank);
+}
+
+int zm_mpi_win_drain(struct zmpi_win *w, const char *fn)
+{
+    int rc = win_drain_ops(w, fn);
+    /* Every operation of the caller on w is complete at the origin now:
+     * a binding's copies of array sections are written back and freed
+     * (bind_hooks.h). */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)) &&
+        rc == MPI_SUCCESS)
+        zm_mpi_hook_win(w);
+    return rc;
 }
 
 /* ---- Put and Get ----------------------------------------------------------- */

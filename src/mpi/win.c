@@ -23,6 +23,7 @@
  * are direct (src/rma/rma.h): the one-sided calls then load and store in
  * that segment instead of travelling to the target's process.
  */
+#include "bind_hooks.h"
 #include "mpi_impl.h"
 
 #include "rma/rma.h"
@@ -613,6 +614,10 @@ int PMPI_Win_free(MPI_Win *win)
         if (s)
             zm_coll_barrier(s, w->rank);
     }
+    /* A binding's copies of array sections for this window's operations
+     * go now, at the latest (bind_hooks.h). */
+    if (atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed))
+        zm_mpi_hook_win(w);
     zm_rma_win_unref(w->rma);
     MPI_Comm dup = w->comm;
     PMPI_Comm_free(&dup);

@@ -338,14 +338,19 @@ enum { ZF_ON_WORLD, ZF_ON_COMM, ZF_ON_WIN, ZF_ON_FILE };
  * the v collectives pass count 1, one element of datatype per block).
  * What no datatype describes (no count and datatype with the buffer, an
  * element of the datatype across array elements apart in memory, ...) a
- * blocking call gets as a contiguous copy (tmp), which zf_cbuf_done writes
- * back (ZF_INOUT) and frees; a ZF_ASYNC call fails with MPI_ERR_BUFFER, as
- * does a count reaching outside the section, reported to the error
- * handler of (on, h) naming fn and argument arg.  zf_cbuf_done frees sec
- * (MPI allows freeing a datatype an operation still uses: the operation
- * keeps it until it completes).  The calling rank's thread; cb is the
- * caller's. */
-enum { ZF_ASYNC = 1, ZF_PEER = 2 };
+ * call gets as a contiguous copy (tmp) of the section's elements.  A
+ * blocking call's copy zf_cbuf_done writes back (ZF_INOUT) and frees; a
+ * ZF_ASYNC call's lives in a record (hold) that zf_cbuf_keep hands to the
+ * library with the call's request or window once the call has started
+ * the operation (zf_cbuf.c: copied in at every start, back at every
+ * completion).  ZF_NOCOPY marks an asynchronous call that cannot work on
+ * a copy (partitioned, split collective): it fails with MPI_ERR_BUFFER
+ * there, as every call does for a count reaching outside the section,
+ * reported to the error handler of (on, h) naming fn and argument arg.
+ * zf_cbuf_done frees sec (MPI allows freeing a datatype an operation
+ * still uses: the operation keeps it until it completes).  The calling
+ * rank's thread; cb is the caller's. */
+enum { ZF_ASYNC = 1, ZF_PEER = 2, ZF_NOCOPY = 16 };
 enum { ZF_IN, ZF_INOUT, ZF_ADDR };
 typedef struct {
     void *ptr;
@@ -353,6 +358,7 @@ typedef struct {
     void *tmp;
     CFI_cdesc_t *d;
     int mode;
+    void *hold;     /* ZF_ASYNC copy not yet handed over (zf_cbuf_keep) */
 } zf_cbuf_t;
 /* zf_cbuf_in's path for arrays (zf_cbuf.c); zf_cbuf_free is zf_cbuf_done's
  * when there is something to free or write back. */
@@ -365,6 +371,7 @@ ZF_INLINE int zf_cbuf_in(zf_cbuf_t *cb, CFI_cdesc_t *d, int mode, int flags,
 {
     cb->sec = MPI_DATATYPE_NULL;
     cb->tmp = NULL;
+    cb->hold = NULL;
     cb->d = d;
     cb->mode = mode;
     cb->ptr = zf_buf(d->base_addr);
@@ -384,9 +391,10 @@ void zf_cbuf_free(zf_cbuf_t *cb, int rc);
  * in-place form means the same on an intracommunicator: Allreduce, Scan,
  * Exscan, and Reduce at the root, ZF_ROOTED, root being the root's rank
  * in comm) the sendbuf's data are copied into the recvbuf and the call
- * runs in place; without it a blocking call copies the sections and a
- * ZF_ASYNC one fails with MPI_ERR_BUFFER.  On failure neither buffer holds
- * anything to free.  The calling rank's thread. */
+ * runs in place; without it the sections are copied (a ZF_ASYNC call's
+ * copies go to the library with zf_cbuf_keep).  Sections laid out alike
+ * that no datatype describes are copied both.  On failure neither buffer
+ * holds anything to free.  The calling rank's thread. */
 enum { ZF_INPLACE = 4, ZF_ROOTED = 8 };
 int zf_cbuf_pair(zf_cbuf_t *ca, CFI_cdesc_t *a, int amode, zf_cbuf_t *cb, CFI_cdesc_t *b,
                  int bmode, int flags, long long count, MPI_Datatype datatype, MPI_Comm comm,
@@ -398,6 +406,16 @@ ZF_INLINE void zf_cbuf_done(zf_cbuf_t *cb, int rc)
     if (cb->sec != MPI_DATATYPE_NULL || cb->tmp)
         zf_cbuf_free(cb, rc);
 }
+
+/* After the C call of a ZF_ASYNC function (rc its result): the copy of
+ * buffer cb, if it has one, goes to the library with the call's request
+ * (ZF_KEEP_REQ; nonblocking and persistent calls) or window (ZF_KEEP_WIN;
+ * one-sided calls without a request), handle being the C handle.  From
+ * then on the library tells the copy when to fill, write back and free
+ * itself (mpi/bind_hooks.h).  A failed call keeps its copy for
+ * zf_cbuf_done to free.  The calling rank's thread. */
+enum { ZF_KEEP_REQ, ZF_KEEP_WIN };
+void zf_cbuf_keep(zf_cbuf_t *cb, int rc, int how, void *handle);
 
 /* Reports error code rc with text for the named function through the
  * error handler of (on, h) (zf_error: MPI_COMM_WORLD's) and returns the

@@ -1,9 +1,13 @@
 /* zf_cbuf.c: mpi_f08 choice buffers given as CFI descriptors (zf.h):
  * array sections described by derived datatypes composed from the user's
  * (count, datatype) and the section's strides, or copied when no datatype
- * describes them and the call is blocking. */
+ * describes them (by the glue around a blocking call, through the
+ * library's completion hooks for an asynchronous one). */
 #include "zf.h"
 
+#include "mpi/bind_hooks.h"
+
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,12 +530,90 @@ static int zf_section_error(int rc, const CFI_cdesc_t *d, long long n, long long
         snprintf(why, sizeof why, "argument %s: count %lld of the datatype reaches outside "
                  "its array section (%lld elements of %zu bytes)", arg, count, n, d->elem_len);
     else
-        snprintf(why, sizeof why, "argument %s of this nonblocking, persistent or one-sided "
+        snprintf(why, sizeof why, "argument %s of this partitioned "
                  "call is an array section that no datatype describes with this count and "
                  "datatype (an element of the datatype across array elements apart in memory, "
-                 "a per-peer block that is not a whole number of the section's slices, or an "
-                 "MPI_Type_create_darray type): pass a contiguous array", arg);
+                 "or an MPI_Type_create_darray or large-count type), and a partitioned call "
+                 "cannot work on a copy: pass a contiguous array", arg);
     return zf_error_on(on, h, MPI_ERR_BUFFER, fn, why);
+}
+
+/* ---- Copies of sections for asynchronous calls ------------------------
+ *
+ * A nonblocking, persistent or one-sided call with a section that no
+ * datatype describes works on a contiguous copy, as a blocking one does,
+ * but the copy must outlive the call: it is filled at the call (and at
+ * every MPI_Start of a persistent request, since the program may change
+ * the data between starts), written back when the operation completes,
+ * and freed once the operation is over.  The record below holds the copy
+ * and what is needed to find the section again (a copy of its
+ * descriptor: the caller's is gone when the call returns, the array is
+ * not, MPI requires it to stay until completion).  The library calls the
+ * record's hook at those moments (mpi/bind_hooks.h), from whichever wait,
+ * test, start or synchronisation sees them, in Fortran or in C. */
+typedef struct {
+    zmpi_hook_t hook;         /* first: the library hands it back */
+    int mode;                 /* ZF_IN or ZF_INOUT */
+    char *tmp;                /* the copy, after the descriptor */
+    CFI_cdesc_t d;            /* the section's descriptor; its dim[] follow */
+} zf_hold_t;
+
+/* The library's events for a record (zmpi_hook_fn): fill the copy at a
+ * start, write it back at a completion of an operation that may have
+ * written it (not after a cancel: the receive wrote nothing), free the
+ * record at the end. */
+static void zf_hold_event(zmpi_hook_t *hook, int event)
+{
+    zf_hold_t *k = (zf_hold_t *)hook;
+    if (event == ZMPI_HOOK_START)
+        zf_copy_section(&k->d, k->tmp, 1);
+    else if (event == ZMPI_HOOK_DONE && k->mode == ZF_INOUT)
+        zf_copy_section(&k->d, k->tmp, 0);
+    else if (event == ZMPI_HOOK_FREE)
+        free(k);
+}
+
+/* A record with a copy of section d (n elements) for an asynchronous
+ * call, filled from the section now: cb->hold, and cb->ptr the copy. */
+static int zf_hold_new(zf_cbuf_t *cb, CFI_cdesc_t *d, long long n, int on, MPI_Fint h,
+                       const char *fn, const char *arg)
+{
+    size_t al = alignof(max_align_t);
+    size_t head = sizeof(zf_hold_t) + (size_t)d->rank * sizeof(CFI_dim_t);
+    head = (head + al - 1) / al * al;
+    zf_hold_t *k = malloc(head + (size_t)n * d->elem_len + 1);
+    if (!k) {
+        char why[200];
+        snprintf(why, sizeof why, "argument %s: no memory to copy an array section that no "
+                 "datatype describes (%lld elements of %zu bytes)", arg, n, d->elem_len);
+        return zf_error_on(on, h, MPI_ERR_NO_MEM, fn, why);
+    }
+    memcpy(&k->d, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
+    k->mode = cb->mode;
+    k->tmp = (char *)k + head;
+    zf_copy_section(d, k->tmp, 1);
+    cb->hold = k;
+    cb->tmp = k->tmp;
+    cb->ptr = k->tmp;
+    return MPI_SUCCESS;
+}
+
+void zf_cbuf_keep(zf_cbuf_t *cb, int rc, int how, void *handle)
+{
+    zf_hold_t *k = cb->hold;
+    if (!k || rc != MPI_SUCCESS)
+        return;
+    cb->hold = NULL;
+    cb->tmp = NULL;
+    int got = how == ZF_KEEP_WIN ? zmpi_win_hook((MPI_Win)handle, &k->hook, zf_hold_event)
+                                 : zmpi_request_hook((MPI_Request)handle, &k->hook,
+                                                     zf_hold_event);
+    /* No request (a call may complete at once without one): the
+     * operation is over, so the copy is written back now. */
+    if (got != MPI_SUCCESS) {
+        zf_hold_event(&k->hook, ZMPI_HOOK_DONE);
+        zf_hold_event(&k->hook, ZMPI_HOOK_FREE);
+    }
 }
 
 int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int flags, long long count,
@@ -559,8 +641,13 @@ int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int flags, long long count,
             return rc == MPI_SUCCESS ? rc : zf_section_error(rc, d, n, count, on, h, fn, arg);
     }
     /* What no datatype describes (a buffer without a count and datatype,
-     * MPI_Gatherv's recvbuf, ...) a blocking call works on as a contiguous
-     * copy, written back after the call if the buffer may have changed. */
+     * MPI_Gatherv's recvbuf, ...) a call works on as a contiguous copy,
+     * which (count, datatype) describe as the buffer Fortran would have
+     * copied in: written back after a blocking call if the buffer may
+     * have changed, or handed to the library with an asynchronous call's
+     * request or window (zf_cbuf_keep). */
+    if ((flags & ZF_ASYNC) && !(flags & ZF_NOCOPY))
+        return zf_hold_new(cb, d, n, on, h, fn, arg);
     if (!(flags & ZF_ASYNC)) {
         cb->tmp = malloc((size_t)n * d->elem_len + 1);
         if (!cb->tmp)
@@ -576,6 +663,13 @@ void zf_cbuf_free(zf_cbuf_t *cb, int rc)
 {
     if (cb->sec != MPI_DATATYPE_NULL)
         PMPI_Type_free(&cb->sec);
+    /* An asynchronous call's copy still here: the call failed (or copied
+     * it elsewhere, zf_pair_inplace), so no operation uses it. */
+    if (cb->hold) {
+        free(cb->hold);
+        cb->hold = NULL;
+        cb->tmp = NULL;
+    }
     if (cb->tmp) {
         if (cb->mode == ZF_INOUT && rc == MPI_SUCCESS)
             zf_copy_section(cb->d, cb->tmp, 0);
@@ -677,22 +771,23 @@ int zf_cbuf_pair(zf_cbuf_t *ca, CFI_cdesc_t *a, int amode, zf_cbuf_t *cb, CFI_cd
     int alone = ca->ptr == MPI_IN_PLACE || cb->ptr == MPI_IN_PLACE;
     if (alone || (need[0] && need[1] && zf_same_layout(a, b))) {
         int i = need[0] ? 0 : 1;
-        return zf_cbuf_section(cs[i], ds[i], flags, count, datatype, on, h, fn, names[i]);
+        rc = zf_cbuf_section(cs[i], ds[i], flags, count, datatype, on, h, fn, names[i]);
+        /* Copied, not described: the other section is copied too, so
+         * that (count, datatype) describes both. */
+        if (rc == MPI_SUCCESS && cs[i]->tmp && need[1 - i])
+            rc = zf_cbuf_section(cs[1 - i], ds[1 - i], flags, -1, MPI_DATATYPE_NULL, on, h, fn,
+                                 names[1 - i]);
+        if (rc != MPI_SUCCESS)
+            zf_cbuf_done(cs[i], rc);
+        return rc;
     }
     /* Layouts that no one datatype describes from both base addresses. */
     int real = ca->ptr == a->base_addr && cb->ptr == b->base_addr;
     if ((flags & ZF_INPLACE) && real && count >= 0 && datatype != MPI_DATATYPE_NULL &&
         comm != MPI_COMM_NULL && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter)
         return zf_pair_inplace(ca, cb, flags, count, datatype, comm, root, on, h, fn, names);
-    if (flags & ZF_ASYNC) {
-        char why[300];
-        snprintf(why, sizeof why, "arguments %s and %s share one count and datatype but are "
-                 "laid out differently in memory (a non-contiguous section and a contiguous "
-                 "array, or sections of different strides): no datatype describes both", aname,
-                 bname);
-        return zf_error_on(on, h, MPI_ERR_BUFFER, fn, why);
-    }
-    /* A blocking call copies the sections (count -1: no composition). */
+    /* The call copies the sections (count -1: no composition); an
+     * asynchronous one hands its copies to the library (zf_cbuf_keep). */
     for (int i = 0; rc == MPI_SUCCESS && i < 2; i++)
         if (need[i])
             rc = zf_cbuf_section(cs[i], ds[i], flags, -1, MPI_DATATYPE_NULL, on, h, fn,

@@ -1,0 +1,91 @@
+/*
+ * bind_hooks.h: completion hooks of the API layer for zmpi's language
+ * bindings (docs/fortran.md, "array sections").
+ *
+ * An mpi_f08 array section that no datatype describes reaches a
+ * nonblocking, persistent or one-sided call as a contiguous copy.  The
+ * copy must be filled at every start of a persistent request, written
+ * back when the operation completes (in whichever wait or test, from
+ * Fortran or from C), and freed only once the operation is complete.
+ * Only the library sees those moments, so the binding attaches a hook to
+ * the request, or to the window of a one-sided call without one, and the
+ * library calls it then.
+ *
+ * This is the one internal header the bindings may include
+ * (scripts/check_layers.sh names it): it needs nothing but mpi.h, and its
+ * entry points are zmpi-internal (no MPI or MPIX name), so that programs
+ * see no new interface.  An MPIX extension in mpi.h would have worked as
+ * well but would have made the hooks part of zmpi's public interface,
+ * which they are not meant to be.
+ */
+#ifndef ZM_MPI_BIND_HOOKS_H
+#define ZM_MPI_BIND_HOOKS_H
+
+#include <mpi.h>
+
+/* What a hook hears.  START: a persistent request is about to start
+ * (MPI_Start, MPI_Startall).  DONE: a wait or test completed the
+ * operation, before that call returns (at every completion of a
+ * persistent request; for a window, at the next synchronisation that
+ * completes the call's operations at the origin).  CANCELLED: as DONE for
+ * an operation that was cancelled.  FREE: the last event; the request or
+ * window is being freed, or its operation is complete after the user
+ * freed it, and the hook is no longer linked: the binding frees it. */
+enum { ZMPI_HOOK_START = 1, ZMPI_HOOK_DONE, ZMPI_HOOK_CANCELLED, ZMPI_HOOK_FREE };
+
+typedef struct zmpi_hook zmpi_hook_t;
+/* A hook's function: event is a ZMPI_HOOK_* value.  It runs on the thread
+ * of the MPI call that sees the event, holding no lock of the library,
+ * and must not call MPI on the same request or window. */
+typedef void zmpi_hook_fn(zmpi_hook_t *h, int event);
+
+/* A hook, allocated and owned by the binding; while it is attached the
+ * library owns its fields (it links it in a list). */
+struct zmpi_hook {
+    zmpi_hook_t *next;       /* library: next hook */
+    void *key;               /* library: the request or window */
+    zmpi_hook_fn *fn;        /* library: the function */
+    int zombie;              /* library: request freed by the user while active */
+    void *owner;             /* library: the rank that attached it */
+};
+
+/* Attaches h (fn) to request req, which the calling rank just made:
+ * START, DONE or CANCELLED events follow as the request is started and
+ * completed, FREE when it is freed (after its operation completes, if the
+ * user freed it while active).  Several hooks may share a request.
+ * Returns MPI_ERR_REQUEST (without raising it) for MPI_REQUEST_NULL: the
+ * caller then keeps h.  Any thread of the rank that owns req. */
+ZMPI_EXPORT int zmpi_request_hook(MPI_Request req, zmpi_hook_t *h, zmpi_hook_fn *fn);
+
+/* Attaches h (fn) to window win: DONE then FREE at the next
+ * synchronisation of the calling rank that completes its operations on
+ * win at the origin (fence, complete, unlock, unlock_all, the flushes, or
+ * MPI_Win_free).  Returns MPI_ERR_WIN (not raised) for MPI_WIN_NULL.  The
+ * calling rank's thread. */
+ZMPI_EXPORT int zmpi_win_hook(MPI_Win win, zmpi_hook_t *h, zmpi_hook_fn *fn);
+
+/* ---- The library's side (request.c, rma_api.c, win.c) ------------------ */
+
+/* Hooks attached, zombies included: the library's paths test it (one
+ * load and a branch that is never taken while no hook exists). */
+extern _Atomic int zm_mpi_hooks_n __attribute__((visibility("hidden")));
+
+/* Request r, live and complete, is being finished by a wait or test:
+ * DONE (CANCELLED) to its hooks, then, unless r is persistent, FREE.
+ * The caller's thread, before it frees or deactivates r. */
+void zm_mpi_hook_finish(MPI_Request r) __attribute__((visibility("hidden")));
+
+/* Persistent request r is about to start: START to its hooks. */
+void zm_mpi_hook_start(MPI_Request r) __attribute__((visibility("hidden")));
+
+/* MPI_Request_free of r: FREE to its hooks and 0 when r's operation is
+ * not pending (the caller frees r); when it is, r's hooks become zombies
+ * and 1 is returned: the caller forgets r without freeing it, and the
+ * library frees it once it is complete (zm_mpi_hook_sweep). */
+int zm_mpi_hook_free(MPI_Request r, int pending) __attribute__((visibility("hidden")));
+
+/* The operations of window w are complete at the origin: DONE and FREE to
+ * its hooks.  The calling rank's thread. */
+void zm_mpi_hook_win(MPI_Win w) __attribute__((visibility("hidden")));
+
+#endif
