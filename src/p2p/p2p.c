@@ -878,7 +878,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
      * ring_poll, and its line is not the lock's, which the receiver
      * writes meanwhile: checked first. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_poll, memory_order_relaxed)) &&
-        bytes <= ZM_P2P_RING_INLINE && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
+        bytes <= ZM_P2P_RING_MAX && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
         !EVENTS_ON() && zm_p2p_ring_push(r, c, buf, count, dt, bytes, tag, req)) {
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
         return ZM_OK;
@@ -954,8 +954,12 @@ void zm_p2p_irecv(const zm_p2p_comm_t *c, void *buf, size_t count,
     recv_post(me, req);
     /* The rank will test or wait for this receive: senders on other
      * workers may leave small messages in rings meanwhile, if it mostly
-     * receives (ring.c).  Only a change of that is worth a call. */
-    if (ZM_UNLIKELY(me->ring_want != atomic_load_explicit(&me->ring_poll, memory_order_relaxed)))
+     * receives (ring.c).  Only a change of that is worth a call; a rank
+     * that shares its worker with ready ones keeps its rings off, so
+     * the call is skipped then too (a receiving rank of a crowded worker
+     * made it on every receive). */
+    uint8_t on = atomic_load_explicit(&me->ring_poll, memory_order_relaxed);
+    if (ZM_UNLIKELY(me->ring_want != on) && (on || zm_ult_alone()))
         zm_p2p_ring_announce();
 }
 

@@ -135,9 +135,14 @@ typedef struct zmpi_request {
  * switch), which is most of a cross-worker round trip. */
 #define ZM_P2P_WAIT_SPINS 20000
 
-/* Largest message a sender leaves in a ring for a polling receiver
- * (ring.c): what fits in one cache line with its envelope. */
+/* Largest payload a ring entry carries in its own cache line, next to
+ * its envelope (ring.c). */
 #define ZM_P2P_RING_INLINE 32
+
+/* Largest message a sender leaves in a ring for a polling receiver
+ * (ring.c): payloads above ZM_P2P_RING_INLINE go through the ring's
+ * payload area.  Messages above the eager threshold never do. */
+#define ZM_P2P_RING_MAX 1024
 
 /* Receivers a rank keeps track of its last ring entry to (ring.c). */
 #define ZM_P2P_RING_DESTS 4

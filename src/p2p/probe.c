@@ -120,10 +120,11 @@ int zm_p2p_cancel(zm_req_t *req)
 int zm_p2p_rank_quiet(int rank)
 {
     zm_p2p_rank_t *r = zm_p2p_rank(rank);
-    /* Messages a ring still holds count as received: move them to the
-     * queue first, where the check below sees them. */
-    zm_p2p_ring_drain(r);
     zm_spin_lock(&r->lock);
+    /* Messages a ring still holds count as received: move them to the
+     * queue first, where the check below sees them (draining needs the
+     * lock: a sender falling back to the locked path drains too). */
+    zm_p2p_ring_drain(r);
     /* Odd contexts are the collectives' own traffic: a faster rank's next
      * collective may already have sent to this one, legitimately. */
     int quiet = zm_dlist_empty(&r->posted);

@@ -9,9 +9,21 @@
  * line moving between them when both post and send at once.  While the
  * receiver is polling in a wait anyway (wait.c, wait_poll), it can do the
  * matching itself: a sender on another worker then only writes one ring
- * entry (envelope and payload in one cache line) into a ring that belongs
+ * entry (envelope and a small payload in one cache line) into a ring that belongs
  * to its worker and that receiver, and the receiver drains the ring into
  * its queues as if the sends had happened then.
+ *
+ * Payloads.  Up to ZM_P2P_RING_INLINE bytes travel in the entry itself.
+ * Larger ones, up to ZM_P2P_RING_MAX (and never above the eager
+ * threshold), go into the ring's payload area, a byte ring of its own
+ * that the producer fills in order and the consumer gives back in order
+ * (dhead), each payload starting on a cache line; the entry then holds
+ * the payload's address.  A 1 KiB message so moves its 16 lines once to
+ * the receiver, as a copy straight into a posted receive would, without
+ * the receiver's lock, its request's lines or its queue.  When the ring
+ * or the area is full the send takes the locked path, which drains first.
+ * The consumer publishes head and dhead once per drained ring, not per
+ * entry: the producer reads them only when it finds no room.
  *
  * Order.  The entries of one ring are drained in order, and a rank's
  * messages to one receiver stay in order because:
@@ -42,32 +54,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One ring entry: envelope and payload in one cache line. */
+/* One ring entry: the envelope and a payload of up to ZM_P2P_RING_INLINE
+ * bytes in one cache line.  A larger payload (up to ZM_P2P_RING_MAX)
+ * lies in the ring's payload area instead, and `data` then holds its
+ * address. */
 typedef struct ring_entry {
     _Atomic uint32_t seq;     /* 1 + its position once filled; else stale */
     uint32_t ctx;             /* communicator context */
     int src;                  /* sender's rank in the communicator */
     int tag;                  /* tag */
-    uint32_t bytes;           /* payload bytes (at most ZM_P2P_RING_INLINE) */
-    uint32_t pad;
+    uint32_t bytes;           /* payload bytes (at most ZM_P2P_RING_MAX) */
+    uint32_t dend;            /* payload in the area: the area's tail after it */
     zm_req_t *sreq;           /* the send, for MPI_Cancel (may be reused by then) */
     unsigned char data[ZM_P2P_RING_INLINE];
 } __attribute__((aligned(ZM_CACHE_LINE))) ring_entry_t;
 
+_Static_assert(sizeof(ring_entry_t) == ZM_CACHE_LINE, "a ring entry is one cache line");
+
 #define RING_SLOTS 64u
+
+/* Bytes of a ring's payload area: a whole window of 64 messages of
+ * ZM_P2P_RING_MAX bytes fits.  Payloads start on a cache line, so that
+ * the producer copies whole lines and each line of the area moves
+ * between the two cores once per use. */
+#define RING_DATA (64u * 1024u)
 
 struct zm_p2p_ring {
     /* The producer's line. */
     uint32_t tail;            /* next position to fill */
     uint32_t head_seen;       /* the consumer's head when last read */
+    uint32_t dtail;           /* payload bytes handed out (wraps) */
+    uint32_t dhead_seen;      /* the consumer's dhead when last read */
+    unsigned char *area;      /* the payload area, made by the first large push */
     /* The consumer's line (written under the receiver's lock). */
     _Alignas(ZM_CACHE_LINE) _Atomic uint32_t head; /* next position to drain */
+    _Atomic uint32_t dhead;   /* payload bytes given back */
     ring_entry_t e[RING_SLOTS];
 };
+
+_Static_assert(ZM_P2P_RING_MAX * RING_SLOTS <= RING_DATA, "a full ring's payloads fit");
 
 _Atomic int zm_p2p_rings_exist;
 
 static int ring_workers;
+/* Largest message sent through a ring: ZM_P2P_RING_MAX, or less as
+ * ZMPI_RING_MAX says (0 turns rings off; for comparisons). */
+static size_t ring_max;
 /* Senders skip their fence: a parking rank forces one on them instead
  * (zm_arch_membarrier), which is rare next to the messages sent. */
 static int ring_asym;
@@ -77,6 +109,8 @@ static void ring_park(zm_ult_t *u);
 void zm_p2p_ring_init(int nworkers)
 {
     ring_workers = nworkers;
+    long m = zm_core_env_long("ZMPI_RING_MAX", ZM_P2P_RING_MAX, 0);
+    ring_max = m > ZM_P2P_RING_MAX ? ZM_P2P_RING_MAX : (size_t)m;
     ring_asym = zm_core_asym_fence();
     zm_ult_set_park_hook(ring_park);
 }
@@ -142,6 +176,64 @@ static struct zm_p2p_ring_sent *sent_slot(zm_p2p_rank_t *me, const zm_p2p_rank_t
     return NULL;
 }
 
+/* Copy n <= ZM_P2P_RING_INLINE bytes with at most two loads and stores
+ * of one width that may overlap: a call to memcpy costs more than the
+ * copy of an envelope-sized payload. */
+static inline void copy_small(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (n >= 16) {
+        unsigned char a[16], b[16];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* Room for a payload of `bytes` in g's payload area (made on first use),
+ * or NULL if the consumer has not given enough back yet.  The area's
+ * tail after it goes to *dend, for the consumer to give it back with.
+ * Payloads never wrap: one that would is put at the area's start, the
+ * rest of the area counted as used by it.  The ring's producer only. */
+static unsigned char *area_take(struct zm_p2p_ring *g, size_t bytes, uint32_t *dend)
+{
+    if (ZM_UNLIKELY(!g->area)) {
+        g->area = aligned_alloc(ZM_CACHE_LINE, RING_DATA);
+        if (!g->area)
+            return NULL;
+    }
+    uint32_t need = ((uint32_t)bytes + ZM_CACHE_LINE - 1) & ~(uint32_t)(ZM_CACHE_LINE - 1);
+    uint32_t start = g->dtail, off = start % RING_DATA;
+    if (off + need > RING_DATA)
+        start += RING_DATA - off;
+    uint32_t end = start + need;
+    if (end - g->dhead_seen > RING_DATA) {
+        g->dhead_seen = atomic_load_explicit(&g->dhead, memory_order_acquire);
+        if (end - g->dhead_seen > RING_DATA)
+            return NULL;
+    }
+    g->dtail = end;
+    *dend = end;
+    return g->area + start % RING_DATA;
+}
+
 int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, size_t count,
                      const zm_dt_t *dt, size_t bytes, int tag, zm_req_t *req)
 {
@@ -149,6 +241,10 @@ int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, 
      * (threads acting for a rank, and threads of no rank, do not). */
     zm_ult_t *u = zm_ult_self();
     if (!u || u->worker_id < 0 || u->foreign)
+        return 0;
+    /* A message above the eager threshold (MPI_T may lower it) waits for
+     * its receive, as a locked send of it would. */
+    if (bytes > ring_max || (bytes > ZM_P2P_RING_INLINE && bytes > zm_p2p_eager_max()))
         return 0;
     int w = u->worker_id;
     zm_p2p_rank_t *me = &zm_p2p_ranks[u->id];
@@ -163,12 +259,26 @@ int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, 
             return 0; /* full: the locked path drains it */
     }
     ring_entry_t *e = &g->e[pos % RING_SLOTS];
+    unsigned char *p = e->data;
+    if (bytes > ZM_P2P_RING_INLINE) {
+        p = area_take(g, bytes, &e->dend);
+        if (!p)
+            return 0; /* no room: the locked path drains the ring */
+        memcpy(e->data, &p, sizeof(p));
+    }
+    /* Contiguous data (the common case) is copied here: the datatype
+     * layer's call costs as much as the copy of a small message. */
+    if (ZM_UNLIKELY(!dt->contig))
+        zm_dt_pack(p, buf, count, dt, bytes);
+    else if (bytes <= ZM_P2P_RING_INLINE)
+        copy_small(p, buf, bytes);
+    else
+        memcpy(p, buf, bytes);
     e->ctx = c->ctx;
     e->src = c->rank;
     e->tag = tag;
     e->bytes = (uint32_t)bytes;
     e->sreq = req;
-    zm_dt_pack(e->data, buf, count, dt, bytes);
     atomic_store_explicit(&e->seq, pos + 1, memory_order_release);
     g->tail = pos + 1;
     *s = (struct zm_p2p_ring_sent){ r, g, pos, w };
@@ -191,12 +301,52 @@ int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, 
     return 1;
 }
 
-/* Copy entry e into receive rr and complete it. */
-static void ring_deliver(const ring_entry_t *e, zm_req_t *rr)
+/* Where entry e's payload lies: in the entry, or in the payload area. */
+static inline const unsigned char *payload(const ring_entry_t *e)
+{
+    if (ZM_LIKELY(e->bytes <= ZM_P2P_RING_INLINE))
+        return e->data;
+    const unsigned char *p;
+    memcpy(&p, e->data, sizeof(p));
+    return p;
+}
+
+/* Copy entry e's payload p into receive rr and complete it. */
+static inline void ring_deliver(const ring_entry_t *e, const unsigned char *p, zm_req_t *rr)
 {
     size_t n = recv_status(rr, e->src, e->tag, e->bytes);
-    zm_dt_unpack(rr->buf, rr->count, rr->dt, e->data, n);
+    if (ZM_LIKELY(rr->dt->contig && n <= ZM_P2P_RING_INLINE))
+        copy_small(rr->buf, p, n);
+    else if (rr->dt->contig)
+        memcpy(rr->buf, p, n);
+    else
+        zm_dt_unpack(rr->buf, rr->count, rr->dt, p, n);
     zm_p2p_req_complete_locked(rr);
+}
+
+/* Queue entry e (at position pos of ring g) as an unexpected message. */
+static void ring_queue(zm_p2p_rank_t *r, struct zm_p2p_ring *g, uint32_t pos,
+                       const ring_entry_t *e, const unsigned char *p)
+{
+    zm_msg_t *m = zm_p2p_eager_envelope(e->bytes);
+    if (!m) {
+        /* No memory for an envelope: the message must not be lost
+         * silently, and the entry cannot stay (later ones would overtake
+         * it). */
+        fprintf(stderr, "zmpi: rank %d: out of memory for an unexpected message from "
+                "rank %d: ending the job\n", r->world_rank, e->src);
+        abort();
+    }
+    memcpy(m->data, p, e->bytes);
+    m->ctx = e->ctx;
+    m->src = e->src;
+    m->tag = e->tag;
+    m->bytes = e->bytes;
+    m->sreq = e->sreq;
+    m->sbuf = (const void *)(uintptr_t)pos;
+    m->sdt = (const zm_dt_t *)(const void *)g;
+    atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
+    unexp_push(r, &r->unexp, m);
 }
 
 /* Match one drained entry as a send arriving now: into the receive slot
@@ -207,40 +357,64 @@ static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, uint32_t pos, rin
                       zm_req_t **want)
 {
     zm_req_t *probes = NULL;
+    const unsigned char *p = payload(e);
     /* A receive polling in MPI_Recv's slot is the oldest receive. */
-    if (zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, e->data, e->bytes))
+    if (ZM_UNLIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) ==
+                    ZM_SLOT_ARMED) &&
+        zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, p, e->bytes))
         return;
     zm_req_t *rr = find_posted(r, e->ctx, e->src, e->tag, &probes);
     if (rr) {
         zm_dlist_unlink(&rr->link);
         rr->in_posted = 0;
-        ring_deliver(e, rr);
+        ring_deliver(e, p, rr);
     } else if (*want && match((*want)->ctx, (*want)->peer, (*want)->tag, e->ctx, e->src,
                               e->tag)) {
-        ring_deliver(e, *want);
+        ring_deliver(e, p, *want);
         *want = NULL;
     } else {
-        zm_msg_t *m = zm_p2p_eager_envelope(e->bytes);
-        if (!m) {
-            /* No memory for an envelope: the message must not be lost
-             * silently, and the entry cannot stay (later ones would
-             * overtake it). */
-            fprintf(stderr, "zmpi: rank %d: out of memory for an unexpected message from "
-                    "rank %d: ending the job\n", r->world_rank, e->src);
-            abort();
-        }
-        memcpy(m->data, e->data, e->bytes);
-        m->ctx = e->ctx;
-        m->src = e->src;
-        m->tag = e->tag;
-        m->bytes = e->bytes;
-        m->sreq = e->sreq;
-        m->sbuf = (const void *)(uintptr_t)pos;
-        m->sdt = (const zm_dt_t *)(const void *)g;
-        atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
-        unexp_push(r, &r->unexp, m);
+        ring_queue(r, g, pos, e, p);
     }
-    wake_probes(probes);
+    if (ZM_UNLIKELY(probes != NULL))
+        wake_probes(probes);
+}
+
+/* Drain ring g of r, oldest entry first, as ring_drain_into_slow does;
+ * returns 1 once `*want` took an entry (draining then stops).  The
+ * positions drained are published once, at the end: the producer reads
+ * them only when it finds the ring or its payload area full, and a store
+ * per entry would pull the consumer's line away from it for nothing. */
+static int ring_drain_one(zm_p2p_rank_t *r, struct zm_p2p_ring *g, zm_req_t **want)
+{
+    uint32_t h0 = atomic_load_explicit(&g->head, memory_order_relaxed), h = h0, dend = 0;
+    int stop = 0, large = 0;
+    for (;;) {
+        ring_entry_t *e = filled(g, h);
+        if (!e)
+            break;
+        int wanted = *want != NULL;
+        if (e->bytes > ZM_P2P_RING_INLINE) {
+            large = 1;
+            dend = e->dend;
+        }
+        ring_take(r, g, h, e, want);
+        h++;
+        /* The entries left are newer than everything queued, so they may
+         * wait for the next look: matched then, they go straight into
+         * their receives instead of through envelopes. */
+        if (wanted && !*want) {
+            stop = 1;
+            break;
+        }
+    }
+    if (h != h0) {
+        /* Release: every payload copy above is done before the producer
+         * may reuse its entry or its room in the area. */
+        if (large)
+            atomic_store_explicit(&g->dhead, dend, memory_order_release);
+        atomic_store_explicit(&g->head, h, memory_order_release);
+    }
+    return stop;
 }
 
 int zm_p2p_ring_drain_into_slow(zm_p2p_rank_t *r, zm_req_t *want)
@@ -249,23 +423,8 @@ int zm_p2p_ring_drain_into_slow(zm_p2p_rank_t *r, zm_req_t *want)
         return 0;
     for (int w = 0; w < ring_workers; w++) {
         struct zm_p2p_ring *g = atomic_load_explicit(&r->rings[w], memory_order_acquire);
-        if (!g)
-            continue;
-        uint32_t h = atomic_load_explicit(&g->head, memory_order_relaxed);
-        for (;;) {
-            ring_entry_t *e = filled(g, h);
-            if (!e)
-                break;
-            int wanted = want != NULL;
-            ring_take(r, g, h, e, &want);
-            h++;
-            atomic_store_explicit(&g->head, h, memory_order_release);
-            /* The entries left are newer than everything queued, so they
-             * may wait for the next look: matched then, they go straight
-             * into their receives instead of through envelopes. */
-            if (wanted && !want)
-                return 1;
-        }
+        if (g && ring_drain_one(r, g, &want))
+            return 1;
     }
     return want == NULL;
 }
@@ -344,7 +503,7 @@ void zm_p2p_ring_announce(void)
      * messages were measured slower through rings (p2p_bibw 8 B: 0.6x).
      * A rank that shares its worker with ready ones will soon park: its
      * senders keep the locked path too (and its park needs no barrier). */
-    int want = r->rings && r->ring_want && zm_ult_alone();
+    int want = r->rings && r->ring_want && ring_max && zm_ult_alone();
     int on = atomic_load_explicit(&r->ring_poll, memory_order_relaxed);
     if (want && !on) {
         atomic_store_explicit(&u->park_notify, 1, memory_order_relaxed);
