@@ -79,30 +79,8 @@ trap cleanup EXIT
 
 # ---- Fetching MPICH's test programs ------------------------------------
 
-# fetch: put mpich_*.orig.tar.xz into $work, or exit 77 when impossible.
-fetch() {
-    if [ -n "${MPICH_TARBALL:-}" ]; then
-        cp "$MPICH_TARBALL" "$work/" || exit 1
-        return
-    fi
-    command -v apt-get >/dev/null || { echo "SKIP: no apt-get"; exit 77; }
-    if ! grep -rqs '^deb-src\|^Types:.*deb-src' /etc/apt/sources.list \
-            /etc/apt/sources.list.d; then
-        [ "$(id -u)" = 0 ] || { echo "SKIP: no deb-src entry and not root"; exit 77; }
-        . /etc/os-release
-        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n' \
-            "$VERSION_CODENAME" > /etc/apt/sources.list.d/zmpi-mpich-src.sources
-        apt-get update -qq >/dev/null 2>&1
-    fi
-    (cd "$work" && apt-get source --download-only mpich >apt.log 2>&1) ||
-        { (cd "$work" && apt-get update -qq >/dev/null 2>&1 &&
-           apt-get source --download-only mpich >apt.log 2>&1); } ||
-        { tail -n 3 "$work/apt.log"; echo "SKIP: apt-get source mpich failed"; exit 77; }
-}
-
-fetch
-tarball=$(ls "$work"/mpich_*.orig.tar.* 2>/dev/null | head -n 1)
-[ -n "$tarball" ] || { echo "SKIP: no MPICH tarball"; exit 77; }
+. "$(dirname "$0")/../mpich_fetch.sh"
+tarball=$(mpich_fetch "$work") || exit $?
 top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
 tar xf "$tarball" -C "$work" "$top/test/mpi/f77" "$top/test/mpi/f90" \
     "$top/test/mpi/f08" "$top/test/mpi/util" || { fail "cannot unpack $tarball"; exit 1; }

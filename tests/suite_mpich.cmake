@@ -1,0 +1,13 @@
+# MPICH's own self-checking C test programs (MPICH 4.0.2's test/mpi, from
+# Debian's source archive at test time), built unchanged with zmpicc and run
+# on the rank counts and arguments of MPICH's testlists, 2 workers; the
+# script lists the few programs left out and why (tests/suite/mpich_c).
+# It builds and runs as many programs at once as there are cores, so it
+# runs alone.
+if(ZMPI_TEST_SUITES)
+  add_test(NAME suite_mpich_c
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suite/mpich_c/mpich_c_test.sh
+            ${CMAKE_BINARY_DIR}/tools/zmpicc $<TARGET_FILE:zmpirun>)
+  set_tests_properties(suite_mpich_c PROPERTIES TIMEOUT 2400 SKIP_RETURN_CODE 77
+    RUN_SERIAL TRUE LABELS suite)
+endif()
