@@ -536,24 +536,25 @@ def keep_target(fn):
     """How an asynchronous call of fn hands the copies of its sections to
     the library (zf_cbuf_keep): (ZF_KEEP_REQ, its C request) for calls
     that make a request, (ZF_KEEP_WIN, its C window) for one-sided calls
-    without one, None for calls that cannot work on a copy (ZF_NOCOPY):
-    partitioned ones (each partition's data is the program's from its
-    MPI_Pready or MPI_Parrived on, not at a start or completion)."""
-    if not fn.is_async() or base_name(fn) in ('Psend', 'Precv'):
+    without one (every other asynchronous call but the split collectives,
+    which work as blocking ones, has one).  Partitioned requests work on
+    a copy too: the library refreshes it at every MPI_Pready* and writes it
+    back at every MPI_Parrived that says yes, besides starts and
+    completions (src/mpi/part.c)."""
+    if not fn.is_async() or split_part(fn):
         return None
     for a in fn.args:
         if a.name == 'request' and a.kind == 'handle_out':
             return ('ZF_KEEP_REQ', '*c_request' if needs_request_var(fn) else 'c_request')
     if any(a.name == 'win' and a.kind == 'handle_in' for a in fn.args):
         return ('ZF_KEEP_WIN', 'zf_Win_f2c(*win)')
-    return None
+    raise ValueError('%s: an asynchronous call with neither request nor window' % fn.name)
 
 
 def cbuf_flags(fn, a):
     """zf_cbuf_in's flags for choice buffer a of fn."""
     is_async = fn.is_async() and not split_part(fn)
     flags = [f for f, on in (('ZF_ASYNC', is_async),
-                             ('ZF_NOCOPY', is_async and keep_target(fn) is None),
                              ('ZF_PEER', a.name in PER_PEER.get(base_name(fn), ())),
                              ('ZF_INPLACE', base_name(fn, False) in IN_PLACE_FORMS),
                              ('ZF_ROOTED', base_name(fn, False) == 'Reduce')) if on]

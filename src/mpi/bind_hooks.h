@@ -24,10 +24,12 @@
 #include <mpi.h>
 
 /* What a hook hears.  START: a persistent request is about to start
- * (MPI_Start, MPI_Startall).  DONE: a wait or test completed the
+ * (MPI_Start, MPI_Startall), or partitions of a partitioned send are
+ * about to go (each MPI_Pready*).  DONE: a wait or test completed the
  * operation, before that call returns (at every completion of a
  * persistent request; for a window, at the next synchronisation that
- * completes the call's operations at the origin).  CANCELLED: as DONE for
+ * completes the call's operations at the origin), or an MPI_Parrived of
+ * a partitioned receive is about to return true.  CANCELLED: as DONE for
  * an operation that was cancelled.  FREE: the last event; the request or
  * window is being freed, or its operation is complete after the user
  * freed it, and the hook is no longer linked: the binding frees it. */

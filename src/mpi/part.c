@@ -38,6 +38,7 @@
  * the copying side completes; waits, tests, MPI_Start and MPI_Request_free
  * go through the schedule's code, the hooks below do the rest.
  */
+#include "bind_hooks.h"
 #include "mpi_impl.h"
 #include "part_impl.h"
 
@@ -477,6 +478,10 @@ static void pready_apply(struct part *p, int lo, int hi, const int *list)
     zm_req_t *fin[2];
     int nfin = 0;
     struct pchan *ch = p->ch;
+    /* A binding that works on a copy of the program's buffer (an mpi_f08
+     * array section, bind_hooks.h) refreshes it before partitions go. */
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
+        zm_mpi_hook_start(p->req);
     if (p->net) {
         zm_mpi_part_net_ready(p, lo, hi, list);
         return;
@@ -590,6 +595,10 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
      * the same worker) run. */
     if (!*flag)
         zm_ult_yield();
+    /* A binding working on a copy writes what arrived back now: the
+     * partition is the program's from here on. */
+    else if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
+        zm_mpi_hook_finish(request);
     return MPI_SUCCESS;
 }
 ZM_WEAK(Parrived)

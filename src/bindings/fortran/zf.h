@@ -343,14 +343,14 @@ enum { ZF_ON_WORLD, ZF_ON_COMM, ZF_ON_WIN, ZF_ON_FILE };
  * ZF_ASYNC call's lives in a record (hold) that zf_cbuf_keep hands to the
  * library with the call's request or window once the call has started
  * the operation (zf_cbuf.c: copied in at every start, back at every
- * completion).  ZF_NOCOPY marks an asynchronous call that cannot work on
- * a copy (partitioned, split collective): it fails with MPI_ERR_BUFFER
- * there, as every call does for a count reaching outside the section,
- * reported to the error handler of (on, h) naming fn and argument arg.
+ * completion; partitioned requests also at every MPI_Pready* and every
+ * MPI_Parrived that says yes).  A count reaching outside the section fails
+ * with MPI_ERR_BUFFER, reported to the error handler of (on, h) naming fn
+ * and argument arg.
  * zf_cbuf_done frees sec (MPI allows freeing a datatype an operation
  * still uses: the operation keeps it until it completes).  The calling
  * rank's thread; cb is the caller's. */
-enum { ZF_ASYNC = 1, ZF_PEER = 2, ZF_NOCOPY = 16 };
+enum { ZF_ASYNC = 1, ZF_PEER = 2 };
 enum { ZF_IN, ZF_INOUT, ZF_ADDR };
 typedef struct {
     void *ptr;

@@ -519,22 +519,16 @@ static int zf_section_exact(const CFI_cdesc_t *d, long long n, long long count,
     return count == n * *per;
 }
 
-/* The error of a section the composition refused (zf_compose's rc). */
+/* The error of a section the composition refused (zf_compose's rc:
+ * ZF_SEC_NOMEM or ZF_SEC_RANGE). */
 static int zf_section_error(int rc, const CFI_cdesc_t *d, long long n, long long count,
                             int on, MPI_Fint h, const char *fn, const char *arg)
 {
     char why[400];
     if (rc == ZF_SEC_NOMEM)
         return zf_error_on(on, h, MPI_ERR_NO_MEM, fn, "no memory to describe an array section");
-    if (rc == ZF_SEC_RANGE)
-        snprintf(why, sizeof why, "argument %s: count %lld of the datatype reaches outside "
-                 "its array section (%lld elements of %zu bytes)", arg, count, n, d->elem_len);
-    else
-        snprintf(why, sizeof why, "argument %s of this partitioned "
-                 "call is an array section that no datatype describes with this count and "
-                 "datatype (an element of the datatype across array elements apart in memory, "
-                 "or an MPI_Type_create_darray or large-count type), and a partitioned call "
-                 "cannot work on a copy: pass a contiguous array", arg);
+    snprintf(why, sizeof why, "argument %s: count %lld of the datatype reaches outside its "
+             "array section (%lld elements of %zu bytes)", arg, count, n, d->elem_len);
     return zf_error_on(on, h, MPI_ERR_BUFFER, fn, why);
 }
 
@@ -646,17 +640,14 @@ int zf_cbuf_section(zf_cbuf_t *cb, CFI_cdesc_t *d, int flags, long long count,
      * copied in: written back after a blocking call if the buffer may
      * have changed, or handed to the library with an asynchronous call's
      * request or window (zf_cbuf_keep). */
-    if ((flags & ZF_ASYNC) && !(flags & ZF_NOCOPY))
+    if (flags & ZF_ASYNC)
         return zf_hold_new(cb, d, n, on, h, fn, arg);
-    if (!(flags & ZF_ASYNC)) {
-        cb->tmp = malloc((size_t)n * d->elem_len + 1);
-        if (!cb->tmp)
-            return zf_error_on(on, h, MPI_ERR_NO_MEM, fn, "no memory to copy an array section");
-        zf_copy_section(d, cb->tmp, 1);
-        cb->ptr = cb->tmp;
-        return MPI_SUCCESS;
-    }
-    return zf_section_error(rc, d, n, count, on, h, fn, arg);
+    cb->tmp = malloc((size_t)n * d->elem_len + 1);
+    if (!cb->tmp)
+        return zf_error_on(on, h, MPI_ERR_NO_MEM, fn, "no memory to copy an array section");
+    zf_copy_section(d, cb->tmp, 1);
+    cb->ptr = cb->tmp;
+    return MPI_SUCCESS;
 }
 
 void zf_cbuf_free(zf_cbuf_t *cb, int rc)
