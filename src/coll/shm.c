@@ -77,15 +77,19 @@ static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
 {
     int n = c->size, nw = zm_ult_nworkers();
     int *count = calloc((size_t)nw, sizeof(int)), *first = calloc((size_t)nw, sizeof(int));
-    int *index = malloc(sizeof(int) * (size_t)nw);
+    int *index = malloc(sizeof(int) * (size_t)nw), *wk = malloc(sizeof(int) * (size_t)n);
     s->group_ranks = malloc(sizeof(int) * (size_t)n);
     s->groups = aligned_alloc(ZM_CACHE_LINE, sizeof(coll_group_t) * (size_t)(n < nw ? n : nw));
-    if (!count || !first || !index || !s->group_ranks || !s->groups) {
-        free(count), free(first), free(index);
+    if (!count || !first || !index || !wk || !s->group_ranks || !s->groups) {
+        free(count), free(first), free(index), free(wk);
         return -1;
     }
+    /* Each rank's worker is read once: a wake-up may move a rank between
+     * two reads, and a group counted on one worker and filled on another
+     * wrote past its room (heap corruption or SIGSEGV below, seen in
+     * net_io_agg across processes about once in 300 runs). */
     for (int r = 0; r < n; r++)
-        count[rank_worker(c, r)]++;
+        count[wk[r] = rank_worker(c, r)]++;
     s->ngroups = 0;
     for (int w = 0, at = 0; w < nw; w++) {
         index[w] = count[w] ? s->ngroups++ : -1;
@@ -94,13 +98,13 @@ static int shm_groups(zm_coll_shm_t *s, const zm_p2p_comm_t *c)
     }
     memset(s->groups, 0, sizeof(coll_group_t) * (size_t)s->ngroups);
     for (int r = 0; r < n; r++) {
-        int w = rank_worker(c, r);
+        int w = wk[r];
         coll_group_t *g = &s->groups[index[w]];
         g->rank = s->group_ranks + first[w];
         s->group_ranks[first[w] + g->members++] = r;
         s->slots[r].group = g;
     }
-    free(count), free(first), free(index);
+    free(count), free(first), free(index), free(wk);
     return 0;
 }
 
