@@ -246,13 +246,24 @@ static void requests(void)
  * one worker per process (tests/net.cmake), that is the progress thread.
  * Only with `compute` set (ranks 0 and 1 in different processes): in one
  * process rank 1 may share rank 0's worker, which the loop never gives
- * up, so there rank 0 waits in MPI_Wait. */
+ * up, so there rank 0 waits in MPI_Wait.
+ *
+ * The barrier first: the other ranks of rank 0's process may be queued on
+ * rank 0's worker, and a rank that computes without calling MPI keeps
+ * them from running until it is done (ranks are not preempted:
+ * docs/privatization.md, docs/migrate.md).  Without the barrier rank 1
+ * could still be in an earlier phase waiting for one of them (its
+ * partitioned send to rank 2 in requests() needs rank 2's MPI_Start), so
+ * rank 1 never reached its MPI_Pready and rank 0 computed until its 60 s
+ * limit: 1 run in 40-80 under load (2 x 3 interleaved, 2 workers).
+ * After it, rank 1 needs nothing but rank 0's message and the network. */
 static void progress(int compute)
 {
     WHO;
     enum { P = 8, C = 64 };
     int buf[P * C];
     MPI_Request r;
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (size < 2 || rank > 1)
         return;
     for (int i = 0; i < P * C; i++)
