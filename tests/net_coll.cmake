@@ -56,8 +56,13 @@ foreach(be ${ZMPI_NET_BACKENDS})
     zmpi_add_net_test(net_${be}_coll_wrong_${m}_2px3i PROGRAM net_coll_wrong NP 6 PROCS 2
                       BACKEND ${be} OPTS --interleave ARGS ${m} return)
   endforeach()
-  # bigsmall needs rank 1 alone in its process (see tests/net_coll_wrong.c).
-  foreach(m ${ZT_NET_COLL_MISTAKES} bigsmall)
+  # bigsmall needs rank 1 alone in its process, late and nblate the last
+  # rank in another process than rank 0 (see tests/net_coll_wrong.c).
+  foreach(m late nblate)
+    zmpi_add_net_test(net_${be}_coll_wrong_${m}_2px3i PROGRAM net_coll_wrong NP 6 PROCS 2
+                      BACKEND ${be} OPTS --interleave ARGS ${m} return)
+  endforeach()
+  foreach(m ${ZT_NET_COLL_MISTAKES} bigsmall late nblate)
     zmpi_add_net_test(net_${be}_coll_wrong_${m}_3px1 PROGRAM net_coll_wrong NP 3 PROCS 3
                       BACKEND ${be} ARGS ${m} return)
   endforeach()

@@ -31,6 +31,17 @@
  *              other (a limit of the one-process Bcast)
  *   nbkind     rank 1 starts MPI_Iallreduce, the others MPI_Ibcast
  *   nbcount    Iallreduce: odd ranks 4 elements, even ranks 2
+ *   late       Gatherv to rank 0: rank 1 sends 5 ints where 4 are
+ *              expected, and the last rank sends 64 KiB (above the
+ *              network's eager limits) only once rank 0 has stopped at
+ *              rank 1's mismatch (rank 0 sends it a token after its call
+ *              returned).  Rank 0's process must take in and drop that
+ *              late rendezvous, else its sender waits forever while its
+ *              transfer pending keeps the job-wide deadlock detection
+ *              quiet.  Only where the last rank is in another process
+ *              than rank 0 (a sender in rank 0's own process waits the
+ *              same way, but the deadlock detection reports it)
+ *   nblate     the same with MPI_Igatherv and MPI_Wait
  */
 #include "zt.h"
 
@@ -134,6 +145,54 @@ static int m_nbcount(MPI_Comm comm, int rank, int size)
     return rc != MPI_SUCCESS ? rc : MPI_Wait(&q, MPI_STATUS_IGNORE);
 }
 
+/* "late" and "nblate": see the top of the file. */
+static int late_gatherv(MPI_Comm comm, int rank, int size, int nb)
+{
+    enum { BIG = 16384 };
+    int late = size - 1, n = rank == late ? BIG : rank == 1 ? 5 : 4, token = 0, rc;
+    ZT_CHECK(size >= 3, "late needs 3 ranks or more");
+    int *v = zt_malloc(sizeof(int) * BIG), *w = NULL, *counts = NULL, *displs = NULL;
+    memset(v, 0, sizeof(int) * BIG);
+    if (rank == 0) {
+        counts = zt_malloc(sizeof(int) * (size_t)size);
+        displs = zt_malloc(sizeof(int) * (size_t)size);
+        for (int r = 0, off = 0; r < size; off += counts[r], r++) {
+            counts[r] = r == late ? BIG : 4;
+            displs[r] = off;
+        }
+        w = zt_malloc(sizeof(int) * (size_t)(BIG + 4 * size));
+    }
+    if (rank == late)
+        ZT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    if (nb) {
+        MPI_Request q;
+        rc = MPI_Igatherv(v, n, MPI_INT, w, counts, displs, MPI_INT, 0, comm, &q);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Gatherv(v, n, MPI_INT, w, counts, displs, MPI_INT, 0, comm);
+    }
+    if (rank == 0) {
+        ZT_CHECK(rc != MPI_SUCCESS, "rank 0's %sgatherv missed rank 1's mismatch", nb ? "I" : "");
+        ZT_OK(MPI_Send(&token, 1, MPI_INT, late, 77, MPI_COMM_WORLD));
+    }
+    free(v);
+    free(w);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+static int m_late(MPI_Comm comm, int rank, int size)
+{
+    return late_gatherv(comm, rank, size, 0);
+}
+
+static int m_nblate(MPI_Comm comm, int rank, int size)
+{
+    return late_gatherv(comm, rank, size, 1);
+}
+
 static const mistake_t mistakes[] = {
     /* A rank whose process's other ranks called another collective hears
      * of it from them, in the process's own numbering. */
@@ -159,6 +218,8 @@ static const mistake_t mistakes[] = {
     { "bigsmall", m_bigsmall, 0, { { MPI_ERR_TRUNCATE, "sends 8000 bytes to rank 1", "expects 400" } } },
     { "nbkind", m_nbkind, 1, { { MPI_ERR_NOT_SAME, "MPI_Wait", "" } } },
     { "nbcount", m_nbcount, 1, { { MPI_ERR_TRUNCATE, "MPI_Wait", "" } } },
+    { "late", m_late, 0, { { MPI_ERR_TRUNCATE, "rank 1 sends 20 bytes to rank 0", "expects 16" } } },
+    { "nblate", m_nblate, 1, { { MPI_ERR_TRUNCATE, "MPI_Wait", "" } } },
 };
 
 /* Whether error rc of mistake m is one of its acceptable reports; prints

@@ -92,7 +92,11 @@ void zm_coll_net_detach(zm_coll_shm_t *s)
 {
     /* The local block went in zm_coll_net_quiesce, which the owner calls
      * before it drops its reference (a request may drop the last one,
-     * outside the owner's ULT). */
+     * outside the owner's ULT).  Late messages of its collectives that
+     * stopped are no longer dropped: the context may be given to another
+     * communicator. */
+    const coll_net_t *nx = s->nx;
+    zm_p2p_remote_undrop(nx->pc.world ? nx->pc.world[nx->me] : nx->me, nx->pc.ctx);
     zm_coll_net_hier_free(s->nx);
     free(s->nx);
     free(s);

@@ -10,10 +10,11 @@
  * collectives before it) and the receiver compares that with its own
  * call as the message arrives.  A disagreement fails the call with the
  * error, and the wording, of the one-process check, and the rank stops
- * waiting at once: its receives still posted are cancelled, and a data
- * message that its sender sent on its own (larger than
- * ZM_COLL_PACK_MAX) and that this rank did not expect is received and
- * dropped, so that its sender is not left waiting either.
+ * waiting at once: its receives still posted are cancelled, and the
+ * messages its peers sent to it, or will send late, that no receive takes
+ * now are received and dropped (a data message that its sender sent on
+ * its own, larger than ZM_COLL_PACK_MAX; a late peer's signature and
+ * data), so that their senders are not left waiting either.
  *
  * Data of up to ZM_COLL_PACK_MAX bytes travels behind the signature in
  * one message (a copy of at most 2 KiB on each side, less than a second
@@ -313,12 +314,23 @@ static int data_stranded(coll_nmsgs_t *ms, int i)
     return !zm_p2p_req_done(d) && zm_p2p_cancel(d);
 }
 
+/* World rank of comm rank r of the set's communicator. */
+static int world_of(const coll_nmsgs_t *ms, int r)
+{
+    return ms->pc->world ? ms->pc->world[r] : r;
+}
+
 /* End the set after a mismatch: cancel what is still posted, and take in
- * the data messages that senders sent on their own and that no receive
- * takes now (else the senders would wait for them forever).  Outside the
- * rank's ULT no receive can be posted: then such a message ends the job,
- * with a report.  A peer whose signature has not arrived is not waited
- * for: it may never send (it called another collective). */
+ * the messages that peers sent or will send to it, else they would wait
+ * for them forever.  A peer whose signature has not arrived is not waited
+ * for: it may never send (it called another collective), or send late.
+ * A peer of another process is released by the network (remote.c drops
+ * every message of this collective that no receive takes, queued or
+ * late), after the receives are cancelled so that none slips in between.
+ * A peer of this process that sent its data in a message of its own that
+ * no receive takes now is released by receiving that message; outside
+ * the rank's ULT no receive can be posted: then the job ends, with a
+ * report. */
 static void end_set(coll_nmsgs_t *ms, const char *why, int ult)
 {
     for (int i = 0; i < ms->n; i++) {
@@ -328,7 +340,8 @@ static void end_set(coll_nmsgs_t *ms, const char *why, int ult)
             continue;
         if (!zm_p2p_req_done(h)) {
             zm_p2p_cancel(h);
-        } else if (data_stranded(ms, i)) {
+        } else if (h->st_source >= 0 && !zm_net_is_remote(world_of(ms, h->st_source)) &&
+                   data_stranded(ms, i)) {
             if (!ult) {
                 fprintf(stderr, "zmpi: rank %d of communicator %s: %s: %s; the job ends: rank "
                         "%d's data message cannot be taken in without this rank\n",
@@ -342,6 +355,7 @@ static void end_set(coll_nmsgs_t *ms, const char *why, int ult)
         if (o->split && !zm_p2p_req_done(&ms->reqs[2 * i + 1]))
             zm_p2p_cancel(&ms->reqs[2 * i + 1]);
     }
+    zm_p2p_remote_drop(world_of(ms, ms->me), ms->pc->ctx, ms->tag);
 }
 
 /* Nonzero once every receive of the set is complete (or cancelled): a

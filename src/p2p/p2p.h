@@ -495,6 +495,14 @@ long zm_p2p_requests_live(void);
  * thread. */
 void zm_p2p_remote_counts(long *sent, long *arrived);
 
+/* A collective of world rank wrank on collective context ctx, tag tag,
+ * stopped (remote.c, "Messages of collectives that stopped"): its messages
+ * from other processes that no receive takes are dropped from now on, and
+ * those queued already too.  Undrop forgets the context's entries of
+ * wrank when the communicator goes.  Any thread, network lock not held. */
+void zm_p2p_remote_drop(int wrank, uint32_t ctx, int tag);
+void zm_p2p_remote_undrop(int wrank, uint32_t ctx);
+
 /* The MPI_T layer's receiver while an event handle exists, else NULL
  * (defined in p2p.c, set by mpit_events.c). */
 extern zm_p2p_event_fn_t zm_p2p_event_fn;

@@ -324,6 +324,114 @@ static int slot_fill(zm_p2p_rank_t *r, const net_hdr_t *h, const void *data)
     return 1;
 }
 
+/* ---- Messages of collectives that stopped ------------------------------
+ *
+ * A collective that stops at a mismatch (src/coll/net_msg.c) cancels its
+ * receives, but its peers in other processes may still send to it: a
+ * late peer sends its signature, and its data by rendezvous when it is
+ * large, after the receiver stopped.  Such a rendezvous would stay
+ * pending in the sender's process forever (and keep the job-wide
+ * deadlock detection from seeing the sender wait).  So the stopped rank
+ * names its collective here, and every message of it that reaches the
+ * rank without meeting a posted receive, or that already waits in its
+ * unexpected queue, is taken in and dropped: an eager one at once, a
+ * rendezvous by receiving its data into a scratch block.  The
+ * collective's tag is its number on the communicator, which no other
+ * collective of it reuses (for 2^29 collectives); the entries of a
+ * communicator go when it is freed. */
+
+/* A stopped collective: rank `dst`'s messages on (ctx, tag). */
+typedef struct drop {
+    struct drop *next;
+    int dst;               /* the receiving rank's world rank */
+    uint32_t ctx;          /* the communicator's collective context */
+    int tag;               /* the collective's tag */
+} drop_t;
+
+static drop_t *drops;          /* under the network lock */
+static _Atomic int ndrops;     /* its entries, read without the lock */
+
+/* Whether rank dst's message (ctx, tag) belongs to a stopped collective.
+ * Network lock held. */
+static int drop_wanted(int dst, uint32_t ctx, int tag)
+{
+    for (const drop_t *d = drops; d; d = d->next)
+        if (d->dst == dst && d->ctx == ctx && d->tag == tag)
+            return 1;
+    return 0;
+}
+
+/* Take in and drop the data of a rendezvous from process `proc` (data tag
+ * dtag, `bytes` bytes): its sender then completes.  Network lock held. */
+static void drop_rndv_locked(int proc, int dtag, size_t bytes)
+{
+    void *scratch = malloc(bytes ? bytes : 1);
+    if (!scratch) {
+        fprintf(stderr, "zmpi: out of memory dropping a %zu-byte message\n", bytes);
+        zm_net_abort(1);
+    }
+    zm_net_recv_locked(scratch, bytes, proc, dtag, free_cb, scratch);
+}
+
+/* Drop the messages of (ctx, tag) that already wait in r's unexpected
+ * queue, from other processes (those of its own process have senders that
+ * this file cannot release).  Network lock held. */
+static void drop_queued_locked(zm_p2p_rank_t *r, uint32_t ctx, int tag)
+{
+    zm_spin_lock(&r->lock);
+    zm_dlink_t *pos = r->unexp.next;
+    while (pos != &r->unexp) {
+        zm_msg_t *m = zm_container_of(pos, zm_msg_t, link);
+        pos = pos->next;
+        if (m->ctx != ctx || m->tag != tag ||
+            (m->kind != ZM_MSG_NET_EAGER && m->kind != ZM_MSG_NET_RNDV))
+            continue;
+        unexp_take(r, m);
+        if (m->kind == ZM_MSG_NET_RNDV)
+            drop_rndv_locked((int)(m->scount & 0xffffffffu), (int)(m->scount >> 32), m->bytes);
+        free(m); /* the arrived packet, envelope and data in one block */
+    }
+    zm_spin_unlock(&r->lock);
+}
+
+void zm_p2p_remote_drop(int wrank, uint32_t ctx, int tag)
+{
+    if (!zm_net_remote)
+        return; /* one process: nothing arrives through the network */
+    drop_t *d = malloc(sizeof(*d));
+    zm_net_lock();
+    if (d) {
+        *d = (drop_t){ drops, wrank, ctx, tag };
+        drops = d;
+        atomic_fetch_add_explicit(&ndrops, 1, memory_order_relaxed);
+    }
+    /* Without memory for the entry, late arrivals wait as before; what
+     * is queued already still goes. */
+    drop_queued_locked(&zm_p2p_ranks[wrank], ctx, tag);
+    zm_net_unlock();
+}
+
+void zm_p2p_remote_undrop(int wrank, uint32_t ctx)
+{
+    /* Entries are only added by the collectives of the communicator that
+     * is being freed here, which have all ended: a count of 0 seen here
+     * is not stale for them. */
+    if (atomic_load_explicit(&ndrops, memory_order_relaxed) == 0)
+        return;
+    zm_net_lock();
+    for (drop_t **pp = &drops; *pp;) {
+        drop_t *d = *pp;
+        if (d->dst != wrank || d->ctx != ctx) {
+            pp = &d->next;
+            continue;
+        }
+        *pp = d->next;
+        free(d);
+        atomic_fetch_sub_explicit(&ndrops, 1, memory_order_relaxed);
+    }
+    zm_net_unlock();
+}
+
 /* The engine's handler (network lock held): match an arrived envelope at
  * its receiver, or queue it there as unexpected (a block of its own:
  * zm_net_keep).  pkt is the network's, valid during the call only. */
@@ -356,6 +464,15 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
         } else {
             rndv_recv_locked(rr, src_proc, h->dtag, h->bytes);
         }
+        wake_probes(probes);
+        return;
+    }
+    /* A late message of a collective that stopped: dropped. */
+    if (ZM_UNLIKELY(atomic_load_explicit(&ndrops, memory_order_relaxed) > 0) &&
+        drop_wanted(h->dst, h->ctx, h->tag)) {
+        zm_spin_unlock(&r->lock);
+        if (h->kind == HDR_RTS)
+            drop_rndv_locked(src_proc, h->dtag, h->bytes);
         wake_probes(probes);
         return;
     }
