@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     qsort(pp, 7, sizeof *pp, cmp);
     qsort(ar, 7, sizeof *ar, cmp);
     if (rank == 0)
-        printf("C:       ping-pong (half round trip) %8.3f us, allreduce %8.3f us\n", pp[3], ar[3]);
+        printf("C:       ping-pong (half round trip) %9.4f us, allreduce %9.4f us\n", pp[3], ar[3]);
     MPI_Finalize();
     return 0;
 }

@@ -2,8 +2,9 @@
 # fortran_bench_compare.sh: the cost of the mpi_f08 binding against C
 # (issue 19).  Builds fortran_bench_f08.f90 with zmpifort and
 # fortran_bench_c.c with zmpicc, runs them alternately RUNS times (each run
-# prints the median of 7 timings) and prints the best run of each, 8-byte
-# ping-pong (half round trip) and 8-byte MPI_Allreduce, and the difference.
+# prints the median of 7 timings) and prints, for an 8-byte ping-pong (half
+# round trip) and an 8-byte MPI_Allreduce, the best run of each and the
+# median of the runs, and the differences.
 #
 #   fortran_bench_compare.sh BINDIR [RUNS [ITERS [NP [WORKERS]]]]
 #
@@ -27,12 +28,23 @@ done
 # allreduce, counted after the label's words) over the runs in FILE.
 best() {
     awk -v f="$2" '{ sub(/^[^:]*: */, ""); v = $(f) + 0; if (!n++ || v < m) m = v }
-                   END { printf "%.3f", m }' "$1"
+                   END { printf "%.4f", m }' "$1"
+}
+# med FILE FIELD: the median of that field over the runs.
+med() {
+    awk -v f="$2" '{ sub(/^[^:]*: */, ""); print $(f) + 0 }' "$1" | sort -g |
+        awk '{ v[++n] = $1 } END { printf "%.4f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 cpp=$(best "$work/c.out" 5) car=$(best "$work/c.out" 8)
 fpp=$(best "$work/f08.out" 5) far=$(best "$work/f08.out" 8)
+mcpp=$(med "$work/c.out" 5) mcar=$(med "$work/c.out" 8)
+mfpp=$(med "$work/f08.out" 5) mfar=$(med "$work/f08.out" 8)
 awk -v cpp="$cpp" -v car="$car" -v fpp="$fpp" -v far="$far" -v r="$runs" -v np="$np" -v nw="$nw" 'BEGIN {
     printf "best of %d alternated runs, %d ranks on %d workers, 8 bytes (us per operation)\n", r, np, nw
     printf "              C     mpi_f08  difference\n"
-    printf "ping-pong  %7.3f  %7.3f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
-    printf "allreduce  %7.3f  %7.3f    %+5.1f %%\n", car, far, (far - car) / car * 100 }'
+    printf "ping-pong  %7.4f  %7.4f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
+    printf "allreduce  %7.4f  %7.4f    %+5.1f %%\n", car, far, (far - car) / car * 100 }'
+awk -v cpp="$mcpp" -v car="$mcar" -v fpp="$mfpp" -v far="$mfar" 'BEGIN {
+    printf "median of the runs\n"
+    printf "ping-pong  %7.4f  %7.4f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
+    printf "allreduce  %7.4f  %7.4f    %+5.1f %%\n", car, far, (far - car) / car * 100 }'

@@ -54,7 +54,7 @@ program bench_f08
       ar(run) = (MPI_Wtime() - t) / iters * 1d6
     end if
   end do
-  if (rank == 0) write(*, '(a,f8.3,a,f8.3,a)') 'mpi_f08: ping-pong (half round trip) ', &
+  if (rank == 0) write(*, '(a,f9.4,a,f9.4,a)') 'mpi_f08: ping-pong (half round trip) ', &
       median(pp), ' us, allreduce ', median(ar), ' us'
   call MPI_Finalize()
 contains

@@ -117,8 +117,9 @@ void zm_p2p_mail_spill(zm_p2p_rank_t *me);
 #define ZM_P2P_RING_MSG ((zm_msg_t *)(uintptr_t)1)
 
 /* Size the rings' tables for `nworkers` workers and read ZMPI_RING_MAX,
- * the largest message sent through a ring (at most ZM_P2P_RING_MAX, the
- * default; 0 turns rings off).  Main thread, from zm_p2p_init. */
+ * the largest message sent through a ring (default ZM_P2P_RING_DEFAULT,
+ * at most ZM_P2P_RING_MAX; 0 turns rings off).  Main thread, from
+ * zm_p2p_init. */
 void zm_p2p_ring_init(int nworkers);
 
 /* Give rank r its (empty) table of rings; 0 or -1 when out of memory.

@@ -97,8 +97,8 @@ _Static_assert(ZM_P2P_RING_MAX * RING_SLOTS <= RING_DATA, "a full ring's payload
 _Atomic int zm_p2p_rings_exist;
 
 static int ring_workers;
-/* Largest message sent through a ring: ZM_P2P_RING_MAX, or less as
- * ZMPI_RING_MAX says (0 turns rings off; for comparisons). */
+/* Largest message sent through a ring: ZMPI_RING_MAX (default
+ * ZM_P2P_RING_DEFAULT, at most ZM_P2P_RING_MAX; 0 turns rings off). */
 static size_t ring_max;
 /* Senders skip their fence: a parking rank forces one on them instead
  * (zm_arch_membarrier), which is rare next to the messages sent. */
@@ -109,7 +109,7 @@ static void ring_park(zm_ult_t *u);
 void zm_p2p_ring_init(int nworkers)
 {
     ring_workers = nworkers;
-    long m = zm_core_env_long("ZMPI_RING_MAX", ZM_P2P_RING_MAX, 0);
+    long m = zm_core_env_long("ZMPI_RING_MAX", ZM_P2P_RING_DEFAULT, 0);
     ring_max = m > ZM_P2P_RING_MAX ? ZM_P2P_RING_MAX : (size_t)m;
     ring_asym = zm_core_asym_fence();
     zm_ult_set_park_hook(ring_park);
