@@ -25,8 +25,10 @@ fi
 run=$exe.$np.$(echo "$*" | tr -c 'a-zA-Z0-9=\n' _)
 log=$run.log
 # Each run in a directory of its own: the I/O programs write files named
-# alike in their working directory.
+# alike in their working directory.  The program is there too, for those
+# that spawn "./<name>".
 mkdir -p "$run.d"
+ln -s "$exe" "$run.d/$prog"
 (cd "$run.d" && MPIEXEC_TIMEOUT=120 timeout 150 "$RUN" -n "$np" -w "$WORKERS" \
     "$exe" "$@" >"$log" 2>&1)
 rc=$?
