@@ -786,6 +786,20 @@ static int lock_rank_check(struct zmpi_win *w, const char *fn, int rank)
                             "ranks", rank, wname(w), w->size);
 }
 
+/* Take the passive-target lock of target t (exclusive or shared) for the
+ * calling rank, for fn.  The wait's description (for deadlock reports)
+ * costs more than an uncontended lock, so it is written only when the
+ * lock is busy. */
+static void lock_target(MPI_Win win, const char *fn, int t, int excl)
+{
+    if (zm_rma_lock_try(win->rma, t, excl))
+        return;
+    char what[320];
+    snprintf(what, sizeof(what), "%s waiting for %s lock on rank %d of window %s", fn,
+             excl ? "an exclusive" : "a shared", t, wname(win));
+    zm_rma_lock(win->rma, win->rank, t, excl, what);
+}
+
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     const char *fn = "MPI_Win_lock";
@@ -808,14 +822,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return epoch_conflict(win, fn, "MPI_Win_start");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     if (!(assert & MPI_MODE_NOCHECK)) {
-        /* The wait's description (for deadlock reports) costs more than an
-         * uncontended lock: it is written only when the lock is busy. */
-        if (!zm_rma_lock_try(win->rma, rank, excl)) {
-            char what[320];
-            snprintf(what, sizeof(what), "MPI_Win_lock waiting for %s lock on rank %d of "
-                     "window %s", excl ? "an exclusive" : "a shared", rank, wname(win));
-            zm_rma_lock(win->rma, win->rank, rank, excl, what);
-        }
+        lock_target(win, fn, rank, excl);
         /* Under ThreadSanitizer: after the previous holders' epochs. */
         zm_arch_tsan_acquire(win->rma);
     }
@@ -873,12 +880,8 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return epoch_conflict(win, fn, "MPI_Win_start");
     if (!(assert & MPI_MODE_NOCHECK)) {
         /* A shared lock on every target, in rank order. */
-        char what[320];
-        for (int t = 0; t < win->size; t++) {
-            snprintf(what, sizeof(what), "MPI_Win_lock_all waiting for a shared lock on rank "
-                     "%d of window %s", t, wname(win));
-            zm_rma_lock(win->rma, win->rank, t, 0, what);
-        }
+        for (int t = 0; t < win->size; t++)
+            lock_target(win, fn, t, 0);
         zm_arch_tsan_acquire(win->rma); /* as in MPI_Win_lock */
     }
     win->locked_all = assert & MPI_MODE_NOCHECK ? 2 : 1;
