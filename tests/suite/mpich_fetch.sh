@@ -26,3 +26,22 @@ mpich_fetch() {
     [ -n "$t" ] || { echo "SKIP: no MPICH tarball" >&2; exit 77; }
     echo "$t"
 }
+
+# mpich_setup TAG PART...: make the work directory $work (zmpi-TAG.*,
+# removed at exit unless MPICH_KEEP=1 says to keep it), fetch the tarball
+# into it and unpack test/mpi/PART... of it; sets M to that test/mpi.
+mpich_setup() {
+    tag=$1
+    shift
+    work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-$tag.XXXXXX") || exit 1
+    trap mpich_cleanup EXIT
+    tarball=$(mpich_fetch "$work") || exit $?
+    top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
+    tar xf "$tarball" -C "$work" $(for p in "$@"; do echo "$top/test/mpi/$p"; done) ||
+        { echo "FAIL: cannot unpack $tarball"; exit 1; }
+    M=$work/$top/test/mpi
+}
+
+mpich_cleanup() {
+    if [ "${MPICH_KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
+}

@@ -71,20 +71,10 @@ FC=$1 RUN=$2
 RANKS=${MPICH_RANKS:-4 64}
 WORKERS=${MPICH_WORKERS:-2}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-mpichf.XXXXXX") || exit 1
-cleanup() {
-    if [ "${MPICH_KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-
 # ---- Fetching MPICH's test programs ------------------------------------
 
 . "$(dirname "$0")/../mpich_fetch.sh"
-tarball=$(mpich_fetch "$work") || exit $?
-top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
-tar xf "$tarball" -C "$work" "$top/test/mpi/f77" "$top/test/mpi/f90" \
-    "$top/test/mpi/f08" "$top/test/mpi/util" || { fail "cannot unpack $tarball"; exit 1; }
-M=$work/$top/test/mpi
+mpich_setup mpichf f77 f90 f08 util
 
 # The f77 headers configure would write: address and offset integers.
 for h in $(find "$M/f77" -name '*.h.in'); do

@@ -76,20 +76,8 @@ threads/spawn/th_taskmanager  the same
 threads/pt2pt/multisend4      25 threads of 5 ranks on 2 cores: 35 s with MPICH, past the time limit here
 "
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-mpichc.XXXXXX") || exit 1
-cleanup() {
-    if [ "${MPICH_KEEP:-0}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-
 . "$(dirname "$0")/../mpich_fetch.sh"
-tarball=$(mpich_fetch "$work") || exit $?
-top=$(tar tf "$tarball" | head -n 1 | cut -d/ -f1)
-parts="include util dtpools"
-for d in $DIRS; do parts="$parts $d"; done
-tar xf "$tarball" -C "$work" $(for p in $parts; do echo "$top/test/mpi/$p"; done) ||
-    { echo "FAIL: cannot unpack $tarball"; exit 1; }
-M=$work/$top/test/mpi
+mpich_setup mpichc include util dtpools $DIRS
 
 # ---- What configure would write ----------------------------------------
 
