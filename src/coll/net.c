@@ -108,10 +108,16 @@ static int next_tag(zm_coll_shm_t *s)
     return NET_TAG_BASE | (int)(s->nx->seq++ & NET_TAG_MASK);
 }
 
-/* The tag of rank me's next non-blocking or persistent round on s. */
+/* The tag of the non-blocking collective number seq on a communicator. */
+static int nb_tag(unsigned seq)
+{
+    return NET_TAG_BASE | NET_TAG_NB | (int)(seq & NET_TAG_MASK);
+}
+
+/* The tag of rank me's next non-blocking collective on s. */
 static int next_nb_tag(zm_coll_shm_t *s)
 {
-    return NET_TAG_BASE | NET_TAG_NB | (int)(s->nx->nbseq++ & NET_TAG_MASK);
+    return nb_tag(s->nx->nbseq++);
 }
 
 /* The public part of a, ready for zm_coll_prepare as a non-blocking call
@@ -179,12 +185,13 @@ static int nbc_poll(void *arg)
     return 1;
 }
 
-/* Post the prepared call p with request req; hold: see nsched_start. */
-static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, zm_req_t *req,
-                            int hold)
+/* Post the prepared call p on tag with request req; hold: see
+ * nsched_start. */
+static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, int tag,
+                            zm_req_t *req, int hold)
 {
     net_nbc_t *t = malloc(sizeof(*t));
-    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, next_nb_tag(s), hold, 0) : NULL;
+    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, tag, hold, 0) : NULL;
     if (!x) {
         free(t);
         free(p->tmp);
@@ -206,13 +213,22 @@ zm_status_t zm_coll_net_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
     if (zm_coll_net_hier_fits(s->nx, a))
         return zm_coll_net_hnbc_start(s, me, a, next_nb_tag(s), req);
     zm_coll_args_t p = prepared(a, me, s->size);
-    return nbc_post(s, me, &p, req, 1);
+    return nbc_post(s, me, &p, next_nb_tag(s), req, 1);
 }
 
 /* ---- Persistent collectives --------------------------------------------
  * The instance keeps the rank's arguments (args[0]) and request (reqs[0]);
  * each start posts one round.  The API layer holds the types; the
- * instance holds the operation. */
+ * instance holds the operation.
+ *
+ * The ranks may start persistent collectives in different orders (MPI 4.1
+ * section 6.13: they match in the order of their init calls), so an
+ * instance takes its number in the non-blocking sequence at init and
+ * every round uses that tag.  Rounds of one instance cannot mix: a rank
+ * starts round k + 1 only after its round k completed, and the messages
+ * between two ranks on one tag are received in the order they were sent.
+ * The sequence wraps after 2^29 non-blocking calls on the communicator;
+ * an instance alive that long could then share its tag with a newer one. */
 
 zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
                               zm_req_t *req, zm_coll_pers_t **out)
@@ -232,6 +248,7 @@ zm_status_t zm_coll_net_pinit(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
         return ZM_ERR_NOMEM;
     }
     x->persistent = 1;
+    x->seq = s->nx->nbseq++;
     x->shm = s;
     x->args[0] = *a;
     x->reqs[0] = req;
@@ -246,10 +263,10 @@ void zm_coll_net_pstart(zm_coll_pers_t *x, int me)
 {
     zm_status_t st;
     if (zm_coll_net_hier_fits(x->shm->nx, &x->args[0])) {
-        st = zm_coll_net_hnbc_start(x->shm, me, &x->args[0], next_nb_tag(x->shm), x->reqs[0]);
+        st = zm_coll_net_hnbc_start(x->shm, me, &x->args[0], nb_tag(x->seq), x->reqs[0]);
     } else {
         zm_coll_args_t p = prepared(&x->args[0], me, x->shm->size);
-        st = nbc_post(x->shm, me, &p, x->reqs[0], 0);
+        st = nbc_post(x->shm, me, &p, nb_tag(x->seq), x->reqs[0], 0);
     }
     if (st != ZM_OK) {
         /* No memory for the round: it fails, and says so. */
