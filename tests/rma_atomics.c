@@ -217,7 +217,7 @@ static void big_sum(int rank, int size, int rounds)
 typedef struct { long double v; int i; } ldi_t;
 typedef struct { double v; int i; } di_t;
 typedef struct { short v; int i; } si_t;
-#define NPAIR 24
+#define NPAIR 15  /* 300 bytes of long double pairs: not a multiple of 16 */
 struct pairs_win {
     ldi_t ld[2 * NPAIR];
     di_t d[2 * NPAIR];

@@ -14,11 +14,22 @@
  */
 #include "rma.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Scratch of up to this many bytes lives on the stack. */
 #define RMA_STACK_SCRATCH 512
+
+/* Scratch rows hold elements as laid out in memory, and the kernels may
+ * use aligned vector moves on them (a long double pair is copied with
+ * 16-byte moves), so every row starts at this alignment. */
+#define RMA_ROW_ALIGN _Alignof(max_align_t)
+
+static size_t row_round(size_t bytes)
+{
+    return (bytes + RMA_ROW_ALIGN - 1) / RMA_ROW_ALIGN * RMA_ROW_ALIGN;
+}
 
 /* Nonzero if (count, dt) is just `count` elements of basic in a row. */
 static int is_plain(size_t count, const zm_dt_t *dt, const zm_dt_t *basic)
@@ -37,10 +48,10 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
     size_t bytes = zm_dt_bytes(tdt, tcount), m = bytes / basic->size;
     /* A row of m elements takes m extents: more than `bytes` for the
      * value/index pairs, whose extent has padding beyond their data. */
-    size_t row = m * (size_t)basic->extent;
+    size_t row = row_round(m * (size_t)basic->extent);
     int tplain = is_plain(tcount, tdt, basic);
     int oplain = op->id == ZM_OP_NO_OP || is_plain(ocount, odt, basic);
-    unsigned char stack[RMA_STACK_SCRATCH];
+    _Alignas(RMA_ROW_ALIGN) unsigned char stack[RMA_STACK_SCRATCH];
     unsigned char *scratch = NULL;
     size_t need = (oplain ? 0 : row) + (tplain ? 0 : row);
     if (need > sizeof(stack)) {
@@ -121,8 +132,8 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
      * more rows of scratch. */
     int padded = basic->extent != (ptrdiff_t)basic->size;
     int one = nruns == 1 && !padded;
-    size_t need = one ? 0 : bytes + (padded ? 2 * m * (size_t)basic->extent : 0);
-    unsigned char stack[RMA_STACK_SCRATCH];
+    size_t need = one ? 0 : row_round(bytes) + (padded ? 2 * m * (size_t)basic->extent : 0);
+    _Alignas(RMA_ROW_ALIGN) unsigned char stack[RMA_STACK_SCRATCH];
     unsigned char *tmp = stack;
     if (need > sizeof(stack) && !(tmp = malloc(need)))
         return ZM_ERR_NOMEM;
@@ -140,7 +151,7 @@ zm_status_t zm_rma_accumulate_runs(zm_rma_win_t *w, int t, const zm_op_t *op,
         if (result)
             memcpy(result, tmp, bytes);
         if (op->id != ZM_OP_NO_OP) {
-            apply_packed(op, basic, in, tmp, m, tmp + bytes);
+            apply_packed(op, basic, in, tmp, m, tmp + row_round(bytes));
             at = 0;
             for (size_t i = 0; i < nruns; i++, at += (size_t)runs[i - 1][1])
                 memcpy(tbase + runs[i][0], tmp + at, (size_t)runs[i][1]);
