@@ -98,3 +98,14 @@ if(ZMPI_NET_BACKENDS)
     endforeach()
   endif()
 endif()
+
+# A thread the rank created sends and receives across processes while the
+# rank's own code spins without calling MPI: with one worker per process
+# only the waiting thread can move the network (MPICH's
+# threads/pt2pt/threaded_sr hung so).
+zmpi_add_program(zt_threads_spin threads_spin.c)
+target_link_libraries(zt_threads_spin PRIVATE Threads::Threads)
+foreach(be ${ZMPI_NET_BACKENDS})
+  zmpi_add_net_test(net_${be}_threads_spin_2px1w1 PROGRAM threads_spin NP 2 PROCS 2
+                    BACKEND ${be} OPTS -w 1)
+endforeach()

@@ -96,6 +96,28 @@ void zm_ult_set_threaded(void)
     atomic_store(&job.threaded, 1);
 }
 
+/* Longest sleep between two network polls of a sleeping foreign thread. */
+#define FOREIGN_POLL_MAX_NS (1000ull * 1000)
+
+/* Sleep until woken, polling the network between sleeps that grow from
+ * 50 us to 1 ms.  What u waits for may need the network to move even
+ * after its first answer: the rest of a large message, the sender's side
+ * of a rendezvous.  The workers poll it only while idle, and a rank whose
+ * own code spins on a flag this thread will set keeps its worker busy, so
+ * a thread that just slept could wait forever (MPICH's
+ * threads/pt2pt/threaded_sr across processes). */
+static void foreign_sleep_polling(zm_ult_t *u)
+{
+    uint64_t ns = 50 * 1000;
+    while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == UNSCHED_SLEEPING) {
+        if (!zm_arch_futex_wait_ns((uint32_t *)&u->state, UNSCHED_SLEEPING, ns))
+            continue;
+        job.poll();
+        if (ns < FOREIGN_POLL_MAX_NS)
+            ns *= 2;
+    }
+}
+
 void zm_ult_unsched_park(zm_ult_t *u, int (*commit)(void *), void *arg)
 {
     __atomic_store_n(&u->state, ZM_ULT_PARKED, __ATOMIC_RELAXED);
@@ -127,6 +149,10 @@ void zm_ult_unsched_park(zm_ult_t *u, int (*commit)(void *), void *arg)
     if (!__atomic_compare_exchange_n(&u->state, &expect, UNSCHED_SLEEPING, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
+    if (job.poll) {
+        foreign_sleep_polling(u);
+        return;
+    }
     while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == UNSCHED_SLEEPING)
         zm_arch_futex_wait((uint32_t *)&u->state, UNSCHED_SLEEPING);
 }
