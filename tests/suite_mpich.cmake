@@ -10,4 +10,17 @@ if(ZMPI_TEST_SUITES)
             ${CMAKE_BINARY_DIR}/tools/zmpicc $<TARGET_FILE:zmpirun>)
   set_tests_properties(suite_mpich_c PROPERTIES TIMEOUT 2400 SKIP_RETURN_CODE 77
     RUN_SERIAL TRUE LABELS suite)
+  # The same runs across processes: 2 processes of one worker each, ranks
+  # interleaved so that every rank's neighbours are in the other process,
+  # over the first network backend built (MPICH's when both are; the
+  # Open MPI backend passes the same runs, checked by hand).
+  if(ZMPI_NET_BACKENDS)
+    list(GET ZMPI_NET_BACKENDS 0 be)
+    add_test(NAME suite_mpich_c_net
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/suite/mpich_c/mpich_c_test.sh
+              ${CMAKE_BINARY_DIR}/tools/zmpicc $<TARGET_FILE:zmpirun>)
+    set_tests_properties(suite_mpich_c_net PROPERTIES TIMEOUT 2400 SKIP_RETURN_CODE 77
+      RUN_SERIAL TRUE LABELS "suite;net"
+      ENVIRONMENT "MPICH_PROCS=2;MPICH_WORKERS=1;ZMPI_NET=${be}")
+  endif()
 endif()

@@ -4,8 +4,9 @@
 # groups, attributes, info, init, topologies, error handlers, one-sided,
 # I/O, partitioned, spawn, threads, MPI_T), built unchanged with zmpicc and
 # run under zmpirun with 2 workers, each on the rank count and arguments of
-# MPICH's testlist.  A program passes when it exits 0 and prints
-# "No Errors".
+# MPICH's testlist; with MPICH_PROCS=2 the same runs go across 2
+# processes (the network layer over the system MPI).  A program passes
+# when it exits 0 and prints "No Errors".
 #
 #   mpich_c_test.sh ZMPICC ZMPIRUN
 #
@@ -15,7 +16,10 @@
 #
 # Environment:
 #   MPICH_TARBALL=path  use this copy of mpich_4.0.2.orig.tar.xz
-#   MPICH_WORKERS=2     zmpirun workers
+#   MPICH_WORKERS=2     zmpirun workers (per process)
+#   MPICH_PROCS=1       processes (zmpirun -p, ranks interleaved; a job of
+#                       fewer ranks gets one process per rank)
+#   ZMPI_NET=mpich      the system MPI between processes (zmpirun --net)
 #   MPICH_JOBS=N        programs built and run at once (default: nproc)
 #   MPICH_DIRS="..."    test directories (default: all below)
 #   MPICH_KEEP=1        keep the work directory (printed at the end)
@@ -35,6 +39,7 @@ fi
 abs() { case $1 in /*) echo "$1" ;; *) echo "$(pwd)/$1" ;; esac; }
 CC=$(abs "$1") RUN=$(abs "$2")
 WORKERS=${MPICH_WORKERS:-2}
+PROCS=${MPICH_PROCS:-1}
 JOBS=${MPICH_JOBS:-$(nproc 2>/dev/null || echo 2)}
 DIRS=${MPICH_DIRS:-"pt2pt coll comm group attr info init topo datatype errhan rma io part
 spawn mpi_t threads/pt2pt threads/comm threads/init threads/coll threads/rma threads/part
@@ -153,7 +158,7 @@ done | sort -u > "$runs"
 
 # Build every program once, then run the runs, JOBS at once each
 # (run_one.sh, next to this script).
-export work M INC objs CC RUN WORKERS
+export work M INC objs CC RUN WORKERS PROCS
 one=$(dirname "$0")/run_one.sh
 start=$(date +%s)
 cut -d' ' -f1,2 "$runs" | sort -u | xargs -P "$JOBS" -I{} sh "$one" build {}
@@ -164,5 +169,5 @@ npass=$(grep -c '^PASS' "$work/results")
 nfail=$(grep -c '^FAIL' "$work/results")
 grep -v '^PASS' "$work/results"
 echo "mpich_c_test: $npass passed, $nfail failed, of $(wc -l < "$runs") runs" \
-     "($((end - start)) s, $JOBS at once, $WORKERS workers)"
+     "($((end - start)) s, $JOBS at once, $PROCS processes of $WORKERS workers)"
 [ "$nfail" -eq 0 ]

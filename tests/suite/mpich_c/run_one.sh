@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_one.sh: one step of mpich_c_test.sh, which exports work, M, INC,
-# objs, CC, RUN and WORKERS.
+# objs, CC, RUN, WORKERS and PROCS.
 #   run_one.sh build "DIR PROG"            compile DIR/PROG.c into $work/bin
 #   run_one.sh run "DIR PROG RANKS ARGS"   run it; print PASS or FAIL (with
 #                                          the end of its output) at once
@@ -29,8 +29,13 @@ log=$run.log
 # that spawn "./<name>".
 mkdir -p "$run.d"
 ln -s "$exe" "$run.d/$prog"
+# Across processes, ranks are interleaved so that neighbours sit in
+# different processes; a job of fewer ranks than PROCS gets one process
+# per rank.
+procs=$PROCS
+[ "$np" -lt "$procs" ] && procs=$np
 (cd "$run.d" && MPIEXEC_TIMEOUT=120 timeout 150 "$RUN" -n "$np" -w "$WORKERS" \
-    "$exe" "$@" >"$log" 2>&1)
+    -p "$procs" --interleave "$exe" "$@" >"$log" 2>&1)
 rc=$?
 rm -rf "$run.d"
 if [ $rc -eq 0 ] && grep -qi "No Errors" "$log"; then
