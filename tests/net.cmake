@@ -30,6 +30,16 @@ foreach(prog coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw inter_col
   endforeach()
 endforeach()
 
+# Small point-to-point messages across processes (tests/net_p2p_small.c):
+# order around the backend's blocking-send limit, MPI_ANY_SOURCE with a
+# local and a remote sender, cancel, probes.  In one process as well.
+zmpi_add_program(zt_net_p2p_small net_p2p_small.c)
+set(ZT_NET_P2P_SMALL order anysrc cancel probe)
+foreach(b ${ZT_NET_P2P_SMALL})
+  zmpi_add_mpi_test(net_p2p_small_${b}_3x2 PROGRAM net_p2p_small NP 3 WORKERS 2 ARGS ${b}
+                    TIMEOUT 60)
+endforeach()
+
 if(NOT ZMPI_NET_BACKENDS)
   return()
 endif()
@@ -160,6 +170,12 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # MPI_T counters it reads were not reliable with several ranks per
   # process: see the report of issue 17).
   zmpi_add_net_test(net_${be}_eager_info PROGRAM net_eager_info NP 2 PROCS 2 BACKEND ${be})
+  foreach(b ${ZT_NET_P2P_SMALL})
+    zmpi_add_net_test(net_${be}_p2p_small_${b}_2px3i PROGRAM net_p2p_small NP 6 PROCS 2
+                      BACKEND ${be} OPTS --interleave ARGS ${b})
+    zmpi_add_net_test(net_${be}_p2p_small_${b}_3px1 PROGRAM net_p2p_small NP 3 PROCS 3
+                      BACKEND ${be} ARGS ${b})
+  endforeach()
   zmpi_add_net_test(net_${be}_refuse PROGRAM net_fault NP 4 PROCS 2 BACKEND ${be}
                     OPTS --interleave ARGS refuse)
   set_property(TEST net_${be}_refuse APPEND PROPERTY ENVIRONMENT ZMPI_NET_SEPARATE=1)

@@ -31,6 +31,19 @@ foreach(m ${ZT_NET_COLL_MISTAKES} bigsmall)
     ENVIRONMENT "MPIEXEC_TIMEOUT=60;ZMPI_COLL_NET=1")
 endforeach()
 
+# Ranks of one process that split between the fast Bcast (rank 1, whose
+# amount fits it) and the general one (the others): the general path's
+# ranks report instead of waiting for rank 1 (src/coll/fast.c,
+# zm_coll_bcast_split); both hung before.  Forced onto the message path with
+# rank 1 sharing its pseudo process, and plainly in one process.
+zmpi_add_mpi_test(net_forced_coll_bcast_split_4x2 PROGRAM net_coll_wrong NP 4 WORKERS 2
+                  ARGS bigsmall return TIMEOUT 60)
+set_tests_properties(net_forced_coll_bcast_split_4x2 PROPERTIES
+  ENVIRONMENT "MPIEXEC_TIMEOUT=60;ZMPI_COLL_NET=1")
+zmpi_add_mpi_test(net_coll_bcast_split_3x2 PROGRAM net_coll_wrong NP 3 WORKERS 2
+                  ARGS bigsmall return TIMEOUT 60)
+set_tests_properties(net_coll_bcast_split_3x2 PROPERTIES ENVIRONMENT "MPIEXEC_TIMEOUT=60")
+
 if(NOT ZMPI_NET_BACKENDS)
   return()
 endif()
@@ -56,9 +69,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
     zmpi_add_net_test(net_${be}_coll_wrong_${m}_2px3i PROGRAM net_coll_wrong NP 6 PROCS 2
                       BACKEND ${be} OPTS --interleave ARGS ${m} return)
   endforeach()
-  # bigsmall needs rank 1 alone in its process, late and nblate the last
-  # rank in another process than rank 0 (see tests/net_coll_wrong.c).
-  foreach(m late nblate)
+  # late and nblate need the last rank in another process than rank 0
+  # (see tests/net_coll_wrong.c); bigsmall here has rank 1 share its
+  # process with ranks 3 and 5, which split from it in the in-process Bcast.
+  foreach(m late nblate bigsmall)
     zmpi_add_net_test(net_${be}_coll_wrong_${m}_2px3i PROGRAM net_coll_wrong NP 6 PROCS 2
                       BACKEND ${be} OPTS --interleave ARGS ${m} return)
   endforeach()

@@ -208,6 +208,13 @@ static zm_status_t run_slow(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_f
                             unsigned k, char *err, size_t errlen)
 {
     coll_slot_t *sl = &s->slots[me];
+    /* Ranks that disagree on a Bcast's amount may split between its fast
+     * path and this one: they must not wait for each other (fast.c). */
+    if (ZM_UNLIKELY(pa->kind == ZM_COLL_BCAST)) {
+        zm_status_t split = zm_coll_bcast_split(s, me, pa, h, k, err, errlen);
+        if (split != ZM_OK)
+            return split;
+    }
     /* The slow path publishes its arguments in a ring of two, pa being
      * entry sseq & 1: its phases keep every rank within one slow
      * collective of the others, so when a rank starts slow collective j

@@ -392,6 +392,14 @@ static inline int zm_coll_fast_bcast_fits(const zm_coll_shm_t *s, size_t bytes)
  * writes no record. */
 #define ZM_COLL_FAST_HDR_ONLY 2
 
+/* A Bcast on the slow path (coll.c's run_slow, header h of collective k
+ * filled, before its phase): on a communicator where some amounts take the
+ * fast Bcast, publish h, wait until every rank has published collective k,
+ * and fail (ZM_COLL_ERR_COUNT, message in err) if some rank took the fast
+ * Bcast, which never joins the phase.  ZM_OK: go on.  ULT context. */
+zm_status_t zm_coll_bcast_split(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                                unsigned k, char *err, size_t errlen);
+
 /* The fast path (fast.c): fill rank me's header h for its prepared call
  * pa and return nonzero if the call runs on the fast path; then run it. */
 int zm_coll_fast_sig(const zm_coll_shm_t *s, const zm_coll_args_t *pa, coll_fhdr_t *h);

@@ -572,6 +572,40 @@ zm_status_t zm_coll_bcast_run(zm_coll_shm_t *s, int me, void *buf, size_t count,
     return ZM_OK;
 }
 
+zm_status_t zm_coll_bcast_split(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, coll_fhdr_t *h,
+                                unsigned k, char *err, size_t errlen)
+{
+    /* Where no amount fits the fast Bcast, every rank is here. */
+    if (!s->bcast_lim && !s->stage_lim)
+        return ZM_OK;
+    /* Every rank publishes its header for collective k before it waits
+     * for anybody, on either path, so this wait ends; and no rank reuses
+     * its entry k before we have started collective k + 1. */
+    zm_coll_publish(s, me, h, k + 1);
+    zm_coll_wait_all(s, me, k + 1);
+    int fast = -1;
+    for (int q = 0; q < s->size && fast < 0; q++) {
+        const coll_fhdr_t *hq = zm_coll_fhdr(s, q, k);
+        if (hq->fast == ZM_COLL_FAST_HDR_ONLY && hq->kind == ZM_COLL_BCAST)
+            fast = q;
+    }
+    if (fast < 0)
+        return ZM_OK;
+    /* Every rank on the slow path saw the same headers and leaves here
+     * too, so none waits for the others in the slow path's phase. */
+    if (pa->tmp) {
+        zm_coll_view_t v = { (char *)pa, 0, s->size, 0 };
+        zm_coll_finish(&v, me);
+    }
+    int other = hist_differs(s, me, k);
+    if (other >= 0)
+        return zm_coll_hist_error(ZM_COLL_BCAST, me, other, err, errlen);
+    if (err)
+        snprintf(err, errlen, "rank %d passed a different amount of data to %s than rank %d",
+                 fast, zm_coll_name(ZM_COLL_BCAST), me);
+    return ZM_COLL_ERR_COUNT;
+}
+
 zm_status_t zm_coll_fast_run(zm_coll_shm_t *s, int me, zm_coll_args_t *pa, unsigned k,
                              char *err, size_t errlen)
 {

@@ -64,7 +64,8 @@ typedef struct zm_net_backend {
      * 1 if it completed already (slot `slot` stays empty and buf may be
      * reused), 0 if it is pending in slot `slot`, -1 on an error.  For
      * small messages, which the system MPIs mostly complete inside the
-     * send. */
+     * send; the smallest may be sent by a blocking eager send, which
+     * only waits for the data to leave (backend_mpi.c). */
     int (*isend_now)(const void *buf, size_t bytes, int dest, int tag, int slot);
 
     /* Start a receive of exactly `bytes` bytes from process `src` with

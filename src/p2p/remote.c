@@ -68,14 +68,13 @@ _Static_assert(offsetof(net_hdr_t, kind) == ZM_NET_KIND_AT, "kinds sit where net
 static size_t net_eager_default = NET_EAGER_DEFAULT;
 static int net_eager_given;        /* ZMPI_NET_EAGER_MAX was set */
 
-/* The job's eager threshold for messages to world rank w. */
-static inline size_t net_eager_for(int w)
+/* The job's eager threshold for messages to process proc. */
+static inline size_t net_eager_for(int proc)
 {
     const zm_net_job_t *j = &zm_net_job;
     if (net_eager_given || !j->node)
         return net_eager_default;
-    return j->node[zm_net_proc_of(w)] == j->node[j->proc] ? NET_EAGER_NODE_DEFAULT
-                                                           : NET_EAGER_DEFAULT;
+    return j->node[proc] == j->node[j->proc] ? NET_EAGER_NODE_DEFAULT : NET_EAGER_DEFAULT;
 }
 
 /* A rendezvous send in flight, freed once its data is out (its envelope
@@ -124,22 +123,39 @@ static void hdr_fill(net_hdr_t *h, const zm_p2p_comm_t *c, int wdest, int tag, s
     h->dtag = 0;
 }
 
+/* Messages of the program (even contexts: not the collectives' own) this
+ * process sent to and received from other processes, for a checkpoint's
+ * check that none is in flight.  Written only under the network lock, so
+ * a plain increment does: a locked instruction per message (some 20
+ * cycles) is off the path. */
+static _Atomic long net_sent, net_arrived;
+
+/* Count a message on context ctx sent to (or arrived from) another process
+ * in *n; collectives' own traffic, on odd contexts, is left out.  Network
+ * lock held. */
+static inline void count_locked(_Atomic long *n, uint32_t ctx)
+{
+    if (!(ctx & 1))
+        atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+}
+
 /* Envelope and data in one message; the data is copied, so the send is
  * complete when this returns.  An envelope that fits is packed straight
  * into a send buffer of the network's pool, under the network lock (a
  * copy of at most zm_net_env_room() bytes); a larger one (a threshold
  * raised by the program) is packed into a block of its own first. */
 static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
-                              const zm_dt_t *dt, size_t bytes, int wdest, int tag)
+                              const zm_dt_t *dt, size_t bytes, int wdest, int proc, int tag)
 {
     size_t len = sizeof(net_hdr_t) + bytes;
-    int proc = zm_net_proc_of(wdest);
     if (ZM_LIKELY(len <= zm_net_env_room())) {
         zm_net_lock();
         net_hdr_t *h = zm_net_env_buf_locked();
         hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
         zm_dt_pack(h + 1, buf, count, dt, bytes);
         zm_net_env_send_locked(h, len, proc);
+        count_locked(&net_sent, c->ctx);
         zm_net_unlock();
         return ZM_OK;
     }
@@ -150,21 +166,23 @@ static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t co
     zm_dt_pack(h + 1, buf, count, dt, bytes);
     zm_net_lock();
     zm_net_send_locked(h, len, proc, ZM_NET_TAG_ENV, 0, free_cb, h);
+    count_locked(&net_sent, c->ctx);
     zm_net_unlock();
     return ZM_OK;
 }
 
 /* Envelope first (a copy of rs->hdr, from the network's pool), then the
- * contiguous data `data` with a fresh data tag.  rs (filled but for the
- * header's data tag) completes what it names once the data is out. */
-static void send_rndv(rsend_t *rs, const void *data, int wdest, int sync)
+ * contiguous data `data` with a fresh data tag, to process proc.  rs
+ * (filled but for the header's data tag) completes what it names once the
+ * data is out. */
+static void send_rndv(rsend_t *rs, const void *data, int proc, int sync)
 {
-    int proc = zm_net_proc_of(wdest);
     zm_net_lock();
     rs->hdr.dtag = zm_net_data_tag_locked();
     net_hdr_t *h = zm_net_env_buf_locked();
     *h = rs->hdr;
     zm_net_env_send_first_locked(h, sizeof(*h), proc);
+    count_locked(&net_sent, rs->hdr.ctx);
     zm_net_send_locked(data, rs->hdr.bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
     zm_net_unlock();
 }
@@ -188,21 +206,8 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
     }
     hdr_fill(&rs->hdr, c, wdest, tag, bytes, HDR_RTS);
     rs->bmsg = m;
-    send_rndv(rs, m->data, wdest, 0);
+    send_rndv(rs, m->data, zm_net_proc_of(wdest), 0);
     return ZM_OK;
-}
-
-/* Messages of the program (even contexts: not the collectives' own) this
- * process sent to and received from other processes, for a checkpoint's
- * check that none is in flight. */
-static _Atomic long net_sent, net_arrived;
-
-/* Count a message of the program sent to another process (collectives'
- * own traffic, on odd contexts, is left out). */
-static inline void count_sent(const zm_p2p_comm_t *c)
-{
-    if (!(c->ctx & 1))
-        atomic_fetch_add_explicit(&net_sent, 1, memory_order_relaxed);
 }
 
 void zm_p2p_remote_counts(long *sent, long *arrived)
@@ -215,21 +220,21 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
                                 const zm_dt_t *dt, int wdest, int tag, int mode, zm_req_t *req)
 {
     size_t bytes = zm_dt_bytes(dt, count);
-    size_t eager = c->net_eager ? c->net_eager : net_eager_for(wdest);
+    /* The destination's process, worked out once (a division or two). */
+    int proc = zm_net_proc_of(wdest);
+    size_t eager = c->net_eager ? c->net_eager : net_eager_for(proc);
     zm_status_t rc;
     if (mode == ZM_SEND_BUFFERED) {
         if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_BUFFERED, bytes);
-        count_sent(c);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
     if (bytes <= eager && mode != ZM_SEND_SYNC) {
-        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
+        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, proc, tag)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
-        count_sent(c);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
         return ZM_OK;
     }
@@ -250,8 +255,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         data = rs->tmp;
     }
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
-    count_sent(c);
-    send_rndv(rs, data, wdest, mode == ZM_SEND_SYNC);
+    send_rndv(rs, data, proc, mode == ZM_SEND_SYNC);
     return ZM_OK;
 }
 
@@ -445,8 +449,7 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     void *data = h + 1;
     zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
     zm_req_t *probes = NULL;
-    if (!(h->ctx & 1))
-        atomic_fetch_add_explicit(&net_arrived, 1, memory_order_relaxed);
+    count_locked(&net_arrived, h->ctx);
     zm_spin_lock(&r->lock);
     if (slot_fill(r, h, data)) {
         zm_spin_unlock(&r->lock);
