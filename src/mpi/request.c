@@ -29,7 +29,7 @@ static inline zm_req_t *req_live(MPI_Request r)
     return r && (!r->persistent || r->active) ? r : NULL;
 }
 
-static int req_valid(MPI_Request r)
+static inline int req_valid(MPI_Request r)
 {
     return r == MPI_REQUEST_NULL ||
            (r->kind >= ZM_REQ_SEND && r->kind <= ZM_REQ_DONE_ONLY) || r->kind == ZM_REQ_SCHED;
@@ -76,11 +76,14 @@ static inline void req_before_free(zm_req_t *r)
 
 /* Wrap up a completed request: fill the status, free or deactivate it.
  * Returns the request's MPI error class without raising it. */
-static int req_finish(MPI_Request *handle, MPI_Status *st)
+static inline int req_finish(MPI_Request *handle, MPI_Status *st)
 {
     zm_req_t *r = *handle;
-    int cls = zm_mpi_class_of(r->st_error);
-    req_status(st, r);
+    int cls = ZM_LIKELY(r->st_error == ZM_OK) ? MPI_SUCCESS : zm_mpi_class_of(r->st_error);
+    /* Statuses the caller ignores are the rule in message-rate loops:
+     * no call for them. */
+    if (st != MPI_STATUS_IGNORE && st)
+        req_status(st, r);
     /* A binding's copy of an array section is written back before the
      * completing call returns (bind_hooks.h). */
     if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)))
@@ -179,13 +182,48 @@ static void errors_begin(MPI_Status sts[], int n)
         sts[i].MPI_ERROR = MPI_SUCCESS;
 }
 
+/* zm_mpi_status_set inlined, for finish_all's common case. */
+static inline void status_fill(MPI_Status *st, const zm_req_t *r)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->zmpi_cancelled = r->cancelled;
+    /* A send's other fields keep what the caller had there (errors.c). */
+    if (r->kind == ZM_REQ_RECV) {
+        st->MPI_SOURCE = r->st_source;
+        st->MPI_TAG = r->st_tag;
+        st->zmpi_bytes = (MPI_Count)r->st_bytes;
+    }
+}
+
 /* Finish every completed request of an array; returns MPI_ERR_IN_STATUS
  * (raised) if any failed. */
 static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
 {
     int failed = -1, any = 0;
+    /* A binding's hooks (bind_hooks.h) need the full path. */
+    int plain = !atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed);
+    /* The worker's request cache, looked up once, and again after the full
+     * path, whose error handler may switch to other ranks and resume this
+     * one on another worker. */
+    zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
     for (int i = 0; i < count; i++) {
+        zm_req_t *r = reqs[i];
         MPI_Status *st = sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
+        /* The message-rate case: a send or receive that succeeded, not
+         * persistent, and no failure so far (so no MPI_ERROR field to
+         * write).  The full path below then only fills the status and
+         * releases the request. */
+        if (ZM_LIKELY(plain && !any && r && !r->persistent && r->st_error == ZM_OK &&
+                      (r->kind == ZM_REQ_SEND || r->kind == ZM_REQ_RECV))) {
+            status_fill(st, r);
+            if (ZM_UNLIKELY(!rc))
+                rc = zm_p2p_req_cache_here();
+            zm_p2p_req_release_to(rc, r);
+            reqs[i] = MPI_REQUEST_NULL;
+            continue;
+        }
+        rc = NULL;
         if (!req_live(reqs[i])) {
             status_empty(st);
             status_error(st, any, NULL);
@@ -209,26 +247,45 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
                         "request %d failed; see the MPI_ERROR field of each status", failed);
 }
 
+/* MPI_Waitall's array of live requests (NULL for null and inactive
+ * ones), in `small` when it fits, else allocated (NULL if out of memory). */
+static zm_req_t **live_array(int count, MPI_Request reqs[], zm_req_t **small, int nsmall)
+{
+    zm_req_t **live = count <= nsmall ? small : malloc(sizeof(*live) * (size_t)count);
+    for (int i = 0; live && i < count; i++)
+        live[i] = req_live(reqs[i]);
+    return live;
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 {
     const char *fn = "MPI_Waitall";
     zm_mpi_enter(fn);
-    int rc = check_reqs(fn, count, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    zm_req_t *small[16], **live = count <= 16 ? small : malloc(sizeof(*live) * (size_t)count);
-    if (!live)
-        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
-    zm_p2p_waiter()->wait_call = fn;
+    /* The request checks of check_reqs, made in one pass that also finds
+     * whether every request is live: the common case, in which the array
+     * itself is what the wait takes, with no copy. */
+    if (count < 0 || (count > 0 && !reqs))
+        return check_reqs(fn, count, reqs);
+    int sched = 0, all_live = 1;
     for (int i = 0; i < count; i++) {
-        live[i] = req_live(reqs[i]);
-        /* A composite request is waited for through its children. */
+        zm_req_t *r = reqs[i];
+        if (ZM_UNLIKELY(!req_valid(r)))
+            return check_reqs(fn, count, reqs);
+        all_live &= req_live(r) != NULL;
+        sched |= r && r->kind == ZM_REQ_SCHED;
+    }
+    zm_req_t *small[16], **copy = NULL;
+    if (!all_live && !(copy = live_array(count, reqs, small, 16)))
+        return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+    zm_req_t *const *live = copy ? copy : reqs;
+    zm_p2p_waiter()->wait_call = fn;
+    /* A composite request is waited for through its children. */
+    for (int i = 0; sched && i < count; i++)
         if (live[i] && live[i]->kind == ZM_REQ_SCHED && !req_done(live[i]))
             zm_mpi_sched_wait(live[i]);
-    }
     zm_p2p_wait(live, count, 1);
-    if (live != small)
-        free(live);
+    if (copy && copy != small)
+        free(copy);
     return finish_all(fn, count, reqs, sts);
 }
 ZM_WEAK(Waitall)

@@ -55,7 +55,23 @@ static struct {
     zm_pool_t *small_pool;  /* envelopes with SMALL_EAGER bytes of payload */
     zm_pool_t *large_pool;  /* envelopes with eager_max bytes of payload */
     zm_pool_t *req_pool;    /* request objects */
+    int nworkers;           /* entries in zm_p2p_req_caches */
 } p2p;
+
+/* Free requests kept by each worker, in front of the pool.  Only code on
+ * the worker's own thread touches its cache (the running ULT, or the
+ * worker between ULTs), one at a time, so it needs no atomics.  The pool
+ * costs a call, a look-up of the worker's slot and a test of who frees
+ * (remote frees go through an atomic list) on every request: 47 of the 83
+ * instructions a request took to get and give back in a window of
+ * MPI_Isend (callgrind, bench/p2p_rate.c).  The common release is inlined
+ * (p2p.h, zm_p2p_req_release).  A request freed on another
+ * worker than the one it came from (a rank that moved) stays in the cache
+ * of the worker that freed it; the pool sees it back only when that cache
+ * overflows, and then frees it to its home worker as before.  Threads of
+ * no worker (threads a rank created, an adopted single rank) use the pool
+ * directly. */
+zm_p2p_req_cache_t *zm_p2p_req_caches;
 
 /* Small expected messages are copied while the receiver's lock is held, so
  * the receive can be completed with a plain store instead of an atomic
@@ -77,10 +93,20 @@ static inline uintptr_t complete_locked(zm_req_t *rr)
 /* Give a request back to the pool, dropping the datatype it holds (the
  * API layer makes non-blocking requests hold derived types, which the user
  * may free while they run). */
-static void req_free(zm_req_t *req)
+static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
+    zm_worker_t *w = zm_ult_tl_worker;
+    if (ZM_LIKELY(w != NULL)) {
+        zm_p2p_req_cache_t *rc = &zm_p2p_req_caches[w->id];
+        if (ZM_LIKELY(rc->n < ZM_P2P_REQ_CACHE_MAX)) {
+            req->link.next = rc->head ? &rc->head->link : NULL;
+            rc->head = req;
+            rc->n++;
+            return;
+        }
+    }
     zm_pool_free(p2p.req_pool, req);
 }
 
@@ -302,8 +328,12 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     p2p.small_pool = zm_pool_create(sizeof(zm_msg_t) + SMALL_EAGER, nworkers);
     p2p.large_pool = zm_pool_create(sizeof(zm_msg_t) + p2p.eager_max, nworkers);
     p2p.req_pool = zm_pool_create(sizeof(zm_req_t), nworkers);
-    if (!zm_p2p_ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool)
+    p2p.nworkers = nworkers;
+    zm_p2p_req_caches = aligned_alloc(ZM_CACHE_LINE, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
+    if (!zm_p2p_ranks || !p2p.small_pool || !p2p.large_pool || !p2p.req_pool ||
+        !zm_p2p_req_caches)
         return ZM_ERR_NOMEM;
+    memset(zm_p2p_req_caches, 0, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
     zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int i = zm_net_world_of(zm_net_job.proc, l);
@@ -363,68 +393,30 @@ zm_status_t zm_p2p_set_eager_max(size_t bytes)
 }
 
 
-/* 16 bytes held in a vector register (plain SSE2 or NEON stores). */
-typedef long long v16_t __attribute__((vector_size(16)));
-
-/* Zero the fields of req before its rendezvous envelope with vector
- * stores: for a size like this the compiler's memset is a `rep stos`,
- * whose start-up alone costs tens of cycles. */
-static inline void req_zero_head(zm_req_t *req)
-{
-    enum { HEAD = offsetof(zm_req_t, msg) };
-    _Static_assert(HEAD >= 16 && HEAD <= 128, "request head: adjust the stores below");
-    const v16_t z = {0, 0};
-    char *p = (char *)req;
-    memcpy(p, &z, 16);
-    memcpy(p + 16, &z, 16);
-    memcpy(p + 32, &z, 16);
-    memcpy(p + 48, &z, 16);
-    if (HEAD > 64) {
-        memcpy(p + 64, &z, 16);
-        memcpy(p + 80, &z, 16);
-        memcpy(p + 96, &z, 16);
-    }
-    memcpy(p + HEAD - 16, &z, 16);
-}
-
-/* A request is 6 cache lines, but only the first two (match fields,
- * status, buffer, datatype, holds) need zeroing for a new operation:
- * clearing all of it cost a `rep stos` of 384 bytes per request, 14 % of
- * the time of a six-face halo exchange (stencil, 1.2 KiB), and pulled the
- * envelope and cooperative-copy lines into the cache for nothing.  The
- * rendezvous envelope is written in full whenever it is queued, and only
- * read (zm_p2p_cancel) when smsg, zeroed here, points at it; of the
- * cooperative copy only `active` is read before coop_copy sets the
- * rest. */
 long zm_p2p_requests_live(void)
 {
-    return p2p.req_pool ? zm_pool_in_use(p2p.req_pool) : 0;
+    if (!p2p.req_pool)
+        return 0;
+    /* Cached requests are free: the pool counts them as in use. */
+    long n = zm_pool_in_use(p2p.req_pool);
+    for (int i = 0; i < p2p.nworkers; i++)
+        n -= zm_p2p_req_caches[i].n;
+    return n;
 }
 
-zm_req_t *zm_p2p_req_alloc(void)
+zm_req_t *zm_p2p_req_alloc_slow(void)
 {
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);
-    if (req) {
-        req_zero_head(req);
-        req->pooled = 1;
-        atomic_store_explicit(&req->coop.active, 0, memory_order_relaxed);
-    }
+    if (req)
+        zm_p2p_req_init(req);
     return req;
 }
 
-void zm_p2p_req_release(zm_req_t *req)
+/* zm_p2p_req_release of a request that may still be pending: out of the
+ * common path, which then keeps no registers to save. */
+static __attribute__((noinline)) void req_release_pending(zm_req_t *req)
 {
     uintptr_t expect = ZM_REQ_PENDING;
-    int orphaned;
-    if (!req->pooled)
-        return;
-    /* A completer stores DONE last and touches req no more, so a request
-     * seen DONE is ours alone: free it without the lock and the exchange
-     * (the common case, right after a wait). */
-    if (atomic_load_explicit(&req->cstate, memory_order_acquire) == ZM_REQ_DONE) {
-        req_free(req);
-        return;
-    }
     /* A pending request cannot be freed yet: its completer may still write
      * it.  Mark it orphaned and let the completer free it.  A receive may be
      * completed under its owner's lock with a plain store, so the mark is
@@ -432,11 +424,19 @@ void zm_p2p_req_release(zm_req_t *req)
     zm_spinlock_t *l = req->kind == ZM_REQ_RECV ? &zm_p2p_ranks[req->owner].lock : NULL;
     if (l)
         zm_spin_lock(l);
-    orphaned = atomic_compare_exchange_strong(&req->cstate, &expect, ZM_REQ_ORPHAN);
+    int orphaned = atomic_compare_exchange_strong(&req->cstate, &expect, ZM_REQ_ORPHAN);
     if (l)
         zm_spin_unlock(l);
     if (!orphaned)
         req_free(req);
+}
+
+void zm_p2p_req_release_slow(zm_req_t *req)
+{
+    if (atomic_load_explicit(&req->cstate, memory_order_acquire) == ZM_REQ_DONE)
+        req_free(req);
+    else
+        req_release_pending(req);
 }
 
 void zm_p2p_req_complete(zm_req_t *req)
@@ -687,10 +687,8 @@ void zm_p2p_mail_spill(zm_p2p_rank_t *me)
     atomic_store_explicit(&me->slot_state, ZM_SLOT_EMPTY, memory_order_relaxed);
 }
 
-/* Receiver side, with its own lock held: complete req from a message that
- * has already arrived (the slot's mail, then the unexpected queue).
- * Returns 1 with the lock released if one matched, 0 with it still held. */
-static int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
+/* recv_arrived once something has arrived. */
+static __attribute__((noinline)) int recv_arrived_slow(zm_p2p_rank_t *me, zm_req_t *req)
 {
     if (mail_take(me, req)) {
         zm_spin_unlock(&me->lock);
@@ -707,6 +705,20 @@ static int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
         event_taken(me->world_rank, m);
     deliver(m, req);
     return 1;
+}
+
+/* Receiver side, with its own lock held: complete req from a message that
+ * has already arrived (the slot's mail, then the unexpected queue).
+ * Returns 1 with the lock released if one matched, 0 with it still held.
+ * The test for nothing arrived, the rule in a window of pre-posted
+ * receives, is inlined (a call and the search cost ~20 instructions per
+ * MPI_Irecv). */
+static inline int recv_arrived(zm_p2p_rank_t *me, zm_req_t *req)
+{
+    if (ZM_LIKELY(atomic_load_explicit(&me->slot_state, memory_order_relaxed) != ZM_SLOT_MAIL) &&
+        zm_dlist_empty(&me->unexp))
+        return 0;
+    return recv_arrived_slow(me, req);
 }
 
 /* Receiver side, with its own lock held: queue req as a posted receive and
@@ -862,10 +874,6 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
 {
     int wdest = c->world ? c->world[dest] : dest;
     zm_p2p_rank_t *r = &zm_p2p_ranks[wdest];
-    size_t bytes = zm_dt_bytes(dt, count);
-    zm_msg_t *fill;
-    zm_req_t *probes = NULL;
-    zm_status_t rc;
 
     zm_p2p_req_reset(req, ZM_REQ_SEND);
     req->owner = wdest;
@@ -876,13 +884,28 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     /* A receiver polling in a wait matches small messages itself, from
      * the ring of the sender's worker (ring.c).  Only local ranks set
      * ring_poll, and its line is not the lock's, which the receiver
-     * writes meanwhile: checked first. */
+     * writes meanwhile: checked first.  Both ways on are calls with this
+     * function's arguments, which the compiler makes jumps: this frame,
+     * and the eight arguments set up again, cost some 40 instructions of
+     * a ring send's ~200. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_poll, memory_order_relaxed)) &&
-        bytes <= ZM_P2P_RING_MAX && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
-        !EVENTS_ON() && zm_p2p_ring_push(r, c, buf, count, dt, bytes, tag, req)) {
-        zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
-        return ZM_OK;
-    }
+        zm_dt_bytes(dt, count) <= ZM_P2P_RING_MAX &&
+        (mode == ZM_SEND_STD || mode == ZM_SEND_READY) && !EVENTS_ON())
+        return zm_p2p_ring_isend(c, buf, count, dt, dest, tag, mode, req);
+    return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, mode, req);
+}
+
+zm_status_t zm_p2p_isend_locked(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                                const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
+{
+    int wdest = req->owner; /* dest translated (zm_p2p_isend) */
+    zm_p2p_rank_t *r = &zm_p2p_ranks[wdest];
+    size_t bytes = zm_dt_bytes(dt, count);
+    zm_msg_t *fill;
+    (void)dest;
+    zm_req_t *probes = NULL;
+    zm_status_t rc;
+
     /* r->local, not zm_net_is_remote: the line is the one locked next. */
     if (ZM_UNLIKELY(!r->local))
         return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, mode, req);

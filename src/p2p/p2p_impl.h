@@ -126,12 +126,17 @@ void zm_p2p_ring_init(int nworkers);
  * Whoever sets the rank up, before it runs. */
 int zm_p2p_ring_rank_open(zm_p2p_rank_t *r);
 
-/* Leave a small standard-mode message for r, which polls, in the calling
- * worker's ring, and complete req (the message is copied).  Returns 0 if
- * it cannot go that way now (the caller then takes r's lock).  ULT on a
- * worker, the sending rank, without r's lock. */
-int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, size_t count,
-                     const zm_dt_t *dt, size_t bytes, int tag, zm_req_t *req);
+/* zm_p2p_isend's ways on, once it has set up req as a send to world rank
+ * req->owner (same arguments, so that its calls are jumps).  The locked
+ * one (p2p.c) takes that rank's lock.  The ring one (ring.c), for a small
+ * standard- or ready-mode message to a rank that polls, leaves it in the
+ * calling worker's ring and completes req (the message is copied), or
+ * takes the locked way if it cannot go through the ring now.  ULT, the
+ * sending rank, without the receiver's lock. */
+zm_status_t zm_p2p_isend_locked(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                                const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
+zm_status_t zm_p2p_ring_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                              const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
 
 /* Match everything r's rings hold, oldest first per ring, as sends that
  * arrive now.  Any thread holding r's lock. */

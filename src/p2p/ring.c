@@ -234,8 +234,11 @@ static unsigned char *area_take(struct zm_p2p_ring *g, size_t bytes, uint32_t *d
     return g->area + start % RING_DATA;
 }
 
-int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, size_t count,
-                     const zm_dt_t *dt, size_t bytes, int tag, zm_req_t *req)
+/* Leave the message in the calling worker's ring of r and count it as
+ * sent; 0 if it cannot go that way now (zm_p2p_ring_isend). */
+static inline int ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
+                            size_t count, const zm_dt_t *dt, size_t bytes, int tag,
+                            zm_req_t *req)
 {
     /* Only a rank's ULT on a worker produces into that worker's ring
      * (threads acting for a rank, and threads of no rank, do not). */
@@ -287,6 +290,9 @@ int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, 
     req->msg.sbuf = (const void *)(uintptr_t)pos;
     req->msg.sdt = (const zm_dt_t *)(const void *)g;
     atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+    /* zm_p2p_count_sent, with the rank already at hand. */
+    me->stats.sent[ZM_PROTO_EAGER].msgs++;
+    me->stats.sent[ZM_PROTO_EAGER].bytes += bytes;
     /* Pairs with the barrier the receiver makes after clearing
      * ring_poll (ring_park). */
     if (ring_asym)
@@ -299,6 +305,15 @@ int zm_p2p_ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf, 
         zm_spin_unlock(&r->lock);
     }
     return 1;
+}
+
+zm_status_t zm_p2p_ring_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                              const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
+{
+    size_t bytes = zm_dt_bytes(dt, count);
+    if (ring_push(&zm_p2p_ranks[req->owner], c, buf, count, dt, bytes, tag, req))
+        return ZM_OK;
+    return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, mode, req);
 }
 
 /* Where entry e's payload lies: in the entry, or in the payload area. */

@@ -229,11 +229,15 @@ void zm_ult_wake(zm_ult_t *u)
     }
     /* Its worker sleeps, or its hand-offs wait long (a busy host): run it
      * here (see STEAL_AFTER_NS), unless either ULT is pinned (a pinned
-     * waker may hold this thread in an OpenMP region until others move). */
+     * waker may hold this thread in an OpenMP region until others move).
+     * A pair with a worker each is gathered too: kept apart, a two-rank
+     * stream needs both cores at once, and bench/p2p_rate.c ran 15x
+     * slower and more on a loaded host (bench/results/p2p.md). */
     if (CAN_MIGRATE && me && __atomic_load_n(&job.migrate, __ATOMIC_RELAXED) &&
         !__atomic_load_n(&u->pinned, __ATOMIC_RELAXED) &&
         !(me->current && __atomic_load_n(&me->current->pinned, __ATOMIC_RELAXED)) &&
-        atomic_load_explicit(&job.slow_wakes, memory_order_relaxed) > SLOW_WAKE_SCORE &&
+        (atomic_load_explicit(&job.slow_wakes, memory_order_relaxed) > SLOW_WAKE_SCORE ||
+         job.migrate_always) &&
         (atomic_load_explicit(&w->sleeping, memory_order_relaxed) ||
          atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS)) {
         ult_move(u, me);
@@ -911,6 +915,10 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
      * stealing off too, unless ZMPI_STEAL says otherwise: lb.c). */
     const char *mig = getenv("ZMPI_WAKE_MIGRATE");
     job.migrate = !(mig && strcmp(mig, "0") == 0);
+    /* ZMPI_WAKE_MIGRATE=always moves woken ULTs as if the host were busy
+     * (every wake-up slow), so that tests and A/B runs on a quiet host
+     * take the decisions of a loaded one. */
+    job.migrate_always = mig && strcmp(mig, "always") == 0;
     if (zm_ult_lb_setup() != 0)
         return -1;
     /* Only this process's ULTs get a record: the array is indexed by

@@ -50,6 +50,7 @@ typedef struct zm_ult_state {
     int migrate;            /* wake-ups may move a ULT to the waker's worker
                              * (turned off by the first balancing step: lb.c) */
     int migrate_forced;     /* ZMPI_WAKE_MIGRATE=1: kept on even then */
+    int migrate_always;     /* ZMPI_WAKE_MIGRATE=always: as on a busy host (slow_wakes) */
     int steal;              /* idle workers may take ready ULTs of busy ones */
     int measure;            /* switches add up each ULT's busy ticks (lb.c) */
     zm_ult_poll_fn poll;    /* network progress, or NULL (one-process job) */
