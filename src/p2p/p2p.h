@@ -146,11 +146,15 @@ typedef struct zmpi_request {
  * payload area.  Messages above the eager threshold never do. */
 #define ZM_P2P_RING_MAX 1024
 
-/* What ZMPI_RING_MAX defaults to: only messages that fit an entry's line.
- * Through the payload area a 1 KiB message measured slower in p2p_rate
- * (6.2 against 7.8 M msgs/s on a quiet 2-core VM, one run each), so the
- * larger ones take rings only when asked (ZMPI_RING_MAX=1024). */
-#define ZM_P2P_RING_DEFAULT ZM_P2P_RING_INLINE
+/* What ZMPI_RING_MAX defaults to: every size a ring can carry.  Against
+ * the locked path, in alternated p2p_rate runs between two workers of a
+ * quiet 2-core VM (bench/results/p2p.md, "Rings up to 1 KiB by default"),
+ * 64 B went from 5.4 to 13-16 M msgs/s and 256 B from 4.8 to 7.4-9.8 M,
+ * 1 KiB from 4.4 to 3.8-6.1 M, mostly 5.8-6.1 (1.6 M against 1.3 M
+ * while the VM's CPUs exchanged lines slowly); an earlier single run had
+ * measured 1 KiB slower (6.2 against 7.8 M).  ZMPI_RING_MAX=32 gives the
+ * earlier default. */
+#define ZM_P2P_RING_DEFAULT ZM_P2P_RING_MAX
 
 /* Receivers a rank keeps track of its last ring entry to (ring.c). */
 #define ZM_P2P_RING_DESTS 4
