@@ -97,16 +97,9 @@ static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
-    zm_worker_t *w = zm_ult_tl_worker;
-    if (ZM_LIKELY(w != NULL)) {
-        zm_p2p_req_cache_t *rc = &zm_p2p_req_caches[w->id];
-        if (ZM_LIKELY(rc->n < ZM_P2P_REQ_CACHE_MAX)) {
-            req->link.next = rc->head ? &rc->head->link : NULL;
-            rc->head = req;
-            rc->n++;
-            return;
-        }
-    }
+    zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
+    if (ZM_LIKELY(rc != NULL) && ZM_LIKELY(zm_p2p_req_cache_put(rc, req)))
+        return;
     zm_pool_free(p2p.req_pool, req);
 }
 

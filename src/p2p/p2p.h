@@ -384,6 +384,18 @@ static inline zm_req_t *zm_p2p_req_alloc(void)
     return req;
 }
 
+/* Put free request req on cache rc; 0 (and nothing done) if rc is full.
+ * rc's worker's thread only. */
+static inline int zm_p2p_req_cache_put(zm_p2p_req_cache_t *rc, zm_req_t *req)
+{
+    if (rc->n >= ZM_P2P_REQ_CACHE_MAX)
+        return 0;
+    req->link.next = rc->head ? &rc->head->link : NULL;
+    rc->head = req;
+    rc->n++;
+    return 1;
+}
+
 /* zm_p2p_req_release of a request that is pending, holds a type, or has
  * no room in the caller's cache (p2p.c). */
 void zm_p2p_req_release_slow(zm_req_t *req);
@@ -405,13 +417,10 @@ static inline void zm_p2p_req_release_to(zm_p2p_req_cache_t *rc, zm_req_t *req)
         return;
     /* A completer stores DONE last and touches req no more, so a request
      * seen DONE is ours alone. */
-    if (ZM_LIKELY(rc != NULL && rc->n < ZM_P2P_REQ_CACHE_MAX && !req->hold &&
-                  atomic_load_explicit(&req->cstate, memory_order_acquire) == ZM_REQ_DONE)) {
-        req->link.next = rc->head ? &rc->head->link : NULL;
-        rc->head = req;
-        rc->n++;
+    if (ZM_LIKELY(rc != NULL && !req->hold &&
+                  atomic_load_explicit(&req->cstate, memory_order_acquire) == ZM_REQ_DONE &&
+                  zm_p2p_req_cache_put(rc, req)))
         return;
-    }
     zm_p2p_req_release_slow(req);
 }
 
@@ -561,13 +570,19 @@ size_t zm_p2p_eager_cap(void);
  * thread. */
 zm_status_t zm_p2p_set_eager_max(size_t bytes);
 
+/* Count a send of `bytes` by protocol ZM_PROTO_* in the sending rank's
+ * counters st (written by that rank only). */
+static inline void zm_p2p_stats_sent(zm_p2p_stats_t *st, int proto, size_t bytes)
+{
+    st->sent[proto].msgs++;
+    st->sent[proto].bytes += bytes;
+}
+
 /* Count a send of `bytes` by protocol ZM_PROTO_* for the calling rank.
  * ULT context. */
 static inline void zm_p2p_count_sent(int proto, size_t bytes)
 {
-    zm_p2p_stats_t *st = &zm_p2p_self()->stats;
-    st->sent[proto].msgs++;
-    st->sent[proto].bytes += bytes;
+    zm_p2p_stats_sent(&zm_p2p_self()->stats, proto, bytes);
 }
 
 /* ---- MPI_T events (src/mpi/mpit_events.c) ----

@@ -291,8 +291,7 @@ static inline int ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void
     req->msg.sdt = (const zm_dt_t *)(const void *)g;
     atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
     /* zm_p2p_count_sent, with the rank already at hand. */
-    me->stats.sent[ZM_PROTO_EAGER].msgs++;
-    me->stats.sent[ZM_PROTO_EAGER].bytes += bytes;
+    zm_p2p_stats_sent(&me->stats, ZM_PROTO_EAGER, bytes);
     /* Pairs with the barrier the receiver makes after clearing
      * ring_poll (ring_park). */
     if (ring_asym)
