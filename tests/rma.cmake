@@ -1,4 +1,4 @@
-# ---- One-sided communication (src/rma/, win.c, rma_api.c) ----
+# ---- One-sided communication (src/rma/, win.c, rma_api.c, rma_sync_api.c) ----
 # Every flavor with Put/Get, the accumulate family, and every
 # synchronization mode, on 1, 2, 7 and 64 ranks over 1 and 2 workers.
 foreach(prog rma_flavors rma_atomics rma_sync rma_errors)

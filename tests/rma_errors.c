@@ -67,6 +67,15 @@ static void access_errors(MPI_Win win, int rank, int size)
            "MPI_Get of more than the window");
     expect(MPI_Accumulate(v, 1, MPI_INT, right, (MPI_Aint)1 << 61, 1, MPI_INT, MPI_SUM, win),
            MPI_ERR_RMA_RANGE, "MPI_Accumulate at a huge displacement");
+    /* The same through the inline path of blocking Put and Get (one
+     * contiguous type on both sides): it must fall back and report too. */
+    expect(MPI_Put(v, 1, MPI_INT, right, (MPI_Aint)1 << 62, 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
+           "MPI_Put at a displacement whose byte offset passes 2^64");
+    expect(MPI_Get(v, 1, MPI_INT, right, W, 1, MPI_INT, win), MPI_ERR_RMA_RANGE,
+           "MPI_Get one past the end");
+    expect(MPI_Get(v, 1, MPI_INT, -3, 0, 1, MPI_INT, win), MPI_ERR_RANK, "MPI_Get of rank -3");
+    expect(MPI_Get(v, 1, MPI_INT, right, 0, 1, MPI_DATATYPE_NULL, win), MPI_ERR_TYPE,
+           "MPI_Get into MPI_DATATYPE_NULL");
     expect(MPI_Put(v, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK, "bad target rank");
     expect(MPI_Put(v, -1, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_COUNT, "negative count");
     expect(MPI_Put(v, 2, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_TYPE, "size mismatch");

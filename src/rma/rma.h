@@ -296,6 +296,12 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
                               void *tbuf, size_t tcount, const zm_dt_t *tdt,
                               void *rbuf, size_t rcount, const zm_dt_t *rdt);
 
+/* zm_rma_accumulate for `count` elements of predefined type dt lying in a
+ * row (extent equal to size) on every side: origin, target and result
+ * (rbuf, or NULL).  Needs no scratch, so it cannot fail. */
+void zm_rma_accumulate_plain(zm_rma_win_t *w, int t, const zm_op_t *op, const zm_dt_t *dt,
+                             const void *obuf, void *tbuf, void *rbuf, size_t count);
+
 /* result = target; if target equals compare (bitwise), target = origin.
  * One element of predefined type dt. */
 void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const void *origin,

@@ -88,6 +88,17 @@ zm_status_t zm_rma_accumulate(zm_rma_win_t *w, int t, const zm_op_t *op, const z
     return ZM_OK;
 }
 
+void zm_rma_accumulate_plain(zm_rma_win_t *w, int t, const zm_op_t *op, const zm_dt_t *dt,
+                             const void *obuf, void *tbuf, void *rbuf, size_t count)
+{
+    zm_spin_lock(w->t[t].acc);
+    if (rbuf)
+        memcpy(rbuf, tbuf, count * dt->size);
+    if (op->id != ZM_OP_NO_OP)
+        zm_op_apply(op, obuf, tbuf, count, dt);
+    zm_spin_unlock(w->t[t].acc);
+}
+
 void zm_rma_compare_and_swap(zm_rma_win_t *w, int t, const zm_dt_t *dt, const void *origin,
                              const void *compare, void *result, void *target)
 {
