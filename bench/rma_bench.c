@@ -9,6 +9,9 @@
  *   fop, cas               MPI_Fetch_and_op (MPI_SUM) / MPI_Compare_and_swap on
  *                          one int64 plus flush
  *   put_bw                 BENCH_WINDOW Puts then one flush: bandwidth
+ *   memcpy_bw              BENCH_WINDOW memcpy calls of the same sizes on rank 0
+ *                          between two buffers of its own: the floor a Put
+ *                          between ranks of one node compares with
  * Latencies in microseconds per operation; bandwidth in MB/s (10^6 B/s).
  * Options: -m max size, -M min size, -x iteration factor (bench_common.h).
  * Plain MPI: builds with zmpicc, mpicc.mpich and mpicc.openmpi.  Ranks
@@ -35,9 +38,14 @@ static const struct bench_policy bw_policy = {
     .bytes_per_iter = BENCH_WINDOW,
 };
 
-enum { T_PUT_FENCE, T_GET_FENCE, T_PUT_FLUSH, T_GET_FLUSH, T_ACC, T_FOP, T_CAS, T_BW };
+enum { T_PUT_FENCE, T_GET_FENCE, T_PUT_FLUSH, T_GET_FLUSH, T_ACC, T_FOP, T_CAS, T_BW, T_MEMCPY };
 static const char *const test_name[] = { "put_fence", "get_fence", "put_flush", "get_flush",
-                                         "acc_flush", "fop", "cas", "put_bw" };
+                                         "acc_flush", "fop", "cas", "put_bw", "memcpy_bw" };
+
+/* memcpy_bw's destination (rank 0, max bytes), and a byte read from it
+ * after the copies so that the compiler keeps them. */
+static unsigned char *copy_dst;
+static volatile unsigned char copy_sink;
 
 /* One iteration of test t of `size` bytes (rank 0 works, the others only
  * join fences). */
@@ -79,17 +87,23 @@ static void step(int t, MPI_Win win, unsigned char *buf, size_t size, int rank)
             MPI_Put(buf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win);
         MPI_Win_flush(1, win);
         break;
+    case T_MEMCPY:
+        if (rank == 0)
+            for (int i = 0; i < BENCH_WINDOW; i++)
+                memcpy(copy_dst, buf, size);
+        break;
     }
 }
 
 /* Run test t at one size; prints on rank 0. */
 static void run(int t, MPI_Win win, unsigned char *buf, size_t size, int rank, double factor)
 {
-    const struct bench_policy *p = t == T_BW ? &bw_policy : &lat_policy;
+    int bw = t == T_BW || t == T_MEMCPY;
+    const struct bench_policy *p = bw ? &bw_policy : &lat_policy;
     struct bench_iters it = bench_iters_for(p, size, factor);
     int fence = t == T_PUT_FENCE || t == T_GET_FENCE;
     int active = fence || rank == 0;
-    if (!fence)
+    if (!fence && t != T_MEMCPY)
         MPI_Win_lock_all(0, win);
     for (long i = 0; active && i < it.warmup; i++)
         step(t, win, buf, size, rank);
@@ -98,12 +112,14 @@ static void run(int t, MPI_Win win, unsigned char *buf, size_t size, int rank, d
     for (long i = 0; active && i < it.timed; i++)
         step(t, win, buf, size, rank);
     double dt = MPI_Wtime() - t0;
-    if (!fence)
+    if (!fence && t != T_MEMCPY)
         MPI_Win_unlock_all(win);
+    if (t == T_MEMCPY && rank == 0)
+        copy_sink = copy_dst[size - 1];
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0)
         return;
-    if (t == T_BW)
+    if (bw)
         printf("%-10s %10zu %12.3f MB/s\n", test_name[t], size,
                (double)size * BENCH_WINDOW * (double)it.timed / dt / 1e6);
     else
@@ -146,9 +162,16 @@ int main(int argc, char **argv)
     }
     run(T_ACC, win, buf, 8, rank, opts.iter_factor);
     run(T_FOP, win, buf, 8, rank, opts.iter_factor);
-    run(T_CAS, win, buf, 8, rank, opts.iter_factor);
-    for (size_t s = 8; s <= max; s *= 2)
+    /* The bandwidths before Compare_and_swap, in which Open MPI 4.1.4
+     * from Debian crashes (bench/README.md), so that they are measured
+     * with every MPI. */
+    copy_dst = bench_alloc(max, 0);
+    for (size_t s = 8; s <= max; s *= 2) {
         run(T_BW, win, buf, s, rank, opts.iter_factor);
+        run(T_MEMCPY, win, buf, s, rank, opts.iter_factor);
+    }
+    free(copy_dst);
+    run(T_CAS, win, buf, 8, rank, opts.iter_factor);
     MPI_Win_free(&win);
     free(buf);
     MPI_Finalize();

@@ -5,7 +5,10 @@ Builds bench/<bench>.c with zmpicc, mpicc.mpich and mpicc.openmpi, runs it
 at the given rank counts on this machine, alternating the MPIs run by run,
 keeps the best value of each (test, size) across rounds (lowest time,
 highest bandwidth), and writes results/<name>.md and results/<name>.json:
-tables of values and zmpi / better peer.  Benchmarks:
+tables of values and zmpi / better peer, and results/<name>.png: each
+test with more than one size against the size, one line per MPI (when
+matplotlib is there, in this interpreter or Debian's /usr/bin/python3).
+Benchmarks:
 
   neighbor_halo  halo exchanges with MPI_Neighbor_alltoall (2-D and 3-D
                  periodic grids); a run whose data check fails is marked
@@ -43,6 +46,8 @@ def parse_args(argv):
     p.add_argument("--workers", type=int, default=2, help="zmpi workers (default 2)")
     p.add_argument("--factor", default="1", help="iteration factor (-x) of the bench")
     p.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory")
+    p.add_argument("--plot-only", metavar="JSON",
+                   help="only draw the plot from a results .json this script wrote")
     return p.parse_args(argv)
 
 
@@ -96,8 +101,91 @@ def higher_better(test):
     return test.endswith("_bw")
 
 
+def memcpy_section(best, ranks):
+    """rma_bench: zmpi's Put bandwidth over the memcpy bandwidth measured
+    in the same zmpi run (the issue's "a Put of 1 MiB within 10 % of a
+    memcpy"), per rank count; no lines for other benchmarks."""
+    out = []
+    for n in ranks:
+        sizes = sorted(k[3] for k in best if k[:3] == ("zmpi", n, "memcpy_bw"))
+        if not sizes:
+            continue
+        out += [f"## {n} ranks, zmpi's Put against memcpy", "",
+                "| size | put_bw | memcpy_bw | put / memcpy |", "|---:|---:|---:|---:|"]
+        for size in sizes:
+            put = best.get(("zmpi", n, "put_bw", size))
+            cpy = best[("zmpi", n, "memcpy_bw", size)]
+            if put:
+                out.append(f"| {size} | {put[0]:.0f} | {cpy[0]:.0f} | {put[0] / cpy[0]:.2f} |")
+        out.append("")
+    return out
+
+
+NAMES = {"zmpi": "zmpi", "mpich": "MPICH", "openmpi": "Open MPI"}
+
+
+def plot(best, path):
+    """Draws path (png) from {(family, ranks, test, size): (value, ok)}:
+    one panel per rank count and test with more than one size.  Returns
+    False when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    panels = []
+    for k in best:
+        n, test = k[1], k[2]
+        if (n, test) not in panels and len({q[3] for q in best if q[1:3] == (n, test)}) > 1:
+            panels.append((n, test))
+    panels.sort()
+    cols = min(3, len(panels)) or 1
+    rows = (len(panels) + cols - 1) // cols or 1
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
+    for ax, (n, test) in zip([a for r in axes for a in r], panels):
+        for fam in FAMILIES:
+            pts = sorted((k[3], v[0]) for k, v in best.items() if k[:3] == (fam, n, test))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                        label=NAMES[fam])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes")
+        ax.set_ylabel("MB/s" if higher_better(test) else "us")
+        ax.set_title(f"{test}, {n} ranks", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in [a for r in axes for a in r][len(panels):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return True
+
+
+def plot_any(json_path):
+    """Plots json_path's results next to it, with Debian's interpreter
+    when this one has no matplotlib."""
+    with open(json_path) as f:
+        best = {}
+        for k, v in json.load(f).items():
+            fam, n, test, size = k.split("|")
+            best[(fam, int(n), test, int(size))] = tuple(v)
+    png = json_path[:-len(".json")] + ".png"
+    if plot(best, png):
+        return 0
+    py = "/usr/bin/python3"
+    if os.path.exists(py) and os.path.realpath(py) != os.path.realpath(sys.executable):
+        return subprocess.run([py, os.path.abspath(__file__), "--plot-only", json_path]).returncode
+    print("warning: matplotlib not found, no plot written", file=sys.stderr)
+    return 0
+
+
 def main(argv):
     args = parse_args(argv)
+    if args.plot_only:
+        return plot_any(args.plot_only)
     ranks = [int(x) for x in args.ranks.split(",")]
     with tempfile.TemporaryDirectory() as d:
         exes = build(args, d)
@@ -148,13 +236,14 @@ def main(argv):
                 ratio = f"{z[0] / peer:.2f}" if z and peers else "-"
                 lines.append(f"| {size} | " + " | ".join(cells) + f" | {ratio} |")
             lines.append("")
+    lines += memcpy_section(best, ranks)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, name + ".md"), "w") as f:
         f.write("\n".join(lines))
     with open(os.path.join(args.out, name + ".json"), "w") as f:
         json.dump({"|".join(map(str, k)): v for k, v in best.items()}, f, indent=1)
     print("\n".join(lines))
-    return 0
+    return plot_any(os.path.join(args.out, name + ".json"))
 
 
 if __name__ == "__main__":
