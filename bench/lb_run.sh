@@ -28,6 +28,10 @@
 #   mpich, openmpi   the system MPIs (mpiexec.mpich; mpiexec.openmpi
 #             --oversubscribe), when their compilers are installed
 #   serial    zmpi, one rank on one worker (the work reference)
+#   oneworker zmpi, the same NP ranks all on one worker: the same
+#             decomposition's work (its halo exchanges, its per-rank
+#             overheads) on one core, where no imbalance can exist; the
+#             second reference for perfect balance
 bin=$(cd "$1" 2>/dev/null && pwd) runs=${2:-5} np=${3:-32} nw=${4:-2}
 [ -x "$bin/zmpirun" ] || { echo "usage: $0 ZMPI_BINDIR [RUNS [NP [WORKERS]]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +47,7 @@ fi
 if command -v mpicc.openmpi >/dev/null && mpicc.openmpi -O2 -o "$work/openmpi" "$src"; then
     confs="$confs openmpi"
 fi
-confs="$confs serial"
+confs="$confs serial oneworker"
 # LB_CONFS="static greedy_steal serial ..." runs only those (the checksum
 # check and the table need static and serial).
 confs=${LB_CONFS:-$confs}
@@ -64,6 +68,8 @@ run() {
     openmpi) mpiexec.openmpi --oversubscribe --allow-run-as-root -n "$np" \
                  "$work/openmpi" $args ;;
     serial) "$bin/zmpirun" -n 1 -w 1 "$work/zmpi" $args ;;
+    oneworker) ZMPI_WAKE_MIGRATE=0 "$bin/zmpirun" -n "$np" -w 1 --no-steal "$work/zmpi" \
+                   $args -nomigrate ;;
     esac
 }
 i=0
@@ -84,16 +90,20 @@ med() { awk -v c="$1" '$1 == c && $2 == "particles" { print $9 }' "$work/out" | 
         awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 best() { awk -v c="$1" '$1 == c && $2 == "particles" { print $9 }' "$work/out" | sort -g |
          head -1; }
-ref=$(med static) ser=$(med serial)
+ref=$(med static) ser=$(med serial) one=$(med oneworker)
 echo "particles $args; $np ranks, zmpi on $nw workers; $runs runs each; checksum ok"
-printf "%-8s %5s %10s %10s %10s %12s\n" conf runs "median s" "best s" "vs static" "vs perfect"
+printf "%-12s %5s %10s %10s %10s %12s %12s\n" conf runs "median s" "best s" "vs static" \
+    "vs perfect" "vs perf. NP"
 for c in $confs; do
     m=$(med "$c") b=$(best "$c")
     n=$(awk -v c="$c" '$1 == c && $2 == "particles"' "$work/out" | wc -l)
     [ -n "$m" ] || continue
-    printf "%-8s %5d %10s %10s %10s %12s\n" "$c" "$n" "$m" "$b" \
+    printf "%-12s %5d %10s %10s %10s %12s %12s\n" "$c" "$n" "$m" "$b" \
         "$(awk -v r="$ref" -v m="$m" 'BEGIN { printf "%.2fx", r / m }')" \
-        "$(awk -v s="$ser" -v w="$nw" -v m="$m" 'BEGIN { printf "%.2f", m / (s / w) }')"
+        "$(awk -v s="$ser" -v w="$nw" -v m="$m" 'BEGIN { printf "%.2f", m / (s / w) }')" \
+        "$(awk -v s="$one" -v w="$nw" -v m="$m" \
+               'BEGIN { if (s == "") print "-"; else printf "%.2f", m / (s / w) }')"
 done
 echo "(vs static: speed-up over the unbalanced run; vs perfect: median time over"
-echo " serial/$nw, the time with the work spread evenly over $nw cores; 1.00 is perfect)"
+echo " serial/$nw, the time with the work spread evenly over $nw cores; 1.00 is perfect;"
+echo " vs perf. NP: the same against oneworker/$nw, the $np ranks' own work spread evenly)"
