@@ -13,9 +13,19 @@ mpich_fetch() {
                 /etc/apt/sources.list.d; then
             [ "$(id -u)" = 0 ] || { echo "SKIP: no deb-src entry and not root" >&2; exit 77; }
             . /etc/os-release
+            # apt refuses every source when two entries of one URI name
+            # different keyrings (Debian 12's debian.sources names one),
+            # so the entry takes the keyring of the binary entry, if any.
+            signed=$(awk '/^URIs:[ \t]*http:\/\/deb\.debian\.org\/debian\/?[ \t]*$/ { f = 1 }
+                          /^[ \t]*$/ { f = 0 }
+                          f && /^Signed-By:/ { print $2; exit }' \
+                         /etc/apt/sources.list.d/*.sources 2>/dev/null)
+            src=/etc/apt/sources.list.d/zmpi-mpich-src.sources
             printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\n' \
-                "$VERSION_CODENAME" > /etc/apt/sources.list.d/zmpi-mpich-src.sources
-            apt-get update -qq >/dev/null 2>&1
+                "$VERSION_CODENAME" > "$src"
+            [ -z "$signed" ] || printf 'Signed-By: %s\n' "$signed" >> "$src"
+            # An entry apt cannot read would break every later apt-get.
+            apt-get update -qq >/dev/null 2>&1 || { rm -f "$src"; apt-get update -qq >/dev/null 2>&1; }
         fi
         (cd "$1" && apt-get source --download-only mpich >apt.log 2>&1) ||
             { (cd "$1" && apt-get update -qq >/dev/null 2>&1 &&
