@@ -378,6 +378,8 @@ def fast_path(fn, f08, name):
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
+    if f08 and fn.cname in BIND_ENTRIES:
+        return bind_fast_path(fn, name)
     params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
               for a in fn.args if a.kind != 'argv'] + ['ierror']
     if not f08:
@@ -407,6 +409,44 @@ def fast_path(fn, f08, name):
     out.append('    zf_slow_%s(%s);' % (name, ', '.join(params)))
     out.append('}')
     return (helper or []) + out
+
+
+# mpi_f08 glue functions whose fast path calls an entry of the library
+# taking the Fortran handles of its predefined-handle kinds (datatype,
+# communicator) as they are, and ierror (src/mpi/bind_hooks.h): the library
+# checks a predefined datatype's index where it would check the datatype,
+# so the glue neither tests nor converts handles, and everything but the
+# buffer's descriptor passes through in the registers (and stack slots) the
+# caller put it in.
+BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv'}
+
+
+def bind_fast_path(fn, name):
+    """The fast form of mpi_f08 glue function name (BIND_ENTRIES): when its
+    choice buffers are plain (zf_cdesc_plain), a tail call of the library's
+    entry with their addresses, the other arguments as the ordinary fast
+    path passes them, but handles unconverted; else zf_slow_<name>."""
+    conds, callargs = [], []
+    for a in fn.args:
+        if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
+            callargs.append('*%s' % a.name)
+            continue
+        fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+        if not fast_arg(fn, a, True, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
+            raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
+                                                             BIND_ENTRIES[fn.cname]))
+        if a.kind == 'choice':
+            conds += fp['conds']
+        callargs += fp['callargs']
+    params = [('zv_' if f08_by_value(fn, a) else '') + a.name
+              for a in fn.args if a.kind != 'argv'] + ['ierror']
+    out = ['{'] + f08_value_ptrs(fn)
+    out.append('    if (ZF_LIKELY(%s)) {' % ' &&\n                  '.join(conds))
+    out.append('        %s(%s, ierror);' % (BIND_ENTRIES[fn.cname], ', '.join(callargs)))
+    out += ['        return;', '    }']
+    out.append('    zf_slow_%s(%s);' % (name, ', '.join(params)))
+    out.append('}')
+    return out
 
 
 # Kinds whose fast form is a C value computed before the call, with

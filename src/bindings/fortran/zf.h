@@ -4,7 +4,9 @@
  * gfortran's calling convention into calls of the C interface: every
  * argument by reference, handles as MPI_Fint indices, LOGICAL as 0/1,
  * strings with hidden lengths, mpi_f08 choice buffers as CFI descriptors.
- * It uses only the public interface (mpi.h).  The glue is linked statically
+ * It uses only the public interface (mpi.h) and the entries the library
+ * offers the bindings (mpi/bind_hooks.h: completion hooks, and the
+ * Fortran-handle entries of MPI_Send and MPI_Recv).  The glue is linked statically
  * into each Fortran program (libzmpi_fortran.a), so under privatization
  * every rank's copy of the program has its own copy of the glue, and the
  * sentinels it compares addresses with (MPI_BOTTOM, MPI_IN_PLACE, ...) are
@@ -13,6 +15,7 @@
 #define ZMPI_ZF_H
 
 #include <mpi.h>
+#include "mpi/bind_hooks.h"
 #include <ISO_Fortran_binding.h>
 #include <stddef.h>
 #include <stdint.h>
