@@ -670,8 +670,18 @@ def gen_f08ts(fn, out):
             frees.append('out_%s:;' % a.name)
     out.append('/* %s, mpi_f08 */' % fn.cname)
     fast = fast_path(fn, True, name)
-    out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
-               f08ts_proto(fn, name))
+    asm = fn.cname in BIND_ENTRIES
+    if asm:
+        # The fast path in assembly (zf.h's ZF_FAST_ASM_FN, where the
+        # machine allows; else the C form below) jumps to the general form
+        # by name.
+        out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name) + ';')
+        out.append('ZF_FAST_ASM_FN(%s, %s_f08ts, %s, zf_slow_%s)'
+                   % (name, fn.cname, BIND_ENTRIES[fn.cname], name))
+        out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name))
+    else:
+        out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
+                   f08ts_proto(fn, name))
     out.append('{')
     out += f08_value_ptrs(fn)
     if needs_request_var(fn):
@@ -696,9 +706,13 @@ def gen_f08ts(fn, out):
     out.append('    if (ierror)')
     out.append('        *ierror = rc;')
     out.append('}')
+    if asm:
+        out.append('#ifndef ZF_FAST_ASM')
     if fast:
         emit_fast(fast, f08ts_proto(fn, name), out)
     out.append('ZF_WEAK(%s, %s_f08ts)' % (name, fn.cname))
+    if asm:
+        out.append('#endif')
     out.append('')
 
 
