@@ -187,15 +187,17 @@ ZF_INLINE void zf_status_c2f_keep_error(const MPI_Status *c, MPI_Fint *f)
  * scalar or a contiguous rank-1 array, so that its base address is the C
  * buffer (what zf_cbuf_in finds for it, without its other cases).  Module
  * mpi_f08's choice sentinels (MPI_BOTTOM, MPI_IN_PLACE,
- * MPI_BUFFER_AUTOMATIC) are scalars of a derived type of their own
- * (gen_fortran_f90.py), so the descriptor's type tells them apart without
- * comparing addresses: every structure takes the general path, which
- * looks at the address.  Any thread. */
+ * MPI_BUFFER_AUTOMATIC) are arrays of one element of a derived type of
+ * their own (gen_fortran_f90.py), so a scalar is never one, and the
+ * descriptor's type tells them apart from rank-1 arrays without comparing
+ * addresses: every rank-1 structure takes the general path, which looks
+ * at the address.  Any thread. */
 ZF_INLINE int zf_cdesc_plain(const CFI_cdesc_t *d)
 {
-    if (d->type == CFI_type_struct)
-        return 0;
-    return d->rank == 0 || (d->rank == 1 && d->dim[0].sm == (CFI_index_t)d->elem_len);
+    if (d->rank == 0)
+        return 1;
+    return d->rank == 1 && d->type != CFI_type_struct &&
+           d->dim[0].sm == (CFI_index_t)d->elem_len;
 }
 
 /* The base address of descriptor d, read again where the C call takes it
@@ -238,15 +240,13 @@ _Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, el
             "\t.p2align 4\n"                                                       \
             "\t.globl " #name "\n"                                                 \
             "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
-            "\tcmpb $0, 20(%rdi)\n"       /* rank 0 */                             \
+            "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
             "\tjne 1f\n"                                                           \
-            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
-            "\tje 2f\n"                                                            \
             "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
             "\tjmp " #entry "@PLT\n"                                               \
             "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
             "\tjne 2f\n"                                                           \
-            "\tcmpw $6, 22(%rdi)\n"                                                \
+            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
             "\tje 2f\n"                                                            \
             "\tmovq 8(%rdi), %rax\n"      /* elements adjacent: sm == elem_len */  \
             "\tcmpq %rax, 40(%rdi)\n"                                              \
