@@ -218,7 +218,9 @@ ZF_INLINE void *zf_cdesc_addr(const CFI_cdesc_t *d)
  * stores it back into the same slot before either tail call (2 to 4
  * instructions a call); here they stay where the caller put them.  The
  * descriptor's layout is asserted below; ZF_NO_ASM (or another machine)
- * keeps the C form, which does the same.  name is the function, alias its
+ * keeps the C form, which does the same.  The entry is reached through
+ * its GOT slot, as -fno-plt would, without the PLT stub's jump.  name is
+ * the function, alias its
  * weak alias (MPI_X_f08ts), entry the library's entry, slow the general
  * form (ZF_SLOW_ASM, so that GCC keeps it under that name). */
 #if defined(__x86_64__) && defined(__ELF__) && !defined(ZF_NO_ASM)
@@ -243,7 +245,7 @@ _Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, el
             "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
             "\tjne 1f\n"                                                           \
             "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
-            "\tjmp " #entry "@PLT\n"                                               \
+            "\tjmp *" #entry "@GOTPCREL(%rip)\n"  /* no PLT stub */                \
             "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
             "\tjne 2f\n"                                                           \
             "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
