@@ -372,14 +372,15 @@ def fast_path(fn, f08, name):
     or one it cannot take."""
     if fn.ret != 'int' or fn.hand or needs_request_var(fn):
         return None
-    if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args)):
+    if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args) or
+            fn.cname in BIND_ENTRIES):
         return None
     fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
-    if f08 and fn.cname in BIND_ENTRIES:
-        return bind_fast_path(fn, name)
+    if fn.cname in BIND_ENTRIES:
+        return bind_fast_path(fn, name, f08)
     params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
               for a in fn.args if a.kind != 'argv'] + ['ierror']
     if not f08:
@@ -411,36 +412,42 @@ def fast_path(fn, f08, name):
     return (helper or []) + out
 
 
-# mpi_f08 glue functions whose fast path calls an entry of the library
-# taking the Fortran handles of its predefined-handle kinds (datatype,
-# communicator) as they are, and ierror (src/mpi/bind_hooks.h): the library
-# checks a predefined datatype's index where it would check the datatype,
-# so the glue neither tests nor converts handles, and everything but the
-# buffer's descriptor passes through in the registers (and stack slots) the
-# caller put it in.
+# Glue functions whose fast path calls an entry of the library taking the
+# Fortran handles of its predefined-handle kinds (datatype, communicator)
+# as they are, and ierror (src/mpi/bind_hooks.h): the library checks a
+# predefined datatype's index where it would check the datatype, so the
+# glue neither tests nor converts handles.  In mpi_f08 everything but the
+# buffer's descriptor passes through in the registers (and stack slots)
+# the caller put it in (on x86-64 the fast path is assembly, zf.h's
+# ZF_FAST_ASM_FN); mpif.h and module mpi pass their values.
 BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv'}
 
 
-def bind_fast_path(fn, name):
-    """The fast form of mpi_f08 glue function name (BIND_ENTRIES): when its
-    choice buffers are plain (zf_cdesc_plain), a tail call of the library's
-    entry with their addresses, the other arguments as the ordinary fast
-    path passes them, but handles unconverted; else zf_slow_<name>."""
+def bind_fast_path(fn, name, f08):
+    """The fast form of glue function name (BIND_ENTRIES): when its buffers
+    are plain (mpi_f08: zf_cdesc_plain; else no sentinel) and its status
+    can be written as a C one, a tail call of the library's entry with the
+    arguments as the ordinary fast path passes them, but handles
+    unconverted; else zf_slow_<name>."""
     conds, callargs = [], []
     for a in fn.args:
         if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
             callargs.append('*%s' % a.name)
             continue
         fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
-        if not fast_arg(fn, a, True, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
+        if not fast_arg(fn, a, f08, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
             raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
                                                              BIND_ENTRIES[fn.cname]))
-        if a.kind == 'choice':
+        # In mpi_f08 every status is written as a C one (fast_arg's test
+        # is a constant there).
+        if a.kind == 'choice' or (a.kind == 'status_out' and not f08):
             conds += fp['conds']
         callargs += fp['callargs']
-    params = [('zv_' if f08_by_value(fn, a) else '') + a.name
+    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
               for a in fn.args if a.kind != 'argv'] + ['ierror']
-    out = ['{'] + f08_value_ptrs(fn)
+    if not f08:
+        params += [h.split()[-1] for h in hidden_lens(fn)]
+    out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out.append('    if (ZF_LIKELY(%s)) {' % ' &&\n                  '.join(conds))
     out.append('        %s(%s, ierror);' % (BIND_ENTRIES[fn.cname], ', '.join(callargs)))
     out += ['        return;', '    }']
