@@ -106,7 +106,11 @@ def conv_handle(fn, a, b, f08):
         rel = 'if (zf_nkept()) zf_release(*%s); ' % n if a.ctype == 'MPI_Request' else ''
         b.decl.append('%s %s = zf_%s_f2c(*%s), %s0 = %s;' % (a.ctype, c, h, n, c, c))
         b.callargs.append('&' + c)
-        b.post.append('if (%s != %s0) { %s*%s = PMPI_%s_c2f(%s); }' % (c, c, rel, n, h, c))
+        # A handle the call changed is mostly the null one (a completed or
+        # freed request), whose Fortran index is 0 in every kind: without
+        # a call into the library (a wait's c2f, 10 instructions).
+        b.post.append('if (%s != %s0) { %s*%s = %s == %s ? 0 : PMPI_%s_c2f(%s); }'
+                      % (c, c, rel, n, c, HANDLE_NULL[a.ctype], h, c))
     else:
         b.decl.append('%s %s = %s;' % (a.ctype, c, HANDLE_NULL[a.ctype]))
         b.callargs.append('&' + c)
