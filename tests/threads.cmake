@@ -109,3 +109,19 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zmpi_add_net_test(net_${be}_threads_spin_2px1w1 PROGRAM threads_spin NP 2 PROCS 2
                     BACKEND ${be} OPTS -w 1)
 endforeach()
+
+# A rank waits for its thread in a loop that takes and drops a mutex,
+# while the rank its thread waits for may be ready on the same worker
+# (always so on one worker): the loop lets it run (MPICH's
+# threads/pt2pt/threads hung so).
+zmpi_add_program(zt_threads_lock_wait threads_lock_wait.c)
+target_link_libraries(zt_threads_lock_wait PRIVATE Threads::Threads)
+zmpi_add_mpi_layouts(threads_lock_wait PROGRAM threads_lock_wait LAYOUTS 2x1 2x2 4x1 4x2
+                     TIMEOUT 60)
+# Woken ranks moved onto the waker's worker as on a loaded host: the peer
+# lands behind the polling rank and the idle worker must get it back.
+zmpi_add_mpi_test(threads_lock_wait_moved_2x2 PROGRAM threads_lock_wait NP 2 WORKERS 2
+                  TIMEOUT 60)
+set_property(TEST threads_lock_wait_moved_2x2 APPEND PROPERTY
+             ENVIRONMENT ZMPI_WAKE_MIGRATE=always)
+

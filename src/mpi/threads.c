@@ -510,6 +510,10 @@ ZM_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     if (!on_ult())
         return real_pthread_mutex_lock()(m);
+    /* A lock taken at once may be a turn of a busy-wait loop; the point
+     * comes before taking it, so that no other rank runs while this one
+     * holds it. */
+    zm_ult_spin_point();
     zm_mpi_wait_t w = { 0, 0 };
     int rc;
     while ((rc = pthread_mutex_trylock(m)) == EBUSY)

@@ -73,6 +73,7 @@ struct zm_worker {
     int (*commit)(void *);            /* park commit callback */
     void *commit_arg;                 /* its argument */
     int id;                           /* worker index */
+    unsigned spin_turns;              /* zm_ult_spin_point calls since its last yield */
     uint64_t since;                   /* zm_arch_ticks when `current` was switched in */
     /* Timed sleeps of ULTs parked on this worker (ult_timer.c), owned by
      * the worker's thread: a binary min-heap on wake_at. */
@@ -219,15 +220,39 @@ static inline int zm_ult_alone(void)
     return w && !w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed);
 }
 
+/* Let other ready ULTs of this worker run.  ULT context only. */
+void zm_ult_yield(void);
+
+/* Calls of zm_ult_spin_point, with other ULTs ready on the worker, per
+ * yield it makes. */
+#define ZM_ULT_SPIN_TURNS 64u
+
+/* A point where the running ULT may be busy-waiting in the program's own
+ * code: a loop that takes and drops a pthread mutex until another thread
+ * changed something (MPICH's test barrier does).  Such a ULT never
+ * switches by itself, so the other ranks of its worker would never run
+ * (one may be the one its threads wait for), and an idle worker that
+ * asked for one of them (hungry, ult.c) would never get it: ready ranks
+ * are handed over only at a switch.  So it yields at once when an idle
+ * worker asked, and every ZM_ULT_SPIN_TURNS calls while others are
+ * ready; alone, it costs a thread-local load and two tests.  Any thread;
+ * a no-op but on a ULT. */
+static inline void zm_ult_spin_point(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    if (!w || !w->current || zm_ult_alone())
+        return;
+    if (atomic_load_explicit(&w->hungry, memory_order_relaxed) ||
+        ++w->spin_turns % ZM_ULT_SPIN_TURNS == 0)
+        zm_ult_yield();
+}
+
 /* ULT number `id` of the current job. */
 zm_ult_t *zm_ult_get(int id);
 
 /* Number of ULTs and of workers in the current job. */
 int zm_ult_count(void);
 int zm_ult_nworkers(void);
-
-/* Let other ready ULTs of this worker run.  ULT context only. */
-void zm_ult_yield(void);
 
 /* Park the calling ULT.  After its context is saved, the worker calls
  * commit(arg): if commit returns nonzero the wait is already over and the
