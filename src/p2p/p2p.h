@@ -225,6 +225,7 @@ typedef struct zm_p2p_rank {
     _Alignas(ZM_CACHE_LINE) _Atomic uint8_t ring_poll; /* polls in a wait: push to rings */
     _Atomic uint8_t ring_used;     /* some ring into this rank exists */
     struct zm_p2p_ring *_Atomic *rings; /* one per sending worker, made on first use */
+    _Atomic int ring_blocked;      /* threads acting for it blocked in a wait: no rings */
     /* Written by this rank only, on a line of their own (senders read the
      * one above on every send): whether it mostly receives lately
      * (ring.c, zm_p2p_ring_decide), and, as a sender, its last entry to a
