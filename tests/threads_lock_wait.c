@@ -3,10 +3,11 @@
  * that takes and drops a pthread mutex (as MPICH's test barrier does),
  * without calling MPI, while the thread waits in MPI_Recv for a message
  * that another rank sends only once it has run again.  That other rank
- * may be ready on the waiting rank's worker (always so on one worker):
- * the loop must let it run, or the job hangs (MPICH's
- * threads/pt2pt/threads did, its blocked rank's ready peer queued on the
- * spinning rank's worker while the other worker slept).
+ * may be ready on the waiting rank's worker (a loaded host's wake-ups move
+ * it there; ZMPI_WAKE_MIGRATE=always does so every time): an idle worker
+ * must get it, or the job hangs (MPICH's threads/pt2pt/threads did, its
+ * blocked rank's ready peer queued on the spinning rank's worker while
+ * the other worker slept).
  *
  * Ranks pair up (0-1, 2-3, ...).  In each round the odd rank starts a
  * thread that receives from the even rank and then sets a flag under a

@@ -73,7 +73,6 @@ struct zm_worker {
     int (*commit)(void *);            /* park commit callback */
     void *commit_arg;                 /* its argument */
     int id;                           /* worker index */
-    unsigned spin_turns;              /* zm_ult_spin_point calls since its last yield */
     uint64_t since;                   /* zm_arch_ticks when `current` was switched in */
     /* Timed sleeps of ULTs parked on this worker (ult_timer.c), owned by
      * the worker's thread: a binary min-heap on wake_at. */
@@ -223,28 +222,27 @@ static inline int zm_ult_alone(void)
 /* Let other ready ULTs of this worker run.  ULT context only. */
 void zm_ult_yield(void);
 
-/* Calls of zm_ult_spin_point, with other ULTs ready on the worker, per
- * yield it makes. */
-#define ZM_ULT_SPIN_TURNS 64u
+/* Hand one ready ULT of the caller's worker to the idle worker that asked
+ * for one (zm_ult_spin_point).  ULT context. */
+void zm_ult_hand_over(void);
 
 /* A point where the running ULT may be busy-waiting in the program's own
  * code: a loop that takes and drops a pthread mutex until another thread
  * changed something (MPICH's test barrier does).  Such a ULT never
- * switches by itself, so the other ranks of its worker would never run
- * (one may be the one its threads wait for), and an idle worker that
- * asked for one of them (hungry, ult.c) would never get it: ready ranks
- * are handed over only at a switch.  So it yields at once when an idle
- * worker asked, and every ZM_ULT_SPIN_TURNS calls while others are
- * ready; alone, it costs a thread-local load and two tests.  Any thread;
- * a no-op but on a ULT. */
+ * switches by itself, and ready ranks of its worker are handed to an idle
+ * worker that asked for one (hungry, ult.c) only at a switch: one of
+ * them may be the rank its threads wait for.  So an idle worker's request
+ * is served here, without a switch: the caller may be inside a library
+ * that holds a lock of zmpi's (the network layer calls its MPI, which
+ * takes mutexes), and a switch there could run a rank that spins on that
+ * lock.  Costs a thread-local load and a test.  Any thread; a no-op but
+ * on a ULT. */
 static inline void zm_ult_spin_point(void)
 {
     zm_worker_t *w = zm_ult_tl_worker;
-    if (!w || !w->current || zm_ult_alone())
-        return;
-    if (atomic_load_explicit(&w->hungry, memory_order_relaxed) ||
-        ++w->spin_turns % ZM_ULT_SPIN_TURNS == 0)
-        zm_ult_yield();
+    if (__builtin_expect(w && w->current &&
+                             atomic_load_explicit(&w->hungry, memory_order_relaxed), 0))
+        zm_ult_hand_over();
 }
 
 /* ULT number `id` of the current job. */
