@@ -4,7 +4,7 @@
 # fortran_bench_c.c with zmpicc, runs them alternately RUNS times (each run
 # prints the median of 7 timings) and prints, for an 8-byte ping-pong (half
 # round trip) and an 8-byte MPI_Allreduce, the best run of each and the
-# median of the runs, and the differences.
+# median of the runs, and the differences, then the spread of the runs.
 #
 #   fortran_bench_compare.sh BINDIR [RUNS [ITERS [NP [WORKERS]]]]
 #
@@ -35,6 +35,12 @@ med() {
     awk -v f="$2" '{ sub(/^[^:]*: */, ""); print $(f) + 0 }' "$1" | sort -g |
         awk '{ v[++n] = $1 } END { printf "%.4f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
+# range FILE FIELD: the smallest and the largest value of that field, the
+# spread of the runs.
+range() {
+    awk -v f="$2" '{ sub(/^[^:]*: */, ""); v = $(f) + 0; if (!n++ || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
+                   END { printf "%.4f-%.4f", lo, hi }' "$1"
+}
 cpp=$(best "$work/c.out" 5) car=$(best "$work/c.out" 8)
 fpp=$(best "$work/f08.out" 5) far=$(best "$work/f08.out" 8)
 mcpp=$(med "$work/c.out" 5) mcar=$(med "$work/c.out" 8)
@@ -48,3 +54,6 @@ awk -v cpp="$mcpp" -v car="$mcar" -v fpp="$mfpp" -v far="$mfar" 'BEGIN {
     printf "median of the runs\n"
     printf "ping-pong  %7.4f  %7.4f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
     printf "allreduce  %7.4f  %7.4f    %+5.1f %%\n", car, far, (far - car) / car * 100 }'
+printf 'spread (fastest-slowest run)\n'
+printf 'ping-pong  C %s  mpi_f08 %s\n' "$(range "$work/c.out" 5)" "$(range "$work/f08.out" 5)"
+printf 'allreduce  C %s  mpi_f08 %s\n' "$(range "$work/c.out" 8)" "$(range "$work/f08.out" 8)"

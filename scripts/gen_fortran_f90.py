@@ -204,12 +204,13 @@ SENTINELS = [('MPI_BOTTOM', ''), ('MPI_IN_PLACE', ''), ('MPI_BUFFER_AUTOMATIC', 
              ('MPI_STATUSES_IGNORE', '(MPI_STATUS_SIZE,1)'),
              ('MPI_ERRCODES_IGNORE', '(1)'), ('MPI_UNWEIGHTED', '(1)'),
              ('MPI_WEIGHTS_EMPTY', '(1)')]
-# The choice-buffer sentinels of mpi_f08 are of a derived type of their own
-# (zmpi_sentinel, one C int like the C definitions in zf_util.c): passed to
-# a TYPE(*), DIMENSION(..) dummy their descriptor's type is CFI_type_struct,
-# which the glue's fast paths test instead of comparing addresses
-# (zf_cdesc_plain); any structure takes the general path, which recognises
-# the sentinels by address.
+# The choice-buffer sentinels of mpi_f08 are arrays of one element of a
+# derived type of their own (zmpi_sentinel, one C int like the C
+# definitions in zf_util.c): passed to a TYPE(*), DIMENSION(..) dummy their
+# descriptor says rank 1 and CFI_type_struct, which the glue's fast paths
+# test instead of comparing addresses (zf_cdesc_plain): a scalar, never a
+# sentinel, needs only its rank tested; a rank-1 structure takes the
+# general path, which recognises the sentinels by address.
 F08_CHOICE_SENTINELS = ('MPI_BOTTOM', 'MPI_IN_PLACE', 'MPI_BUFFER_AUTOMATIC')
 # Constants the mpi.h macros cannot give (they describe the binding).
 # mpi_f08's choice buffers are TYPE(*), DIMENSION(..): the glue describes
@@ -342,7 +343,7 @@ def sentinel_lines(f08):
             L.append('  TYPE(MPI_Status), BIND(C, NAME="%sstatuses_ignore") :: '
                      'MPI_STATUSES_IGNORE(1)' % pre)
         elif f08 and n in F08_CHOICE_SENTINELS:
-            L.append('  TYPE(zmpi_sentinel), BIND(C, NAME="%s%s") :: %s'
+            L.append('  TYPE(zmpi_sentinel), BIND(C, NAME="%s%s") :: %s(1)'
                      % (pre, n[4:].lower(), n))
         else:
             L.append('  INTEGER(C_INT), BIND(C, NAME="%s%s") :: %s%s'

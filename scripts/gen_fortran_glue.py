@@ -106,7 +106,11 @@ def conv_handle(fn, a, b, f08):
         rel = 'if (zf_nkept()) zf_release(*%s); ' % n if a.ctype == 'MPI_Request' else ''
         b.decl.append('%s %s = zf_%s_f2c(*%s), %s0 = %s;' % (a.ctype, c, h, n, c, c))
         b.callargs.append('&' + c)
-        b.post.append('if (%s != %s0) { %s*%s = PMPI_%s_c2f(%s); }' % (c, c, rel, n, h, c))
+        # A handle the call changed is mostly the null one (a completed or
+        # freed request), whose Fortran index is 0 in every kind: without
+        # a call into the library (a wait's c2f, 10 instructions).
+        b.post.append('if (%s != %s0) { %s*%s = %s == %s ? 0 : PMPI_%s_c2f(%s); }'
+                      % (c, c, rel, n, c, HANDLE_NULL[a.ctype], h, c))
     else:
         b.decl.append('%s %s = %s;' % (a.ctype, c, HANDLE_NULL[a.ctype]))
         b.callargs.append('&' + c)
@@ -372,12 +376,15 @@ def fast_path(fn, f08, name):
     or one it cannot take."""
     if fn.ret != 'int' or fn.hand or needs_request_var(fn):
         return None
-    if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args)):
+    if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args) or
+            fn.cname in BIND_ENTRIES):
         return None
     fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
+    if fn.cname in BIND_ENTRIES:
+        return bind_fast_path(fn, name, f08)
     params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
               for a in fn.args if a.kind != 'argv'] + ['ierror']
     if not f08:
@@ -407,6 +414,50 @@ def fast_path(fn, f08, name):
     out.append('    zf_slow_%s(%s);' % (name, ', '.join(params)))
     out.append('}')
     return (helper or []) + out
+
+
+# Glue functions whose fast path calls an entry of the library taking the
+# Fortran handles of its predefined-handle kinds (datatype, communicator)
+# as they are, and ierror (src/mpi/bind_hooks.h): the library checks a
+# predefined datatype's index where it would check the datatype, so the
+# glue neither tests nor converts handles.  In mpi_f08 everything but the
+# buffer's descriptor passes through in the registers (and stack slots)
+# the caller put it in (on x86-64 the fast path is assembly, zf.h's
+# ZF_FAST_ASM_FN); mpif.h and module mpi pass their values.
+BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv'}
+
+
+def bind_fast_path(fn, name, f08):
+    """The fast form of glue function name (BIND_ENTRIES): when its buffers
+    are plain (mpi_f08: zf_cdesc_plain; else no sentinel) and its status
+    can be written as a C one, a tail call of the library's entry with the
+    arguments as the ordinary fast path passes them, but handles
+    unconverted; else zf_slow_<name>."""
+    conds, callargs = [], []
+    for a in fn.args:
+        if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
+            callargs.append('*%s' % a.name)
+            continue
+        fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+        if not fast_arg(fn, a, f08, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
+            raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
+                                                             BIND_ENTRIES[fn.cname]))
+        # In mpi_f08 every status is written as a C one (fast_arg's test
+        # is a constant there).
+        if a.kind == 'choice' or (a.kind == 'status_out' and not f08):
+            conds += fp['conds']
+        callargs += fp['callargs']
+    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
+              for a in fn.args if a.kind != 'argv'] + ['ierror']
+    if not f08:
+        params += [h.split()[-1] for h in hidden_lens(fn)]
+    out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
+    out.append('    if (ZF_LIKELY(%s)) {' % ' &&\n                  '.join(conds))
+    out.append('        %s(%s, ierror);' % (BIND_ENTRIES[fn.cname], ', '.join(callargs)))
+    out += ['        return;', '    }']
+    out.append('    zf_slow_%s(%s);' % (name, ', '.join(params)))
+    out.append('}')
+    return out
 
 
 # Kinds whose fast form is a C value computed before the call, with
@@ -630,8 +681,18 @@ def gen_f08ts(fn, out):
             frees.append('out_%s:;' % a.name)
     out.append('/* %s, mpi_f08 */' % fn.cname)
     fast = fast_path(fn, True, name)
-    out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
-               f08ts_proto(fn, name))
+    asm = fn.cname in BIND_ENTRIES
+    if asm:
+        # The fast path in assembly (zf.h's ZF_FAST_ASM_FN, where the
+        # machine allows; else the C form below) jumps to the general form
+        # by name.
+        out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name) + ';')
+        out.append('ZF_FAST_ASM_FN(%s, %s_f08ts, %s, zf_slow_%s)'
+                   % (name, fn.cname, BIND_ENTRIES[fn.cname], name))
+        out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name))
+    else:
+        out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else
+                   f08ts_proto(fn, name))
     out.append('{')
     out += f08_value_ptrs(fn)
     if needs_request_var(fn):
@@ -656,9 +717,13 @@ def gen_f08ts(fn, out):
     out.append('    if (ierror)')
     out.append('        *ierror = rc;')
     out.append('}')
+    if asm:
+        out.append('#ifndef ZF_FAST_ASM')
     if fast:
         emit_fast(fast, f08ts_proto(fn, name), out)
     out.append('ZF_WEAK(%s, %s_f08ts)' % (name, fn.cname))
+    if asm:
+        out.append('#endif')
     out.append('')
 
 

@@ -50,6 +50,17 @@ foreach(p f08_basic mpi_basic mpif_basic f77_hello)
 endforeach()
 zt_fortran_runs(f08_basic 64x2)
 
+# MPI_Send and MPI_Recv through the library's Fortran-handle entries
+# (src/mpi/bind_hooks.h), in the three bindings: every bad argument
+# reported as from C, naming the call; messages with predefined and user
+# handles.
+zt_fortran_program(f08_send_recv_checks send_recv_checks.F90 FLAGS -DUSE_F08)
+zt_fortran_program(mpi_send_recv_checks send_recv_checks.F90)
+zt_fortran_program(mpif_send_recv_checks send_recv_checks.F90 FLAGS -DUSE_MPIF_H)
+foreach(p f08_send_recv_checks mpi_send_recv_checks mpif_send_recv_checks)
+  zt_fortran_runs(${p} 1x1 2x2 7x2)
+endforeach()
+
 # A halo exchange of non-contiguous grid rows: a derived datatype and the
 # array sections themselves (mpi_f08).
 zt_fortran_program(halo halo.f90)

@@ -109,3 +109,33 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zmpi_add_net_test(net_${be}_threads_spin_2px1w1 PROGRAM threads_spin NP 2 PROCS 2
                     BACKEND ${be} OPTS -w 1)
 endforeach()
+
+# A rank waits for its thread in a loop that takes and drops a mutex,
+# while the rank its thread waits for may be ready on the same worker: an
+# idle worker gets it (MPICH's threads/pt2pt/threads hung so).  With one
+# worker, or with no worker idle (4 ranks on 2), the polling rank still
+# holds its worker (docs/threads.md).
+zmpi_add_program(zt_threads_lock_wait threads_lock_wait.c)
+target_link_libraries(zt_threads_lock_wait PRIVATE Threads::Threads)
+zmpi_add_mpi_layouts(threads_lock_wait PROGRAM threads_lock_wait LAYOUTS 2x2
+                     TIMEOUT 60)
+# Woken ranks moved onto the waker's worker as on a loaded host: the peer
+# lands behind the polling rank and the idle worker must get it back.
+zmpi_add_mpi_test(threads_lock_wait_moved_2x2 PROGRAM threads_lock_wait NP 2 WORKERS 2
+                  TIMEOUT 60)
+set_property(TEST threads_lock_wait_moved_2x2 APPEND PROPERTY
+             ENVIRONMENT ZMPI_WAKE_MIGRATE=always)
+
+# A rank's thread waits for a small message while the rank, which asked
+# senders for rings, waits for the thread without calling MPI: the message
+# must not be left in a ring that only the rank would drain, of 8 bytes
+# (in the entry) or 1 KiB (in the ring's payload area).  Ranks stay on
+# their workers (on a loaded host woken ranks gather on one, which turns
+# rings off).
+zmpi_add_program(zt_threads_ring_wait threads_ring_wait.c)
+target_link_libraries(zt_threads_ring_wait PRIVATE Threads::Threads)
+zmpi_add_mpi_test(threads_ring_wait_2x2 PROGRAM threads_ring_wait NP 2 WORKERS 2 TIMEOUT 60)
+zmpi_add_mpi_test(threads_ring_wait_1k_2x2 PROGRAM threads_ring_wait NP 2 WORKERS 2
+                  ARGS 20 1024 TIMEOUT 60)
+set_property(TEST threads_ring_wait_2x2 threads_ring_wait_1k_2x2 APPEND PROPERTY
+             ENVIRONMENT ZMPI_WAKE_MIGRATE=0)

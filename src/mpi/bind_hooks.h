@@ -90,4 +90,19 @@ int zm_mpi_hook_free(MPI_Request r, int pending) __attribute__((visibility("hidd
  * its hooks.  The calling rank's thread. */
 void zm_mpi_hook_win(MPI_Win w) __attribute__((visibility("hidden")));
 
+/* ---- Entries of the Fortran bindings' fast paths (bind_entry in pt2pt.c) --
+ * MPI_Send and MPI_Recv with the datatype and the communicator given by
+ * their Fortran handles (indices, as MPI_Type_f2c and MPI_Comm_f2c take
+ * them), setting *ierror to the result when ierror is not NULL.  The
+ * library checks a predefined datatype's index where it would check the
+ * datatype, so the conversion costs the binding nothing: the generated
+ * mpi_f08 glue of MPI_Send and MPI_Recv calls these once it has the C
+ * buffer.  Every other handle is converted with MPI_*_f2c and checked as
+ * from C; errors name MPI_Send or MPI_Recv as the C calls do.  The
+ * calling rank's thread (ULT context), as the C calls. */
+ZMPI_EXPORT int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int tag,
+                               MPI_Fint comm, MPI_Fint *ierror);
+ZMPI_EXPORT int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
+                               MPI_Fint comm, MPI_Status *status, MPI_Fint *ierror);
+
 #endif

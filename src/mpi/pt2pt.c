@@ -8,6 +8,7 @@
  * counts, large.h) that its int form here and its _c form (large_gen.c)
  * both call.
  */
+#include "bind_hooks.h"
 #include "large.h"
 
 #include <stdio.h>
@@ -17,18 +18,37 @@
 _Static_assert(MPI_BSEND_OVERHEAD == ZM_P2P_BSEND_OVERHEAD,
                "mpi.h and the p2p layer disagree on MPI_BSEND_OVERHEAD");
 
-/* Validate the arguments shared by every send; returns an MPI code.
+/* zm_mpi_check_cbuf, or, when `known` (a constant where it is inlined)
+ * says dt is a predefined datatype, which is valid and usable, only the
+ * count and buffer tests: the bindings' entries below know that from the
+ * Fortran index they converted (zmpi_bind_send), so the conversion costs
+ * no more than the test it saves. */
+static inline __attribute__((always_inline)) int cbuf_check(struct zmpi_comm *c, const char *fn,
+                                                            const void *buf, MPI_Count count,
+                                                            MPI_Datatype dt, int known)
+{
+    if (!known)
+        return zm_mpi_check_cbuf(c, fn, buf, count, dt);
+    if (ZM_LIKELY((uint64_t)count <= (uint64_t)dt->cmax &&
+                  (buf || count == 0 || dt->size == 0 || dt->d)))
+        return MPI_SUCCESS;
+    return zm_mpi_check_cbuf_fail(c, fn, buf, count, dt);
+}
+
+/* Validate the arguments shared by every send (dt known predefined:
+ * cbuf_check); returns an MPI code.
  * Inlined: each check is one or two compares on the common path, and the
  * call with its nine arguments cost more than the checks (callgrind: 53
  * instructions a call, of an MPI_Isend's 414). */
 static inline __attribute__((always_inline)) int send_check(zm_mpi_rank_t *me, const char *fn,
                                                             const void *buf, MPI_Count count,
                                                             MPI_Datatype dt, int dest, int tag,
-                                                            MPI_Comm comm, struct zmpi_comm **c)
+                                                            MPI_Comm comm, struct zmpi_comm **c,
+                                                            int known)
 {
     int rc = zm_mpi_check_comm(me, comm, fn, c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_cbuf(*c, fn, buf, count, dt);
+        rc = cbuf_check(*c, fn, buf, count, dt, known);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "dest", dest, 0);
     if (rc == MPI_SUCCESS)
@@ -41,11 +61,12 @@ static inline __attribute__((always_inline)) int send_check(zm_mpi_rank_t *me, c
 static inline __attribute__((always_inline)) int recv_check(zm_mpi_rank_t *me, const char *fn,
                                                             const void *buf, MPI_Count count,
                                                             MPI_Datatype dt, int src, int tag,
-                                                            MPI_Comm comm, struct zmpi_comm **c)
+                                                            MPI_Comm comm, struct zmpi_comm **c,
+                                                            int known)
 {
     int rc = zm_mpi_check_comm(me, comm, fn, c);
     if (rc == MPI_SUCCESS)
-        rc = zm_mpi_check_cbuf(*c, fn, buf, count, dt);
+        rc = cbuf_check(*c, fn, buf, count, dt, known);
     if (rc == MPI_SUCCESS)
         rc = zm_mpi_check_rank(*c, fn, "source", src, 1);
     if (rc == MPI_SUCCESS)
@@ -84,13 +105,16 @@ static void wait_req(const char *fn, zm_req_t *req)
     }
 }
 
-int zm_mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
-                int tag, MPI_Comm comm, int mode)
+/* zm_mpi_send, dt known predefined or not (cbuf_check). */
+static inline __attribute__((always_inline)) int send_body(const char *fn, const void *buf,
+                                                           MPI_Count count, MPI_Datatype dt,
+                                                           int dest, int tag, MPI_Comm comm,
+                                                           int mode, int known)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     zm_req_t req;
-    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c);
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, known);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS) || dest == MPI_PROC_NULL)
         return rc;
     req.pooled = 0;
@@ -101,6 +125,17 @@ int zm_mpi_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype d
                                    : zm_mpi_error(c, zm_mpi_class_of(st), fn, "send failed");
     wait_req(fn, &req);
     return MPI_SUCCESS;
+}
+
+/* Inlined into MPI_Send and its mode twins (as zm_mpi_recv into
+ * MPI_Recv): a call frame and the moving of seven arguments less on the
+ * message path; large.h's declaration without `inline` makes this the
+ * external definition the _c twins call. */
+__attribute__((always_inline)) inline int zm_mpi_send(const char *fn, const void *buf,
+                                                      MPI_Count count, MPI_Datatype dt, int dest,
+                                                      int tag, MPI_Comm comm, int mode)
+{
+    return send_body(fn, buf, count, dt, dest, tag, comm, mode, 0);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -153,7 +188,7 @@ __attribute__((always_inline)) inline int zm_mpi_isend(const char *fn, const voi
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c);
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, 0);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (!request)
@@ -213,18 +248,16 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
 }
 ZM_WEAK(Ibsend)
 
-/* Inlined into MPI_Recv itself, one call frame less on the message path
- * (13 instructions of a round trip's ~1800); large.h's declaration
- * without `inline` makes this the external definition its _c twin calls. */
-__attribute__((always_inline)) inline int zm_mpi_recv(const char *fn, void *buf,
-                                                      MPI_Count count, MPI_Datatype dt,
-                                                      int source, int tag, MPI_Comm comm,
-                                                      MPI_Status *status)
+/* zm_mpi_recv, dt known predefined or not (cbuf_check). */
+static inline __attribute__((always_inline)) int recv_body(const char *fn, void *buf,
+                                                           MPI_Count count, MPI_Datatype dt,
+                                                           int source, int tag, MPI_Comm comm,
+                                                           MPI_Status *status, int known)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     zm_req_t req;
-    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c);
+    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c, known);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -237,6 +270,17 @@ __attribute__((always_inline)) inline int zm_mpi_recv(const char *fn, void *buf,
     zm_p2p_recv(&c->p, buf, (size_t)count, dt, source, tag, &req);
     zm_mpi_status_set(status, &req);
     return zm_mpi_req_error(&req, fn);
+}
+
+/* Inlined into MPI_Recv itself, one call frame less on the message path
+ * (13 instructions of a round trip's ~1800); large.h's declaration
+ * without `inline` makes this the external definition its _c twin calls. */
+__attribute__((always_inline)) inline int zm_mpi_recv(const char *fn, void *buf,
+                                                      MPI_Count count, MPI_Datatype dt,
+                                                      int source, int tag, MPI_Comm comm,
+                                                      MPI_Status *status)
+{
+    return recv_body(fn, buf, count, dt, source, tag, comm, status, 0);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
@@ -255,7 +299,7 @@ __attribute__((always_inline)) inline int zm_mpi_irecv(const char *fn, void *buf
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c);
+    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c, 0);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (!request)
@@ -287,9 +331,9 @@ int zm_mpi_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
     zm_req_t sreq, rreq;
-    int rc = send_check(me, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c);
+    int rc = send_check(me, fn, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, 0);
     if (rc == MPI_SUCCESS)
-        rc = recv_check(me, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &c);
+        rc = recv_check(me, fn, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, 0);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     sreq.pooled = rreq.pooled = 0;
@@ -327,9 +371,9 @@ int zm_mpi_sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Data
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = send_check(me, fn, buf, count, dt, dest, sendtag, comm, &c);
+    int rc = send_check(me, fn, buf, count, dt, dest, sendtag, comm, &c, 0);
     if (rc == MPI_SUCCESS)
-        rc = recv_check(me, fn, buf, count, dt, source, recvtag, comm, &c);
+        rc = recv_check(me, fn, buf, count, dt, source, recvtag, comm, &c, 0);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     /* The outgoing data must survive the incoming overwrite: send from a
@@ -722,3 +766,55 @@ int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     return bsend_raise(c, fn, rc, why);
 }
 ZM_WEAK(Comm_iflush_buffer)
+
+/* ---- Entries of the Fortran bindings (bind_hooks.h) ----------------------- */
+
+/* The predefined datatypes by Fortran index (handle.c gives them 1, 2, ...
+ * in ZMPI_DT_LIST's order; 0 is MPI_DATATYPE_NULL, which is no entry
+ * here). */
+#define BIND_TYPE(h) h,
+static const MPI_Datatype bind_types[] = { NULL, ZMPI_DT_LIST(BIND_TYPE) };
+#undef BIND_TYPE
+enum { BIND_NTYPES = (int)(sizeof bind_types / sizeof *bind_types) };
+
+/* Whether Fortran handles dt and comm are a predefined datatype and
+ * MPI_COMM_WORLD or MPI_COMM_SELF, whose C handles are bind_types[dt] and
+ * the index itself (mpi.h).  Anything else is converted by MPI_*_f2c. */
+static inline int bind_predef(MPI_Fint dt, MPI_Fint comm)
+{
+    return (unsigned)dt - 1u < (unsigned)BIND_NTYPES - 1u && (unsigned)comm - 1u < 2u;
+}
+
+/* MPI_Send with Fortran handles for the bindings (bind_hooks.h): a
+ * predefined datatype and communicator go through send_body with the
+ * datatype known valid; anything else through MPI_Send after f2c.  The
+ * calling rank's thread; the caller owns buf and ierror. */
+int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int tag,
+                   MPI_Fint comm, MPI_Fint *ierror)
+{
+    int rc;
+    if (ZM_LIKELY(bind_predef(datatype, comm)))
+        rc = send_body("MPI_Send", buf, count, bind_types[datatype], dest, tag,
+                       (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1);
+    else
+        rc = PMPI_Send(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm));
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
+
+/* MPI_Recv with Fortran handles for the bindings, as zmpi_bind_send. */
+int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag, MPI_Fint comm,
+                   MPI_Status *status, MPI_Fint *ierror)
+{
+    int rc;
+    if (ZM_LIKELY(bind_predef(datatype, comm)))
+        rc = recv_body("MPI_Recv", buf, count, bind_types[datatype], source, tag,
+                       (MPI_Comm)(uintptr_t)(unsigned)comm, status, 1);
+    else
+        rc = PMPI_Recv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
+                       status);
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}

@@ -510,6 +510,8 @@ ZM_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
     if (!on_ult())
         return real_pthread_mutex_lock()(m);
+    /* A lock taken at once may be a turn of a busy-wait loop (ult.h). */
+    zm_ult_spin_point();
     zm_mpi_wait_t w = { 0, 0 };
     int rc;
     while ((rc = pthread_mutex_trylock(m)) == EBUSY)
@@ -577,6 +579,7 @@ ZM_EXPORT int sem_wait(sem_t *s)
 {
     if (!on_ult())
         return real_sem_wait()(s);
+    zm_ult_spin_point(); /* as in pthread_mutex_lock */
     zm_mpi_wait_t w = { 0, 0 };
     while (sem_trywait(s) != 0) {
         if (errno != EAGAIN)

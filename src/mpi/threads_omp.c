@@ -658,6 +658,7 @@ ZM_EXPORT void omp_set_lock(void *lock)
         real_omp_set_lock()(lock);
         return;
     }
+    zm_ult_spin_point(); /* as in pthread_mutex_lock (threads.c) */
     zm_mpi_wait_t w = { 0, 0 };
     while (!real_omp_test_lock()(lock))
         zm_mpi_ult_wait_step(&w);

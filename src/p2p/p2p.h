@@ -146,14 +146,15 @@ typedef struct zmpi_request {
  * payload area.  Messages above the eager threshold never do. */
 #define ZM_P2P_RING_MAX 1024
 
-/* What ZMPI_RING_MAX defaults to: only messages that fit an entry's line.
- * Through the payload area, messages of 64 B to 1 KiB between two
- * workers measured up to 2.8x faster than the locked path
- * (bench/results/p2p.md, "Rings up to 1 KiB"), but with them
- * MPICH's threads/pt2pt/threads (threads of two ranks exchanging 1 B to
- * 4 KiB) hangs in 3 of 8 runs, so the larger sizes take rings only when
- * asked (ZMPI_RING_MAX=1024) until that is found. */
-#define ZM_P2P_RING_DEFAULT ZM_P2P_RING_INLINE
+/* What ZMPI_RING_MAX defaults to: every size a ring can carry.  Against
+ * the locked path, in alternated p2p_rate runs between two workers of a
+ * quiet 2-core VM (bench/results/p2p.md, "Rings up to 1 KiB"), 64 B went
+ * from 5.4 to 13-16 M msgs/s and 256 B from 4.8 to 7.4-9.8 M.  The hang
+ * of MPICH's threads/pt2pt/threads that had this reverted was no ring's
+ * (a rank polling a mutex starved the rank its threads waited for,
+ * ult.h, zm_ult_spin_point).  ZMPI_RING_MAX=32 gives the earlier
+ * default. */
+#define ZM_P2P_RING_DEFAULT ZM_P2P_RING_MAX
 
 /* Receivers a rank keeps track of its last ring entry to (ring.c). */
 #define ZM_P2P_RING_DESTS 4
@@ -225,6 +226,7 @@ typedef struct zm_p2p_rank {
     _Alignas(ZM_CACHE_LINE) _Atomic uint8_t ring_poll; /* polls in a wait: push to rings */
     _Atomic uint8_t ring_used;     /* some ring into this rank exists */
     struct zm_p2p_ring *_Atomic *rings; /* one per sending worker, made on first use */
+    _Atomic int ring_blocked;      /* threads acting for it blocked in a wait: no rings */
     /* Written by this rank only, on a line of their own (senders read the
      * one above on every send): whether it mostly receives lately
      * (ring.c, zm_p2p_ring_decide), and, as a sender, its last entry to a

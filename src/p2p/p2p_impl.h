@@ -191,11 +191,13 @@ static inline void zm_p2p_ring_drain_sender(zm_p2p_rank_t *r)
         zm_p2p_ring_drain_sender_slow(r);
 }
 
-/* Make senders deliver to r through its lock again and drain what they
- * left: a thread acting for rank r is about to block on one of its
- * receives, which the rank's own ULT might not look at for a while.  Any
- * thread not holding r's lock. */
-void zm_p2p_ring_quiesce(zm_p2p_rank_t *r);
+/* A thread acting for rank r is about to block on r's receives (block)
+ * or is back (unblock).  Meanwhile r takes no ring entries (ring.c,
+ * "Progress"): they would wait for the rank's own ULT to look, which may
+ * be busy outside MPI until this very thread is done.  A thread acting
+ * for r, not holding r's lock, once each around its wait. */
+void zm_p2p_ring_block(zm_p2p_rank_t *r);
+void zm_p2p_ring_unblock(zm_p2p_rank_t *r);
 
 /* Whether some ring of r holds an entry (a cheap look, no lock).  Any
  * thread. */

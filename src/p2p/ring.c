@@ -47,6 +47,16 @@
  * rank's last drain sees the entry, or the sender sees the flag clear and
  * drains under the lock itself, completing and waking as a locked send
  * would.
+ *
+ * Threads.  The flag promises only that the rank's own ULT looks again,
+ * and it may not for long: between MPI calls it runs the program, which
+ * may wait for one of the rank's threads (MPI_THREAD_MULTIPLE) without
+ * calling MPI.  A thread that waits on the rank's receives meanwhile
+ * would wait for an entry that nobody drains.  So while such a thread is
+ * blocked (ring_blocked, zm_p2p_ring_block) the flag stays clear: the
+ * thread counts itself, fences and withdraws the flag if set, and the
+ * rank, after setting the flag, fences and withdraws it again if it sees
+ * a blocked thread; one of the two sees the other.
  */
 #include "p2p/p2p_impl.h"
 
@@ -517,20 +527,41 @@ void zm_p2p_ring_announce(void)
      * messages were measured slower through rings (p2p_bibw 8 B: 0.6x).
      * A rank that shares its worker with ready ones will soon park: its
      * senders keep the locked path too (and its park needs no barrier). */
-    int want = r->rings && r->ring_want && ring_max && zm_ult_alone();
+    int want = r->rings && r->ring_want && ring_max && zm_ult_alone() &&
+               !atomic_load_explicit(&r->ring_blocked, memory_order_relaxed);
     int on = atomic_load_explicit(&r->ring_poll, memory_order_relaxed);
     if (want && !on) {
         atomic_store_explicit(&u->park_notify, 1, memory_order_relaxed);
         atomic_store_explicit(&r->ring_poll, 1, memory_order_relaxed);
+        /* Pairs with the fence of a thread that blocks meanwhile
+         * (zm_p2p_ring_block): it saw the flag, or we see it now. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&r->ring_blocked, memory_order_relaxed))
+            ring_withdraw(r);
     }
     else if (!want && on)
         ring_withdraw(r);
 }
 
-void zm_p2p_ring_quiesce(zm_p2p_rank_t *r)
+/* Make senders deliver to r through its lock again and drain what they
+ * left, if they may push now.  Any thread not holding r's lock. */
+static void ring_quiesce(zm_p2p_rank_t *r)
 {
     if (atomic_load_explicit(&r->ring_poll, memory_order_relaxed))
         ring_withdraw(r);
+}
+
+void zm_p2p_ring_block(zm_p2p_rank_t *r)
+{
+    atomic_fetch_add_explicit(&r->ring_blocked, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    ring_quiesce(r);
+}
+
+void zm_p2p_ring_unblock(zm_p2p_rank_t *r)
+{
+    /* The rank turns its rings on again at its next receive or wait. */
+    atomic_fetch_sub_explicit(&r->ring_blocked, 1, memory_order_relaxed);
 }
 
 /* The ult layer's park hook: the rank of ULT u stops running, so senders
@@ -538,7 +569,7 @@ void zm_p2p_ring_quiesce(zm_p2p_rank_t *r)
  * drained now (see "Progress" above). */
 static void ring_park(zm_ult_t *u)
 {
-    zm_p2p_ring_quiesce(&zm_p2p_ranks[u->id]);
+    ring_quiesce(&zm_p2p_ranks[u->id]);
 }
 
 int zm_p2p_ring_ready(zm_p2p_rank_t *r)

@@ -184,7 +184,7 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     rank = &zm_p2p_ranks[u->id];
     me = zm_p2p_waiter_of(u);
     if (u->foreign)
-        zm_p2p_ring_quiesce(rank);
+        zm_p2p_ring_block(rank);
     me->wait_req = NULL;
     atomic_store_explicit(&me->pending, need_all ? 1 : ANY_GUARD + 1, memory_order_relaxed);
     /* Receives may be completed by a sender holding our lock with a plain
@@ -203,6 +203,8 @@ void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
     } else {
         zm_ult_park(need_all ? wait_commit : wait_commit_any, me);
     }
+    if (u->foreign)
+        zm_p2p_ring_unblock(rank);
     /* What the rank waited for is over: reports and the send-cycle
      * breaker (cycle.c) must not look at requests that may be gone. */
     me->wait_req = NULL;

@@ -724,6 +724,16 @@ static void switch_away(int action)
     finish_switch(tl_worker);
 }
 
+void zm_ult_hand_over(void)
+{
+    zm_worker_t *w = tl_worker;
+    if (!w || !w->current)
+        return;
+    /* Ranks woken from other workers wait in the inbox until a switch. */
+    inbox_drain(w);
+    give_one(w, 0);
+}
+
 void zm_ult_yield(void)
 {
     zm_worker_t *w = tl_worker;

@@ -219,15 +219,38 @@ static inline int zm_ult_alone(void)
     return w && !w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed);
 }
 
+/* Let other ready ULTs of this worker run.  ULT context only. */
+void zm_ult_yield(void);
+
+/* Hand one ready ULT of the caller's worker to the idle worker that asked
+ * for one (zm_ult_spin_point).  ULT context. */
+void zm_ult_hand_over(void);
+
+/* A point where the running ULT may be busy-waiting in the program's own
+ * code: a loop that takes and drops a pthread mutex until another thread
+ * changed something (MPICH's test barrier does).  Such a ULT never
+ * switches by itself, and ready ranks of its worker are handed to an idle
+ * worker that asked for one (hungry, ult.c) only at a switch: one of
+ * them may be the rank its threads wait for.  So an idle worker's request
+ * is served here, without a switch: the caller may be inside a library
+ * that holds a lock of zmpi's (the network layer calls its MPI, which
+ * takes mutexes), and a switch there could run a rank that spins on that
+ * lock.  Costs a thread-local load and a test.  Any thread; a no-op but
+ * on a ULT. */
+static inline void zm_ult_spin_point(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    if (__builtin_expect(w && w->current &&
+                             atomic_load_explicit(&w->hungry, memory_order_relaxed), 0))
+        zm_ult_hand_over();
+}
+
 /* ULT number `id` of the current job. */
 zm_ult_t *zm_ult_get(int id);
 
 /* Number of ULTs and of workers in the current job. */
 int zm_ult_count(void);
 int zm_ult_nworkers(void);
-
-/* Let other ready ULTs of this worker run.  ULT context only. */
-void zm_ult_yield(void);
 
 /* Park the calling ULT.  After its context is saved, the worker calls
  * commit(arg): if commit returns nonzero the wait is already over and the

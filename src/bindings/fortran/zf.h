@@ -4,7 +4,9 @@
  * gfortran's calling convention into calls of the C interface: every
  * argument by reference, handles as MPI_Fint indices, LOGICAL as 0/1,
  * strings with hidden lengths, mpi_f08 choice buffers as CFI descriptors.
- * It uses only the public interface (mpi.h).  The glue is linked statically
+ * It uses only the public interface (mpi.h) and the entries the library
+ * offers the bindings (mpi/bind_hooks.h: completion hooks, and the
+ * Fortran-handle entries of MPI_Send and MPI_Recv).  The glue is linked statically
  * into each Fortran program (libzmpi_fortran.a), so under privatization
  * every rank's copy of the program has its own copy of the glue, and the
  * sentinels it compares addresses with (MPI_BOTTOM, MPI_IN_PLACE, ...) are
@@ -13,6 +15,7 @@
 #define ZMPI_ZF_H
 
 #include <mpi.h>
+#include "mpi/bind_hooks.h"
 #include <ISO_Fortran_binding.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,15 +187,17 @@ ZF_INLINE void zf_status_c2f_keep_error(const MPI_Status *c, MPI_Fint *f)
  * scalar or a contiguous rank-1 array, so that its base address is the C
  * buffer (what zf_cbuf_in finds for it, without its other cases).  Module
  * mpi_f08's choice sentinels (MPI_BOTTOM, MPI_IN_PLACE,
- * MPI_BUFFER_AUTOMATIC) are scalars of a derived type of their own
- * (gen_fortran_f90.py), so the descriptor's type tells them apart without
- * comparing addresses: every structure takes the general path, which
- * looks at the address.  Any thread. */
+ * MPI_BUFFER_AUTOMATIC) are arrays of one element of a derived type of
+ * their own (gen_fortran_f90.py), so a scalar is never one, and the
+ * descriptor's type tells them apart from rank-1 arrays without comparing
+ * addresses: every rank-1 structure takes the general path, which looks
+ * at the address.  Any thread. */
 ZF_INLINE int zf_cdesc_plain(const CFI_cdesc_t *d)
 {
-    if (d->type == CFI_type_struct)
-        return 0;
-    return d->rank == 0 || (d->rank == 1 && d->dim[0].sm == (CFI_index_t)d->elem_len);
+    if (d->rank == 0)
+        return 1;
+    return d->rank == 1 && d->type != CFI_type_struct &&
+           d->dim[0].sm == (CFI_index_t)d->elem_len;
 }
 
 /* The base address of descriptor d, read again where the C call takes it
@@ -203,6 +208,61 @@ ZF_INLINE void *zf_cdesc_addr(const CFI_cdesc_t *d)
 {
     return *(void *const volatile *)&d->base_addr;
 }
+
+/* The fast path of an mpi_f08 glue function whose library entry takes
+ * the arguments as the glue receives them but for the choice buffer's
+ * address (gen_fortran_glue.py's BIND_ENTRIES: MPI_Send, MPI_Recv), in
+ * assembly on x86-64: zf_cdesc_plain, then the entry with the descriptor's
+ * base address in place of the descriptor, else the general form.  Written
+ * in C, GCC loads every argument passed on the stack (status, ierror) and
+ * stores it back into the same slot before either tail call (2 to 4
+ * instructions a call); here they stay where the caller put them.  The
+ * descriptor's layout is asserted below; ZF_NO_ASM (or another machine)
+ * keeps the C form, which does the same.  The entry is reached through
+ * its GOT slot, as -fno-plt would, without the PLT stub's jump.  name is
+ * the function, alias its
+ * weak alias (MPI_X_f08ts), entry the library's entry, slow the general
+ * form (ZF_SLOW_ASM, so that GCC keeps it under that name). */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(ZF_NO_ASM)
+#define ZF_FAST_ASM 1
+_Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, elem_len) == 8 &&
+                   offsetof(CFI_cdesc_t, rank) == 20 && sizeof(CFI_rank_t) == 1 &&
+                   offsetof(CFI_cdesc_t, type) == 22 && sizeof(CFI_type_t) == 2 &&
+                   offsetof(CFI_cdesc_t, dim) == 24 && offsetof(CFI_dim_t, sm) == 16 &&
+                   sizeof(CFI_index_t) == 8 && sizeof(size_t) == 8 && CFI_type_struct == 6,
+               "ZF_FAST_ASM_FN assumes gfortran's descriptor layout on x86-64");
+#ifdef __CET__
+#define ZF_ASM_ENDBR "\tendbr64\n"
+#else
+#define ZF_ASM_ENDBR ""
+#endif
+#define ZF_SLOW_ASM static __attribute__((noipa, used))
+#define ZF_FAST_ASM_FN(name, alias, entry, slow)                                   \
+    __asm__(".pushsection .text\n"                                                \
+            "\t.p2align 4\n"                                                       \
+            "\t.globl " #name "\n"                                                 \
+            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
+            "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
+            "\tjne 1f\n"                                                           \
+            "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
+            "\tjmp *" #entry "@GOTPCREL(%rip)\n"  /* no PLT stub */                \
+            "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
+            "\tjne 2f\n"                                                           \
+            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
+            "\tje 2f\n"                                                            \
+            "\tmovq 8(%rdi), %rax\n"      /* elements adjacent: sm == elem_len */  \
+            "\tcmpq %rax, 40(%rdi)\n"                                              \
+            "\tje 0b\n"                                                            \
+            "2:\tjmp " #slow "\n"                                                  \
+            "\t.size " #name ", .-" #name "\n"                                     \
+            "\t.weak " #alias "\n"                                                 \
+            "\t.type " #alias ", @function\n"                                      \
+            "\t.set " #alias ", " #name "\n"                                       \
+            ".popsection\n");
+#else
+#define ZF_SLOW_ASM ZF_SLOW
+#define ZF_FAST_ASM_FN(name, alias, entry, slow)
+#endif
 
 /* On a little-endian machine a Fortran status (mpif.h, mpi, mpi_f08) has
  * the layout of the C one (its bytes at index 4 and 5 are the 64-bit
