@@ -209,57 +209,11 @@ ZF_INLINE void *zf_cdesc_addr(const CFI_cdesc_t *d)
     return *(void *const volatile *)&d->base_addr;
 }
 
-/* The fast path of an mpi_f08 glue function whose library entry takes
- * the arguments as the glue receives them but for the choice buffer's
- * address (gen_fortran_glue.py's BIND_ENTRIES: MPI_Send, MPI_Recv), in
- * assembly on x86-64: zf_cdesc_plain, then the entry with the descriptor's
- * base address in place of the descriptor, else the general form.  Written
- * in C, GCC loads every argument passed on the stack (status, ierror) and
- * stores it back into the same slot before either tail call (2 to 4
- * instructions a call); here they stay where the caller put them.  The
- * descriptor's layout is asserted below; ZF_NO_ASM (or another machine)
- * keeps the C form, which does the same.  The entry is reached through
- * its GOT slot, as -fno-plt would, without the PLT stub's jump.  name is
- * the function, alias its
- * weak alias (MPI_X_f08ts), entry the library's entry, slow the general
- * form (ZF_SLOW_ASM, so that GCC keeps it under that name). */
-#if defined(__x86_64__) && defined(__ELF__) && !defined(ZF_NO_ASM)
-#define ZF_FAST_ASM 1
-_Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, elem_len) == 8 &&
-                   offsetof(CFI_cdesc_t, rank) == 20 && sizeof(CFI_rank_t) == 1 &&
-                   offsetof(CFI_cdesc_t, type) == 22 && sizeof(CFI_type_t) == 2 &&
-                   offsetof(CFI_cdesc_t, dim) == 24 && offsetof(CFI_dim_t, sm) == 16 &&
-                   sizeof(CFI_index_t) == 8 && sizeof(size_t) == 8 && CFI_type_struct == 6,
-               "ZF_FAST_ASM_FN assumes gfortran's descriptor layout on x86-64");
-#ifdef __CET__
-#define ZF_ASM_ENDBR "\tendbr64\n"
-#else
-#define ZF_ASM_ENDBR ""
-#endif
-#define ZF_SLOW_ASM static __attribute__((noipa, used))
-#define ZF_FAST_ASM_FN(name, alias, entry, slow)                                   \
-    __asm__(".pushsection .text\n"                                                \
-            "\t.p2align 4\n"                                                       \
-            "\t.globl " #name "\n"                                                 \
-            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
-            "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
-            "\tjne 1f\n"                                                           \
-            "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
-            "\tjmp *" #entry "@GOTPCREL(%rip)\n"  /* no PLT stub */                \
-            "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
-            "\tjne 2f\n"                                                           \
-            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
-            "\tje 2f\n"                                                            \
-            "\tmovq 8(%rdi), %rax\n"      /* elements adjacent: sm == elem_len */  \
-            "\tcmpq %rax, 40(%rdi)\n"                                              \
-            "\tje 0b\n"                                                            \
-            "2:\tjmp " #slow "\n"                                                  \
-            "\t.size " #name ", .-" #name "\n"                                     \
-            "\t.weak " #alias "\n"                                                 \
-            "\t.type " #alias ", @function\n"                                      \
-            "\t.set " #alias ", " #name "\n"                                       \
-            ".popsection\n");
-#else
+/* The fast path of the glue of MPI_Send and MPI_Recv, in assembly where
+ * src/arch/f08_stub.h has it (x86-64 ELF); elsewhere, or with ZF_NO_ASM,
+ * the glue keeps its C form. */
+#include "arch/f08_stub.h"
+#ifndef ZF_FAST_ASM
 #define ZF_SLOW_ASM ZF_SLOW
 #define ZF_FAST_ASM_FN(name, alias, entry, slow)
 #endif

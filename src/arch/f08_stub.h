@@ -1,0 +1,64 @@
+/*
+ * f08_stub.h: the assembly fast path of the Fortran glue functions whose
+ * library entry takes the arguments as the glue receives them but for the
+ * choice buffer's address (src/bindings/fortran/, scripts/gen_fortran_glue.py's
+ * BIND_ENTRIES: MPI_Send, MPI_Recv).  Assembly lives in src/arch/ only;
+ * the bindings include this header (and no other internal one) for it.
+ * Defines ZF_FAST_ASM, ZF_SLOW_ASM and ZF_FAST_ASM_FN on x86-64 ELF
+ * unless ZF_NO_ASM is defined; the includer supplies the C form otherwise.
+ */
+#ifndef ZM_ARCH_F08_STUB_H
+#define ZM_ARCH_F08_STUB_H
+
+#include <ISO_Fortran_binding.h>
+#include <stddef.h>
+
+/* The fast path: zf_cdesc_plain's test, then the library entry with the
+ * descriptor's base address in place of the descriptor, else the general
+ * form.  Written in C, GCC loads every argument passed on the stack
+ * (status, ierror) and stores it back into the same slot before either
+ * tail call (2 to 4 instructions a call); here they stay where the caller
+ * put them.  The descriptor's layout is asserted below.  The entry is
+ * reached through its GOT slot, as -fno-plt would, without the PLT
+ * stub's jump.  name is the function, alias its weak alias
+ * (MPI_X_f08ts), entry the library's entry, slow the general form
+ * (ZF_SLOW_ASM, so that GCC keeps it under that name). */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(ZF_NO_ASM)
+#define ZF_FAST_ASM 1
+_Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, elem_len) == 8 &&
+                   offsetof(CFI_cdesc_t, rank) == 20 && sizeof(CFI_rank_t) == 1 &&
+                   offsetof(CFI_cdesc_t, type) == 22 && sizeof(CFI_type_t) == 2 &&
+                   offsetof(CFI_cdesc_t, dim) == 24 && offsetof(CFI_dim_t, sm) == 16 &&
+                   sizeof(CFI_index_t) == 8 && sizeof(size_t) == 8 && CFI_type_struct == 6,
+               "ZF_FAST_ASM_FN assumes gfortran's descriptor layout on x86-64");
+#ifdef __CET__
+#define ZF_ASM_ENDBR "\tendbr64\n"
+#else
+#define ZF_ASM_ENDBR ""
+#endif
+#define ZF_SLOW_ASM static __attribute__((noipa, used))
+#define ZF_FAST_ASM_FN(name, alias, entry, slow)                                   \
+    __asm__(".pushsection .text\n"                                                \
+            "\t.p2align 4\n"                                                       \
+            "\t.globl " #name "\n"                                                 \
+            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
+            "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
+            "\tjne 1f\n"                                                           \
+            "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
+            "\tjmp *" #entry "@GOTPCREL(%rip)\n"  /* no PLT stub */                \
+            "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
+            "\tjne 2f\n"                                                           \
+            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
+            "\tje 2f\n"                                                            \
+            "\tmovq 8(%rdi), %rax\n"      /* elements adjacent: sm == elem_len */  \
+            "\tcmpq %rax, 40(%rdi)\n"                                              \
+            "\tje 0b\n"                                                            \
+            "2:\tjmp " #slow "\n"                                                  \
+            "\t.size " #name ", .-" #name "\n"                                     \
+            "\t.weak " #alias "\n"                                                 \
+            "\t.type " #alias ", @function\n"                                      \
+            "\t.set " #alias ", " #name "\n"                                       \
+            ".popsection\n");
+#endif
+
+#endif
