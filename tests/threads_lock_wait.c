@@ -44,13 +44,6 @@ static void *receiver(void *arg)
     return NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The odd rank's round: its thread receives while it polls under the lock. */
 static void odd_round(waiter_t *w)
 {
@@ -60,13 +53,13 @@ static void odd_round(waiter_t *w)
     ZT_CHECK(pthread_create(&th, NULL, receiver, w) == 0, "pthread_create");
     int ready = w->round;
     ZT_OK(MPI_Send(&ready, 1, MPI_INT, w->peer, 0, MPI_COMM_WORLD));
-    double end = now_s() + ZT_LOCK_WAIT_S;
+    double end = zt_now_s() + ZT_LOCK_WAIT_S;
     int done = 0;
     while (!done) {
         pthread_mutex_lock(&w->lock);
         done = w->done;
         pthread_mutex_unlock(&w->lock);
-        ZT_CHECK(done || now_s() < end,
+        ZT_CHECK(done || zt_now_s() < end,
                  "round %d: the thread's message never came in %d s: the rank that sends "
                  "it never ran while this one polled a mutex", w->round, ZT_LOCK_WAIT_S);
     }
@@ -76,12 +69,8 @@ static void odd_round(waiter_t *w)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    ZT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    ZT_CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    ZT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    ZT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    ZT_CHECK(size % 2 == 0, "an even number of ranks, not %d", size);
+    int rank, size;
+    zt_init_multiple_pairs(&argc, &argv, &rank, &size);
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
     waiter_t w = { .peer = rank ^ 1 };
     pthread_mutex_init(&w.lock, NULL);

@@ -62,13 +62,6 @@ static void *receiver(void *arg)
     return NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Rank 1: its thread receives while it takes the stream, then it polls
  * the thread's flag without calling MPI. */
 static void receiving_round(waiter_t *w)
@@ -88,9 +81,9 @@ static void receiving_round(waiter_t *w)
     }
     int go = w->round;
     ZT_OK(MPI_Send(&go, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD));
-    double end = now_s() + ZT_RING_WAIT_S;
+    double end = zt_now_s() + ZT_RING_WAIT_S;
     while (!is_done(w))
-        ZT_CHECK(now_s() < end, "round %d: the thread's message never came in %d s while "
+        ZT_CHECK(zt_now_s() < end, "round %d: the thread's message never came in %d s while "
                  "this rank did not call MPI", w->round, ZT_RING_WAIT_S);
     ZT_CHECK(pthread_join(th, NULL) == 0, "pthread_join");
     ZT_CHECK_PAYLOAD(w->buf, w->bytes, 0, w->round);
@@ -118,11 +111,8 @@ static void sending_round(waiter_t *w)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    ZT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    ZT_CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    ZT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    ZT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    int rank, size;
+    zt_init_multiple_pairs(&argc, &argv, &rank, &size);
     ZT_CHECK(size == 2, "two ranks, not %d", size);
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
     waiter_t w = { .bytes = argc > 2 ? (size_t)atol(argv[2]) : 8 };

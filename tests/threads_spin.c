@@ -84,12 +84,8 @@ static int answer(int peer, int rounds, size_t bytes)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    ZT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    ZT_CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-    ZT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    ZT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    ZT_CHECK(size % 2 == 0, "an even number of ranks, not %d", size);
+    int rank, size;
+    zt_init_multiple_pairs(&argc, &argv, &rank, &size);
     spin_t s = { .peer = rank ^ 1, .rounds = argc > 1 ? atoi(argv[1]) : 3,
                  .bytes = argc > 2 ? (size_t)atol(argv[2]) : 1 << 20 };
     int errors;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Returns the caller's rank in MPI_COMM_WORLD, or -1 before MPI_Init. */
 static inline int zt_rank(void)
@@ -186,6 +187,31 @@ static inline void zt_init_errors_return(int *argc, char ***argv, int *rank, int
     MPI_Comm_size(MPI_COMM_WORLD, size);
     ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+}
+
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
+/* Seconds on the monotonic clock: the deadlines after which a test reports
+ * a wait that never ended (never a synchronization).  For tests that ask
+ * for POSIX (clock_gettime) before including this header. */
+static inline double zt_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+#endif
+
+/* MPI_Init_thread with MPI_THREAD_MULTIPLE, which the calling test needs,
+ * on an even number of ranks (the test pairs rank r with r ^ 1); sets
+ * *rank and *size. */
+static inline void zt_init_multiple_pairs(int *argc, char ***argv, int *rank, int *size)
+{
+    int provided;
+    ZT_OK(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    ZT_CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    ZT_OK(MPI_Comm_rank(MPI_COMM_WORLD, rank));
+    ZT_OK(MPI_Comm_size(MPI_COMM_WORLD, size));
+    ZT_CHECK(*size % 2 == 0, "an even number of ranks, not %d", *size);
 }
 
 #endif /* ZT_H */
