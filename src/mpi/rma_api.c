@@ -252,9 +252,7 @@ int zm_mpi_put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Da
 static inline char *fast_target(int count, MPI_Datatype dt, int t, MPI_Aint disp, int tcount,
                                 MPI_Datatype tdt, MPI_Win win)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_UNLIKELY(!me || !me->initialized || me->finalized || !win ||
-                    win->magic != ZM_WIN_MAGIC || dt != tdt || count != tcount || count <= 0 ||
+    if (ZM_UNLIKELY(!win_live(win) || dt != tdt || count != tcount || count <= 0 ||
                     !zm_dt_usable(dt) || !dt->contig || count > dt->cmax ||
                     (unsigned)t >= (unsigned)win->size || disp < 0 ||
                     win->attr_flavor == MPI_WIN_FLAVOR_DYNAMIC ||

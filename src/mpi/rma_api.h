@@ -30,6 +30,15 @@ static inline int win_enter(const char *fn, MPI_Win win)
     return win_check(fn, win);
 }
 
+/* Whether the calling rank may call MPI and win is a live window: what
+ * win_enter checks, without reporting (for the fast paths, whose general
+ * path reports). */
+static inline int win_live(MPI_Win win)
+{
+    zm_mpi_rank_t *me = zm_mpi_me();
+    return me && me->initialized && !me->finalized && win && win->magic == ZM_WIN_MAGIC;
+}
+
 /* Nonzero if the rank has an access epoch to target t. */
 static inline int has_access(const struct zmpi_win *w, int t)
 {

@@ -406,12 +406,10 @@ static int flush(const char *fn, MPI_Win win, int rank, int all, int need_epoch)
  * (flush checks again and reports). */
 static inline int flush_fast(int rank, MPI_Win win)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_UNLIKELY(!me || !me->initialized || me->finalized || !win ||
-                    win->magic != ZM_WIN_MAGIC || (unsigned)rank >= (unsigned)win->size ||
+    if (ZM_UNLIKELY(!win_live(win) || (unsigned)rank >= (unsigned)win->size ||
                     win->rma->proc ||
                     atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed) ||
-                    !(win->locked_all || has_passive(win, rank))))
+                    !has_passive(win, rank)))
         return 0;
     atomic_thread_fence(memory_order_seq_cst);
     zm_ult_yield();
