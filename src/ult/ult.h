@@ -219,9 +219,6 @@ static inline int zm_ult_alone(void)
     return w && !w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_relaxed);
 }
 
-/* Let other ready ULTs of this worker run.  ULT context only. */
-void zm_ult_yield(void);
-
 /* Hand one ready ULT of the caller's worker to the idle worker that asked
  * for one (zm_ult_spin_point).  ULT context. */
 void zm_ult_hand_over(void);
@@ -251,6 +248,9 @@ zm_ult_t *zm_ult_get(int id);
 /* Number of ULTs and of workers in the current job. */
 int zm_ult_count(void);
 int zm_ult_nworkers(void);
+
+/* Let other ready ULTs of this worker run.  ULT context only. */
+void zm_ult_yield(void);
 
 /* Park the calling ULT.  After its context is saved, the worker calls
  * commit(arg): if commit returns nonzero the wait is already over and the
