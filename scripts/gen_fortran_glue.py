@@ -368,6 +368,22 @@ def emit_fast(fast, proto, out):
     out += fast[i:]
 
 
+def new_fast():
+    """An empty record of what fast_arg adds for the fast path."""
+    return {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+
+
+def slow_params(fn, f08):
+    """The names the fast form passes on to zf_slow_<name>: its own
+    parameters (mpi_f08's by-value ones under their zv_ names), ierror,
+    and in mpif.h and module mpi the hidden string lengths."""
+    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
+              for a in fn.args if a.kind != 'argv'] + ['ierror']
+    if not f08:
+        params += [h.split()[-1] for h in hidden_lens(fn)]
+    return params
+
+
 def fast_path(fn, f08, name):
     """The lines of the fast form of glue function name (its body from
     '{' to '}', after zf_call_<name> if it has one), which calls
@@ -379,16 +395,13 @@ def fast_path(fn, f08, name):
     if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args) or
             fn.cname in BIND_ENTRIES):
         return None
-    fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+    fp = new_fast()
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
     if fn.cname in BIND_ENTRIES:
         return bind_fast_path(fn, name, f08)
-    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
-              for a in fn.args if a.kind != 'argv'] + ['ierror']
-    if not f08:
-        params += [h.split()[-1] for h in hidden_lens(fn)]
+    params = slow_params(fn, f08)
     out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out += ['    ' + d for d in fp['cdecl']]
     cond = ' &&\n                  '.join(fp['conds'])
@@ -438,7 +451,7 @@ def bind_fast_path(fn, name, f08):
         if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
             callargs.append('*%s' % a.name)
             continue
-        fp = {'conds': [], 'cdecl': [], 'decl': [], 'callargs': [], 'post': [], 'status': False}
+        fp = new_fast()
         if not fast_arg(fn, a, f08, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
             raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
                                                              BIND_ENTRIES[fn.cname]))
@@ -447,10 +460,7 @@ def bind_fast_path(fn, name, f08):
         if a.kind == 'choice' or (a.kind == 'status_out' and not f08):
             conds += fp['conds']
         callargs += fp['callargs']
-    params = [('zv_' if f08 and f08_by_value(fn, a) else '') + a.name
-              for a in fn.args if a.kind != 'argv'] + ['ierror']
-    if not f08:
-        params += [h.split()[-1] for h in hidden_lens(fn)]
+    params = slow_params(fn, f08)
     out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out.append('    if (ZF_LIKELY(%s)) {' % ' &&\n                  '.join(conds))
     out.append('        %s(%s, ierror);' % (BIND_ENTRIES[fn.cname], ', '.join(callargs)))
