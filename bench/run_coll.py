@@ -535,17 +535,9 @@ def plot(results, out_dir, name="coll"):
 
 
 def plot_elsewhere(json_path, out_dir, name):
-    """Plots with another python when this one has no matplotlib."""
-    for python in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        if not os.path.exists(python) or \
-                os.path.realpath(python) == os.path.realpath(sys.executable):
-            continue
-        res = subprocess.run([python, os.path.abspath(__file__),
-                              "--plot-from", json_path, "--out", out_dir,
-                              "--name", name])
-        if res.returncode == 0:
-            return True
-    return False
+    """Plots with another python3 (p2p.plot_with_other_python)."""
+    return p2p.plot_with_other_python(
+        __file__, ["--plot-from", json_path, "--out", out_dir, "--name", name])
 
 
 def write_outputs(args, argv, tools, reasons, failed, build_cmds, records):

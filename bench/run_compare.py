@@ -164,28 +164,25 @@ def plot(best, path):
     return True
 
 
-def plot_any(json_path):
-    """Plots json_path's results next to it, with Debian's interpreter
-    when this one has no matplotlib."""
+def load_best(json_path):
+    """The {(family, ranks, test, size): (value, ok)} of a results .json."""
+    best = {}
     with open(json_path) as f:
-        best = {}
         for k, v in json.load(f).items():
             fam, n, test, size = k.split("|")
             best[(fam, int(n), test, int(size))] = tuple(v)
-    png = json_path[:-len(".json")] + ".png"
-    if plot(best, png):
-        return 0
-    py = "/usr/bin/python3"
-    if os.path.exists(py) and os.path.realpath(py) != os.path.realpath(sys.executable):
-        return subprocess.run([py, os.path.abspath(__file__), "--plot-only", json_path]).returncode
-    print("warning: matplotlib not found, no plot written", file=sys.stderr)
-    return 0
+    return best
+
+
+def png_of(json_path):
+    """The plot beside a results .json."""
+    return json_path[:-len(".json")] + ".png"
 
 
 def main(argv):
     args = parse_args(argv)
     if args.plot_only:
-        return plot_any(args.plot_only)
+        return 0 if plot(load_best(args.plot_only), png_of(args.plot_only)) else 1
     ranks = [int(x) for x in args.ranks.split(",")]
     with tempfile.TemporaryDirectory() as d:
         exes = build(args, d)
@@ -243,7 +240,11 @@ def main(argv):
     with open(os.path.join(args.out, name + ".json"), "w") as f:
         json.dump({"|".join(map(str, k)): v for k, v in best.items()}, f, indent=1)
     print("\n".join(lines))
-    return plot_any(os.path.join(args.out, name + ".json"))
+    json_path = os.path.join(args.out, name + ".json")
+    if not plot(best, png_of(json_path)) and \
+            not p2p.plot_with_other_python(__file__, ["--plot-only", json_path]):
+        print("warning: matplotlib not found, no plot written", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -618,17 +618,8 @@ def plot_results(results, out_dir):
 
 
 def plot_elsewhere(json_path, out_dir):
-    """Plots with /usr/bin/python3 when this interpreter has no
-    matplotlib."""
-    for python in ("/usr/bin/python3", "/usr/local/bin/python3"):
-        if not os.path.exists(python) or \
-                os.path.realpath(python) == os.path.realpath(sys.executable):
-            continue
-        res = subprocess.run([python, os.path.abspath(__file__),
-                              "--plot-from", json_path, "--out", out_dir])
-        if res.returncode == 0:
-            return True
-    return False
+    """Plots with another python3 (p2p.plot_with_other_python)."""
+    return p2p.plot_with_other_python(__file__, ["--plot-from", json_path, "--out", out_dir])
 
 
 def print_tables(best, shapes, pack_best):

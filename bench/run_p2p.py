@@ -485,18 +485,23 @@ def plot_results(results, out_dir):
     return True
 
 
-def plot_elsewhere(json_path, out_dir):
-    """Plots with /usr/bin/python3 when this interpreter has no matplotlib
-    (e.g. a pyenv python next to Debian's python3-matplotlib)."""
+def plot_with_other_python(script, args):
+    """Runs `script args` (a bench script's plot-only mode, which must not
+    try again elsewhere) with another python3 when this interpreter has no
+    matplotlib (e.g. a pyenv python next to Debian's python3-matplotlib);
+    True when one of them drew the plots."""
     for python in ("/usr/bin/python3", "/usr/local/bin/python3"):
         if not os.path.exists(python) or \
                 os.path.realpath(python) == os.path.realpath(sys.executable):
             continue
-        res = subprocess.run([python, os.path.abspath(__file__),
-                              "--plot-from", json_path, "--out", out_dir])
-        if res.returncode == 0:
+        if subprocess.run([python, os.path.abspath(script)] + args).returncode == 0:
             return True
     return False
+
+
+def plot_elsewhere(json_path, out_dir):
+    """Plots with another python3 (plot_with_other_python)."""
+    return plot_with_other_python(__file__, ["--plot-from", json_path, "--out", out_dir])
 
 
 def print_tables(tables):
