@@ -88,10 +88,11 @@ uint64_t zm_arch_thread_clock(void);
  * rare callers only.  Any thread. */
 uint64_t zm_arch_thread_cpu_ns(uint64_t clock);
 
-/* How many times the system has taken the CPU from the calling thread to
- * run something else (involuntary context switches) so far.  A system
- * call: for rare callers only.  Any thread. */
-uint64_t zm_arch_thread_preemptions(void);
+/* Nanoseconds the calling thread has spent ready to run but waiting for a
+ * CPU so far (the kernel's run delay; where the kernel does not keep it, 1
+ * ms per involuntary context switch).  System calls: for rare callers
+ * only.  Any thread. */
+uint64_t zm_arch_thread_wait_ns(void);
 
 /* Resolution of zm_arch_time_ns in seconds. */
 double zm_arch_time_resolution(void);

@@ -48,6 +48,10 @@
  * CPU time (a computing phase, not a worker the host had descheduled): it
  * asks that worker (hungry), which gives it one at its next switch.  A
  * sleeping worker looks every STEAL_CHECK_NS.
+ * Such moves last for the busy spell: a ULT keeps its home worker, and
+ * once waking sleepers is fast again (the score decays with time, and
+ * sleeping workers sample their own wake-ups at each look) it goes back
+ * there at its next wake-up (go_home).
  * Stealing can be turned off (ZMPI_STEAL=0, zmpirun --no-steal: lb.c).
  * Migration needs thread-local addresses that are never cached across a
  * switch (CAN_MIGRATE, ult_impl.h); elsewhere it is off. */
@@ -58,14 +62,20 @@
  * until stealing spread them again, which made the bucket sort of
  * examples/isort.c 20-25 % slower at 8 ranks on 2 workers (alternated
  * runs, quiet host, 16.4 against 21 ms per iteration).  A running
- * worker that a hand-off waited for and that the host preempted meanwhile
+ * worker that a hand-off waited for and that lost its core meanwhile
  * counts as a slow wake-up too (inbox_drain): on a busy host the workers
  * spin more than they sleep, and hand-offs to a spinning worker that the
  * host has descheduled wait a time slice each (bench/oversub.c: 200
  * communicator rounds took 0.2-0.8 s on 2 workers and 0.05 s on one
  * before this, 0.05-0.19 s after). */
 #define SLOW_WAKE_TICKS 1000000ull
-#define SLOW_WAKE_SCORE 32u
+/* A running worker lost the core for this long (nanoseconds) between two
+ * looks: about a time slice, which a host with more runnable threads than
+ * cores takes from it, and far more than the kernel's own threads take
+ * on a quiet one. */
+#define SLOW_WAIT_NS 500000ull
+#define SLOW_WAKE_SCORE 96u
+#define SLOW_HALF_TICKS 100000000ull
 #define STEAL_AFTER_NS 500000ull
 #define STEAL_CHECK_NS 2000000ull
 
@@ -112,15 +122,38 @@ static zm_ult_t *rq_pop(zm_worker_t *w)
     return u;
 }
 
+/* The slow-wake-up score now: job.slow_wakes halved for every
+ * SLOW_HALF_TICKS since its last sample.  Samples come only with
+ * hand-offs that waited, which may be rare on a quiet host; without the
+ * decay, two slow ones at start-up (the launcher still loading ranks)
+ * kept a job on the busy-host path for the rest of its run. */
+static unsigned slow_score(uint64_t now)
+{
+    unsigned sc = atomic_load_explicit(&job.slow_wakes, memory_order_relaxed);
+    uint64_t at = atomic_load_explicit(&job.slow_at, memory_order_relaxed);
+    uint64_t halves = now > at ? (now - at) / SLOW_HALF_TICKS : 0;
+    return halves >= 32 ? 0 : sc >> halves;
+}
+
+/* Whether waking a sleeping worker has been slow lately: two slow
+ * samples within about SLOW_HALF_TICKS, which one stray preemption on a
+ * quiet host does not make. */
+static int host_busy(void)
+{
+    return job.migrate_always || slow_score(zm_arch_ticks()) > SLOW_WAKE_SCORE;
+}
+
 /* Fold one wake-up delay of a sleeping worker into job.slow_wakes, a
  * score that stays above SLOW_WAKE_SCORE while most recent wake-ups took
  * longer than SLOW_WAKE_TICKS (a host whose cores other work keeps busy).
  * Racy updates from several workers only blur a heuristic. */
 static void wake_sample(uint64_t ticks)
 {
-    unsigned sc = atomic_load_explicit(&job.slow_wakes, memory_order_relaxed);
+    uint64_t now = zm_arch_ticks();
+    unsigned sc = slow_score(now);
     sc = sc - sc / 4 + (ticks > SLOW_WAKE_TICKS ? 64 : 0);
     atomic_store_explicit(&job.slow_wakes, sc, memory_order_relaxed);
+    atomic_store_explicit(&job.slow_at, now, memory_order_relaxed);
 }
 
 /* Move everything other workers handed us into the local FIFO, oldest
@@ -145,12 +178,15 @@ static int inbox_drain(zm_worker_t *w)
     } else if (waited > LAG_MIGRATE_TICKS) {
         /* A hand-off to this running worker waited long: either its ULT
          * computed (a quiet host: nothing to do), or the host ran other
-         * work on this core meanwhile (a busy one).  The thread's count
-         * of involuntary switches tells the two apart; the system call
-         * is paid only after such a wait. */
-        uint64_t n = zm_arch_thread_preemptions();
-        wake_sample(n != w->preempts ? SLOW_WAKE_TICKS + 1 : 0);
-        w->preempts = n;
+         * work on this core meanwhile (a busy one).  How long the thread
+         * waited for a CPU since the last look tells the two apart; the
+         * system calls are paid only after such a wait.  A count of
+         * preemptions did not: on a quiet host a kernel thread takes the
+         * core for microseconds now and then, and one such count put a
+         * job on the busy-host path for the rest of its run (below). */
+        uint64_t n = zm_arch_thread_wait_ns();
+        wake_sample(n - w->waited_ns > SLOW_WAIT_NS ? SLOW_WAKE_TICKS + 1 : 0);
+        w->waited_ns = n;
     }
     atomic_store_explicit(&w->lag, waited, memory_order_relaxed);
     while (list) {
@@ -212,6 +248,25 @@ static inline void ult_move(zm_ult_t *u, zm_worker_t *w)
     u->worker_id = w->id;
 }
 
+/* Send ULT u, which a busy spell moved off its home worker (zm_ult_wake),
+ * back there once the host is quiet again: left where they went, such
+ * moves stacked ranks on one worker for good (5 of 8 on one of 2 workers
+ * made examples/cg27.c 1.5x slower).  Homes are the placements of
+ * ZMPI_Migrate, of stealing and of the start.  Returns 1 when u went. */
+static int go_home(zm_ult_t *u, zm_worker_t *me)
+{
+    if (!CAN_MIGRATE || u->home_id < 0 || !__atomic_load_n(&job.migrate, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&u->pinned, __ATOMIC_RELAXED) || host_busy())
+        return 0;
+    zm_worker_t *h = &job.workers[u->home_id];
+    ult_move(u, h);
+    if (h == me)
+        rq_push(h, u);
+    else
+        inbox_push(h, u);
+    return 1;
+}
+
 void zm_ult_wake(zm_ult_t *u)
 {
     zm_worker_t *w = u->worker, *me = tl_worker;
@@ -223,6 +278,8 @@ void zm_ult_wake(zm_ult_t *u)
         return;
     }
     u->state = ZM_ULT_READY;
+    if (__builtin_expect(u->home_id != u->worker_id, 0) && go_home(u, me))
+        return;
     if (w == me) {
         rq_push(w, u);
         return;
@@ -232,14 +289,14 @@ void zm_ult_wake(zm_ult_t *u)
      * waker may hold this thread in an OpenMP region until others move).
      * A pair with a worker each is gathered too: kept apart, a two-rank
      * stream needs both cores at once, and bench/p2p_rate.c ran 15x
-     * slower and more on a loaded host (bench/results/p2p.md). */
+     * slower and more on a loaded host (bench/results/p2p.md).  Such a
+     * move is for the busy spell only: the ULT keeps its home. */
     if (CAN_MIGRATE && me && __atomic_load_n(&job.migrate, __ATOMIC_RELAXED) &&
         !__atomic_load_n(&u->pinned, __ATOMIC_RELAXED) &&
         !(me->current && __atomic_load_n(&me->current->pinned, __ATOMIC_RELAXED)) &&
-        (atomic_load_explicit(&job.slow_wakes, memory_order_relaxed) > SLOW_WAKE_SCORE ||
-         job.migrate_always) &&
         (atomic_load_explicit(&w->sleeping, memory_order_relaxed) ||
-         atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS)) {
+         atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS) &&
+        host_busy()) {
         ult_move(u, me);
         rq_push(me, u);
         return;
@@ -375,6 +432,7 @@ static void give_one(zm_worker_t *w, int keep)
         rq_pop(w);
     }
     ult_move(u, &job.workers[h - 1]);
+    u->home_id = h - 1;
     inbox_push(u->worker, u);
 }
 
@@ -492,11 +550,19 @@ static int idle_wait(zm_worker_t *w, uint32_t seq)
             zm_arch_futex_wait((uint32_t *)&w->wake_seq, seq);
             return 0;
         }
+        /* While it sleeps in steps, the worker also samples the host:
+         * how long it waited for its core after each step (wake_sample).
+         * That keeps the score true while no hand-off samples it, as when
+         * a busy spell gathered every rank on the other worker. */
+        uint64_t waited = steal ? zm_arch_thread_wait_ns() : 0;
         if (!zm_arch_futex_wait_ns((uint32_t *)&w->wake_seq, seq, ns) ||
             atomic_load_explicit(&w->inbox, memory_order_relaxed) || atomic_load(&job.done))
             return 0;
-        if (steal)
+        if (steal) {
+            waited = zm_arch_thread_wait_ns() - waited;
+            wake_sample(waited > SLOW_WAIT_NS ? SLOW_WAKE_TICKS + 1 : 0);
             want_work(w, zm_arch_time_ns());
+        }
     }
 }
 
@@ -641,6 +707,7 @@ static void worker_loop(zm_worker_t *w)
     zm_ult_t *u;
     tl_worker = w;
     atomic_store_explicit(&w->cpu_clock, zm_arch_thread_clock(), memory_order_relaxed);
+    w->waited_ns = zm_arch_thread_wait_ns();
     if (zm_arch_tsan_on())
         zm_arch_tsan_thread_start();
     while ((u = worker_next(w)) != NULL) {

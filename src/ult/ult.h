@@ -31,7 +31,8 @@ struct zm_ult {
     int id;                           /* index in the job (the world rank) */
     int worker_id;                    /* index of `worker` */
     int home_id;                      /* worker it was placed on (first, then by a
-                                       * balancing step: lb.c) */
+                                       * balancing step, lb.c, or a steal); a busy
+                                       * host's wake-ups move it away for a while */
     int pinned;                       /* zm_ult_pin depth: not moved to another worker */
     int state;                        /* ZM_ULT_* below */
     int exit_status;                  /* value passed to zm_ult_exit */
@@ -94,7 +95,7 @@ struct zm_worker {
     uint32_t *seen_sw;                /* per worker: its nswitch when last looked at */
     uint64_t *seen_ns;                /* per worker: when that count was first seen */
     uint64_t *seen_cpu;               /* per worker: its CPU time then, or 0 (want_work) */
-    uint64_t preempts;                /* involuntary switches of this thread when last read */
+    uint64_t waited_ns;               /* this thread's run delay when last read (zm_arch_thread_wait_ns) */
     _Atomic uint64_t cpu_clock;       /* this thread's CPU clock (zm_arch_thread_clock), or 0 */
 };
 

@@ -63,6 +63,7 @@ typedef struct zm_ult_state {
     int id_first, id_stride; /* its first spare id, the distance between its ids */
     _Atomic unsigned spread; /* next worker for a ULT started at run time */
     _Atomic unsigned slow_wakes; /* score of slow wake-ups of sleeping workers (ult.c) */
+    _Atomic uint64_t slow_at; /* ticks of its last sample: it decays with time */
     _Atomic int timed;      /* ULTs in a timed sleep (ult_timer.c): no deadlock while > 0 */
     /* Foreign threads (ult_foreign.c). */
     _Atomic int frunning;   /* threads that may act for a ULT and are not parked */
