@@ -44,6 +44,9 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
     p.add_argument("--ranks", default="2,64", help="rank counts (default 2,64)")
     p.add_argument("--workers", type=int, default=2, help="zmpi workers (default 2)")
+    p.add_argument("--mpis", default=",".join(FAMILIES),
+                   help="MPIs to run, a subset of zmpi,mpich,openmpi (default all: MPICH's "
+                        "busy-polling ranks make 16 and more take many minutes)")
     p.add_argument("--factor", default="1", help="iteration factor (-x) of the bench")
     p.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory")
     p.add_argument("--plot-only", metavar="JSON",
@@ -58,6 +61,8 @@ def build(args, build_dir):
     src = [os.path.join(HERE, args.bench + ".c"), os.path.join(HERE, "bench_common.c")]
     exes = {}
     for fam, cc in tools.items():
+        if fam not in args.mpis.split(","):
+            continue
         exe = os.path.join(build_dir, args.bench + "_" + fam)
         r = subprocess.run([cc, "-O2", "-o", exe, *src, "-lm"], capture_output=True,
                            text=True)
@@ -229,7 +234,7 @@ def main(argv):
                     if fam != "zmpi" and v is not None:
                         peers.append(v[0])
                 z = best.get(("zmpi", n, grid, size))
-                peer = max(peers) if higher_better(grid) else min(peers) if peers else None
+                peer = None if not peers else max(peers) if higher_better(grid) else min(peers)
                 ratio = f"{z[0] / peer:.2f}" if z and peers else "-"
                 lines.append(f"| {size} | " + " | ".join(cells) + f" | {ratio} |")
             lines.append("")
