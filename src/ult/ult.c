@@ -56,26 +56,6 @@
  * Migration needs thread-local addresses that are never cached across a
  * switch (CAN_MIGRATE, ult_impl.h); elsewhere it is off. */
 #define LAG_MIGRATE_TICKS 100000ull
-/* A sleeping worker is passed over only while waking sleepers has been
- * slow (wake_sample): on a quiet host waking it costs tens of
- * microseconds, and moving the ULT instead put two ranks on one worker
- * until stealing spread them again, which made the bucket sort of
- * examples/isort.c 20-25 % slower at 8 ranks on 2 workers (alternated
- * runs, quiet host, 16.4 against 21 ms per iteration).  A running
- * worker that a hand-off waited for and that lost its core meanwhile
- * counts as a slow wake-up too (inbox_drain): on a busy host the workers
- * spin more than they sleep, and hand-offs to a spinning worker that the
- * host has descheduled wait a time slice each (bench/oversub.c: 200
- * communicator rounds took 0.2-0.8 s on 2 workers and 0.05 s on one
- * before this, 0.05-0.19 s after). */
-#define SLOW_WAKE_TICKS 1000000ull
-/* A running worker lost the core for this long (nanoseconds) between two
- * looks: about a time slice, which a host with more runnable threads than
- * cores takes from it, and far more than the kernel's own threads take
- * on a quiet one. */
-#define SLOW_WAIT_NS 500000ull
-#define SLOW_WAKE_SCORE 96u
-#define SLOW_HALF_TICKS 100000000ull
 #define STEAL_AFTER_NS 500000ull
 #define STEAL_CHECK_NS 2000000ull
 
@@ -122,40 +102,6 @@ static zm_ult_t *rq_pop(zm_worker_t *w)
     return u;
 }
 
-/* The slow-wake-up score now: job.slow_wakes halved for every
- * SLOW_HALF_TICKS since its last sample.  Samples come only with
- * hand-offs that waited, which may be rare on a quiet host; without the
- * decay, two slow ones at start-up (the launcher still loading ranks)
- * kept a job on the busy-host path for the rest of its run. */
-static unsigned slow_score(uint64_t now)
-{
-    unsigned sc = atomic_load_explicit(&job.slow_wakes, memory_order_relaxed);
-    uint64_t at = atomic_load_explicit(&job.slow_at, memory_order_relaxed);
-    uint64_t halves = now > at ? (now - at) / SLOW_HALF_TICKS : 0;
-    return halves >= 32 ? 0 : sc >> halves;
-}
-
-/* Whether waking a sleeping worker has been slow lately: two slow
- * samples within about SLOW_HALF_TICKS, which one stray preemption on a
- * quiet host does not make. */
-static int host_busy(void)
-{
-    return job.migrate_always || slow_score(zm_arch_ticks()) > SLOW_WAKE_SCORE;
-}
-
-/* Fold one wake-up delay of a sleeping worker into job.slow_wakes, a
- * score that stays above SLOW_WAKE_SCORE while most recent wake-ups took
- * longer than SLOW_WAKE_TICKS (a host whose cores other work keeps busy).
- * Racy updates from several workers only blur a heuristic. */
-static void wake_sample(uint64_t ticks)
-{
-    uint64_t now = zm_arch_ticks();
-    unsigned sc = slow_score(now);
-    sc = sc - sc / 4 + (ticks > SLOW_WAKE_TICKS ? 64 : 0);
-    atomic_store_explicit(&job.slow_wakes, sc, memory_order_relaxed);
-    atomic_store_explicit(&job.slow_at, now, memory_order_relaxed);
-}
-
 /* Move everything other workers handed us into the local FIFO, oldest
  * first.  Taking the whole stack with one exchange makes the consumer side
  * immune to ABA. */
@@ -173,7 +119,7 @@ static int inbox_drain(zm_worker_t *w)
     uint64_t waited = zm_arch_ticks() - list->pushed_at;
     if (w->woke) {
         w->woke = 0;
-        wake_sample(waited);
+        zm_ult_busy_wake(waited);
         waited = 0;
     } else if (waited > LAG_MIGRATE_TICKS) {
         /* A hand-off to this running worker waited long: either its ULT
@@ -185,7 +131,7 @@ static int inbox_drain(zm_worker_t *w)
          * core for microseconds now and then, and one such count put a
          * job on the busy-host path for the rest of its run (below). */
         uint64_t n = zm_arch_thread_wait_ns();
-        wake_sample(n - w->waited_ns > SLOW_WAIT_NS ? SLOW_WAKE_TICKS + 1 : 0);
+        zm_ult_busy_lost(n - w->waited_ns);
         w->waited_ns = n;
     }
     atomic_store_explicit(&w->lag, waited, memory_order_relaxed);
@@ -256,7 +202,7 @@ static inline void ult_move(zm_ult_t *u, zm_worker_t *w)
 static int go_home(zm_ult_t *u, zm_worker_t *me)
 {
     if (!CAN_MIGRATE || u->home_id < 0 || !__atomic_load_n(&job.migrate, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&u->pinned, __ATOMIC_RELAXED) || host_busy())
+        __atomic_load_n(&u->pinned, __ATOMIC_RELAXED) || zm_ult_host_busy())
         return 0;
     zm_worker_t *h = &job.workers[u->home_id];
     ult_move(u, h);
@@ -296,7 +242,7 @@ void zm_ult_wake(zm_ult_t *u)
         !(me->current && __atomic_load_n(&me->current->pinned, __ATOMIC_RELAXED)) &&
         (atomic_load_explicit(&w->sleeping, memory_order_relaxed) ||
          atomic_load_explicit(&w->lag, memory_order_relaxed) > LAG_MIGRATE_TICKS) &&
-        host_busy()) {
+        zm_ult_host_busy()) {
         ult_move(u, me);
         rq_push(me, u);
         return;
@@ -551,7 +497,7 @@ static int idle_wait(zm_worker_t *w, uint32_t seq)
             return 0;
         }
         /* While it sleeps in steps, the worker also samples the host:
-         * how long it waited for its core after each step (wake_sample).
+         * how long it waited for its core after each step (zm_ult_busy_wake).
          * That keeps the score true while no hand-off samples it, as when
          * a busy spell gathered every rank on the other worker. */
         uint64_t waited = steal ? zm_arch_thread_wait_ns() : 0;
@@ -559,8 +505,7 @@ static int idle_wait(zm_worker_t *w, uint32_t seq)
             atomic_load_explicit(&w->inbox, memory_order_relaxed) || atomic_load(&job.done))
             return 0;
         if (steal) {
-            waited = zm_arch_thread_wait_ns() - waited;
-            wake_sample(waited > SLOW_WAIT_NS ? SLOW_WAKE_TICKS + 1 : 0);
+            zm_ult_busy_lost(zm_arch_thread_wait_ns() - waited);
             want_work(w, zm_arch_time_ns());
         }
     }
@@ -585,7 +530,7 @@ static void worker_sleep(zm_worker_t *w)
     if (!w->rq_head && !atomic_load_explicit(&w->inbox, memory_order_seq_cst) &&
         !atomic_load(&job.done)) {
         /* A wake-up by its own timer says nothing of how fast the host
-         * runs a woken worker (wake_sample): only others' count. */
+         * runs a woken worker (zm_ult_busy_wake): only others' count. */
         if (!idle_wait(w, seq))
             w->woke = 1;
     }
@@ -929,45 +874,6 @@ void zm_ult_exit(int status)
     abort(); /* A finished ULT is never resumed. */
 }
 
-/* Format an unsigned number into buf (async-signal-safe); returns length. */
-static size_t fmt_u(char *buf, unsigned long v)
-{
-    char tmp[24];
-    size_t n = 0, i;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    return n;
-}
-
-/* SIGSEGV hook: a fault in (or up to 1 MiB below) the running ULT's guard
- * page is a stack overflow, since a large frame can jump over one page. */
-static int stack_fault(void *addr)
-{
-    zm_worker_t *w = tl_worker;
-    zm_ult_t *u = w ? w->current : NULL;
-    char msg[256];
-    size_t n = 0;
-    if (!u || !u->stack.map)
-        return 0;
-    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)u->stack.lo;
-    if (a >= lo || a + (1u << 20) < (uintptr_t)u->stack.map)
-        return 0;
-#define PUT(s) do { size_t l_ = strlen(s); memcpy(msg + n, s, l_); n += l_; } while (0)
-    PUT("zmpi: rank ");
-    n += fmt_u(msg + n, (unsigned long)u->id);
-    PUT(": stack overflow (stack size ");
-    n += fmt_u(msg + n, (unsigned long)((uintptr_t)u->stack.hi - lo));
-    PUT(" bytes); raise it with zmpirun --stack-size or ZMPI_STACK_SIZE\n");
-#undef PUT
-    if (write(2, msg, n) < 0)
-        return 1;
-    return 1;
-}
-
 int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 {
     int n = cfg->nults, nw = cfg->nworkers, nl = cfg->local ? cfg->nlocal : n;
@@ -1026,7 +932,7 @@ int zm_ult_job_prepare(const zm_ult_job_config_t *cfg)
 int zm_ult_job_start(void)
 {
     const zm_ult_job_config_t *cfg = &job.cfg;
-    zm_arch_fault_install(stack_fault);
+    zm_arch_fault_install(zm_ult_stack_fault);
     zm_arch_fault_thread_init();
     for (int i = 1; i < cfg->nworkers; i++) {
         if (pthread_create(&job.threads[i], NULL, worker_thread, &job.workers[i]) != 0) {

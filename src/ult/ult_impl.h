@@ -123,4 +123,25 @@ int zm_ult_lb_setup(void);
  * thread, from zm_ult_job_prepare, before the records are allocated. */
 void zm_ult_ids_setup(const zm_ult_job_config_t *cfg);
 
+/* Whether waking sleeping workers has been slow lately (ult_busy.c): two
+ * slow samples within about a tenth of a second, which one stray
+ * preemption on a quiet host does not make.  Always with
+ * ZMPI_WAKE_MIGRATE=always.  Any worker. */
+int zm_ult_host_busy(void);
+
+/* Sample the host with the ticks a sleeping worker took to run after its
+ * wake-up (ult_busy.c).  The worker that woke, at its next drain. */
+void zm_ult_busy_wake(uint64_t ticks);
+
+/* Sample the host with the nanoseconds a worker waited for its core
+ * (zm_arch_thread_wait_ns) since its last sample (ult_busy.c).  That
+ * worker. */
+void zm_ult_busy_lost(uint64_t ns);
+
+/* The fault hook of zm_arch_fault_install: reports a fault in or just
+ * below the running ULT's guard page as a stack overflow, naming the rank
+ * and how to raise the stack size, and returns 1; 0 for any other fault.
+ * Signal handler of the faulting thread: async-signal-safe (ult_job.c). */
+int zm_ult_stack_fault(void *addr);
+
 #endif /* ZM_ULT_IMPL_H */

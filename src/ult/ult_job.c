@@ -1,10 +1,13 @@
 /*
  * ult_job.c: the job's shape as the layers above ask for it: ULT records
  * by id, counts, spare ids for spawned ranks, the single adopted rank of
- * a program started without zmpi's launcher.  The scheduler itself is in
- * ult.c.
+ * a program started without zmpi's launcher, and the report of a rank's
+ * stack overflow.  The scheduler itself is in ult.c.
  */
 #include "ult/ult_impl.h"
+
+#include <string.h>
+#include <unistd.h>
 
 #define job zm_ult_job
 #define tl_worker zm_ult_tl_worker
@@ -108,4 +111,43 @@ int zm_ult_job_adopted(void)
 int zm_ult_job_scheduled(void)
 {
     return job.ults != NULL;
+}
+
+/* Format an unsigned number into buf (async-signal-safe); returns length. */
+static size_t fmt_u(char *buf, unsigned long v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* A fault in (or up to 1 MiB below) the running ULT's guard page is a
+ * stack overflow, since a large frame can jump over one page. */
+int zm_ult_stack_fault(void *addr)
+{
+    zm_worker_t *w = tl_worker;
+    zm_ult_t *u = w ? w->current : NULL;
+    char msg[256];
+    size_t n = 0;
+    if (!u || !u->stack.map)
+        return 0;
+    uintptr_t a = (uintptr_t)addr, lo = (uintptr_t)u->stack.lo;
+    if (a >= lo || a + (1u << 20) < (uintptr_t)u->stack.map)
+        return 0;
+#define PUT(s) do { size_t l_ = strlen(s); memcpy(msg + n, s, l_); n += l_; } while (0)
+    PUT("zmpi: rank ");
+    n += fmt_u(msg + n, (unsigned long)u->id);
+    PUT(": stack overflow (stack size ");
+    n += fmt_u(msg + n, (unsigned long)((uintptr_t)u->stack.hi - lo));
+    PUT(" bytes); raise it with zmpirun --stack-size or ZMPI_STACK_SIZE\n");
+#undef PUT
+    if (write(2, msg, n) < 0)
+        return 1;
+    return 1;
 }
