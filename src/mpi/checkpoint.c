@@ -201,7 +201,7 @@ static int read_job(char *err, size_t errlen)
 static int local_canary(char *err, size_t errlen)
 {
     for (int l = 0; l < zm_net_job.nlocal; l++) {
-        uintptr_t c = zm_core_rank_mem(zm_net_world_of(zm_net_job.proc, l))->user[4];
+        uintptr_t c = zm_core_rank_mem(zm_net_local_world(l))->user[4];
         if (l == 0)
             C.canary = c;
         else if (c != C.canary) {
@@ -222,7 +222,7 @@ int zm_mpi_ckpt_restore(void)
     char err[4600];
     int rc = read_job(err, sizeof err);
     for (int l = 0; rc == 0 && l < zm_net_job.nlocal; l++)
-        rc = restore_rank(zm_net_world_of(zm_net_job.proc, l), err, sizeof err);
+        rc = restore_rank(zm_net_local_world(l), err, sizeof err);
     if (rc == 0)
         rc = local_canary(err, sizeof err);
     if (rc != 0) {
@@ -376,7 +376,7 @@ static int ckpt_begin(const char *fn, const char *dir)
      * per process counts its process's; each took its count after its own
      * barrier, when its part of the barrier's traffic was done). */
     long n[2] = { 0, 0 }, all[2] = { 0, 0 };
-    if (me->world_rank == zm_net_world_of(zm_net_job.proc, 0))
+    if (me->world_rank == zm_net_local_world(0))
         zm_p2p_remote_counts(&n[0], &n[1]);
     PMPI_Allreduce(n, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (!why && !any && all[0] != all[1])

@@ -62,7 +62,7 @@ zm_status_t zm_mpi_setup(int nranks)
     for (int i = 0; i < nranks; i++)
         wg->world[i] = i;
     for (int l = 0; l < zm_net_job.nlocal; l++) {
-        int i = zm_net_world_of(zm_net_job.proc, l);
+        int i = zm_net_local_world(l);
         zm_mpi_rank_t *m = &L.ranks[i];
         m->world_rank = i;
         zm_ult_get(i)->user = m;
@@ -130,7 +130,7 @@ static int *local_ranks(void)
 {
     int *ids = malloc(sizeof(int) * (size_t)zm_net_job.nlocal);
     for (int l = 0; ids && l < zm_net_job.nlocal; l++)
-        ids[l] = zm_net_world_of(zm_net_job.proc, l);
+        ids[l] = zm_net_local_world(l);
     return ids;
 }
 
@@ -318,7 +318,7 @@ static int singleton_setup(void)
                 "link the program with zmpicc)\n", zm_net_job.nlocal);
         zm_net_abort(1);
     }
-    zm_ult_job_adopt(zm_p2p_describe, zm_net_world_of(zm_net_job.proc, 0), zm_net_job.nranks);
+    zm_ult_job_adopt(zm_p2p_describe, zm_net_local_world(0), zm_net_job.nranks);
     if (zm_p2p_init(zm_net_job.nranks, 1, eager) != ZM_OK ||
         zm_mpi_setup(zm_net_job.nranks) != ZM_OK)
         return -1;

@@ -112,7 +112,7 @@ zm_mpi_thread_t *zm_mpi_thread_self(void)
 /* The world rank of the adopted single-rank job. */
 static int adopted_rank(void)
 {
-    return zm_net_world_of(zm_net_job.proc, 0);
+    return zm_net_local_world(0);
 }
 
 zm_mpi_rank_t *zm_mpi_thread_rank(void)

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-zm_net_job_t zm_net_job = { .nprocs = 1, .nranks = 1, .nlocal = 1, .q = 1, .nnodes = 1 };
+zm_net_job_t zm_net_job = { .nprocs = 1, .nranks = 1, .nlocal = 1, .nnodes = 1 };
 const uint8_t *zm_net_remote;
 
 /* An outstanding operation of the system MPI. */
@@ -230,6 +230,44 @@ static int detect_launcher(const char **launcher, const char **backend)
     return 0;
 }
 
+/* The process of world rank w at the start: blocks of n / nprocs ranks (the
+ * first n % nprocs processes one more), or dealt in turn. */
+static int start_proc_of(const zm_net_job_t *j, int w)
+{
+    int q = j->nranks / j->nprocs, rem = j->nranks % j->nprocs;
+    if (j->order == ZM_NET_ORDER_INTERLEAVE)
+        return w % j->nprocs;
+    int big = rem * (q + 1);
+    return w < big ? w / (q + 1) : rem + (w - big) / q;
+}
+
+/* Fill the placement tables of a job of several processes (zm_net_job's
+ * proc_of, local, nlocal and zm_net_remote, spare ids included) from the
+ * start order.  Returns -1 when out of memory. */
+static int placement_start(zm_net_job_t *j, long spare)
+{
+    int n = j->nranks;
+    int *proc = malloc(sizeof(int) * (size_t)n), *local = malloc(sizeof(int) * (size_t)n);
+    uint8_t *rm = malloc((size_t)(n + spare));
+    if (!proc || !local || !rm) {
+        free(proc);
+        free(local);
+        free(rm);
+        return -1;
+    }
+    j->nlocal = 0;
+    for (int w = 0; w < n; w++) {
+        proc[w] = start_proc_of(j, w);
+        if (proc[w] == j->proc)
+            local[j->nlocal++] = w;
+    }
+    j->proc_of = proc;
+    j->local = local;
+    for (long w = 0; w < n + spare; w++)
+        rm[w] = zm_net_proc_of((int)w) != j->proc;
+    zm_net_remote = rm;
+    return 0;
+}
 
 /* Number the world ranks over the processes and mark the remote ones. */
 static int layout(int np_env)
@@ -255,23 +293,16 @@ static int layout(int np_env)
     j->order = ord && strcmp(ord, "interleave") == 0 ? ZM_NET_ORDER_INTERLEAVE
                                                      : ZM_NET_ORDER_BLOCK;
     j->nranks = (int)n;
-    j->q = (int)(n / j->nprocs);
-    j->rem = (int)(n % j->nprocs);
-    j->nlocal = zm_net_ranks_of(j->proc);
     /* Spare ids for spawned ranks, dealt to the processes in turn. */
     long spare = zm_core_env_long("ZMPI_SPAWN_MAX", ZM_ULT_SPAWN_DEFAULT, 0);
     if (spare > 0x7fffffffL - n)
         spare = 0x7fffffffL - n;
     j->spare = (int)spare;
-    if (j->nprocs == 1)
+    if (j->nprocs == 1) {
+        j->nlocal = j->nranks;
         return 0;
-    uint8_t *rm = malloc((size_t)(n + spare));
-    if (!rm)
-        return -1;
-    for (long w = 0; w < n + spare; w++)
-        rm[w] = zm_net_proc_of((int)w) != j->proc;
-    zm_net_remote = rm;
-    return 0;
+    }
+    return placement_start(j, spare);
 }
 
 /* Which processes share a node: the same host name (ZMPI_NET_SEPARATE=1:

@@ -25,14 +25,18 @@
 /* Rank orders. */
 enum { ZM_NET_ORDER_BLOCK, ZM_NET_ORDER_INTERLEAVE };
 
-/* The job's shape.  Written once at start (zm_net_init), read-only after. */
+/* The job's shape.  Written at start (zm_net_init), read-only after.  Which
+ * process holds which rank is a table, not a formula, so that a later
+ * change of placement (ranks moving between processes) can rewrite it at
+ * one collective point. */
 typedef struct zm_net_job {
     int nprocs;            /* processes (1: a one-process job, no backend) */
     int proc;              /* this process's index */
     int nranks;            /* world ranks in the job */
     int nlocal;            /* ranks of this process */
-    int order;             /* ZM_NET_ORDER_* */
-    int q, rem;            /* block order: processes below rem hold q + 1 ranks, the rest q */
+    int order;             /* ZM_NET_ORDER_* of the start */
+    const int *proc_of;    /* per world rank: its process (NULL in a one-process job) */
+    const int *local;      /* this process's world ranks, ascending (NULL: 0..nranks-1) */
     int spare;             /* ids after the world's for ranks spawned at run time, all
                             * processes together: id nranks + k belongs to process
                             * k % nprocs (ZMPI_SPAWN_MAX) */
@@ -69,34 +73,20 @@ static inline int zm_net_any_remote(const int *world, int n)
 }
 
 /* The process that holds world rank w (or spawned rank w: zm_net_job's
- * spare). */
+ * spare).  Any thread. */
 static inline int zm_net_proc_of(int w)
 {
     const zm_net_job_t *j = &zm_net_job;
     if (ZM_UNLIKELY(w >= j->nranks))
         return (w - j->nranks) % j->nprocs;
-    if (j->order == ZM_NET_ORDER_INTERLEAVE)
-        return w % j->nprocs;
-    int big = j->rem * (j->q + 1);
-    return w < big ? w / (j->q + 1) : j->rem + (w - big) / j->q;
+    return j->proc_of ? j->proc_of[w] : 0;
 }
 
-/* World rank of the l-th rank of process p. */
-static inline int zm_net_world_of(int p, int l)
+/* World rank of this process's l-th rank (0 <= l < zm_net_job.nlocal, in
+ * ascending order).  Any thread. */
+static inline int zm_net_local_world(int l)
 {
-    const zm_net_job_t *j = &zm_net_job;
-    if (j->order == ZM_NET_ORDER_INTERLEAVE)
-        return l * j->nprocs + p;
-    return p * j->q + (p < j->rem ? p : j->rem) + l;
-}
-
-/* Ranks held by process p. */
-static inline int zm_net_ranks_of(int p)
-{
-    const zm_net_job_t *j = &zm_net_job;
-    if (j->order == ZM_NET_ORDER_INTERLEAVE)
-        return j->nranks / j->nprocs + (p < j->nranks % j->nprocs);
-    return j->q + (p < j->rem);
+    return zm_net_job.local ? zm_net_job.local[l] : l;
 }
 
 /* Decide the job's shape from the environment and, when a launcher

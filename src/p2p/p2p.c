@@ -329,7 +329,7 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
     memset(zm_p2p_req_caches, 0, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
     zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
-        int i = zm_net_world_of(zm_net_job.proc, l);
+        int i = zm_net_local_world(l);
         zm_p2p_rank_t *r = &zm_p2p_ranks[i];
         r->local = 1;
         zm_dlist_init(&r->posted);
