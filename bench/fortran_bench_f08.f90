@@ -1,21 +1,24 @@
 ! fortran_bench_f08.f90: the cost of the mpi_f08 binding (issue 19): 8-byte
-! ping-pong between ranks 0 and 1 and 8-byte MPI_Allreduce on all ranks,
-! the same loops as fortran_bench_c.c, which does them through C.  Prints
-! the time per operation in microseconds (median of 7 runs).  A plain MPI
-! benchmark (any MPI's mpifort builds it); fortran_bench_compare.sh builds
-! both with zmpi and runs them alternately.
+! ping-pong between ranks 0 and 1, 8-byte MPI_Allreduce on all ranks, and
+! an 8-byte nonblocking exchange between ranks 0 and 1 (MPI_Irecv,
+! MPI_Isend, MPI_Wait on each), the same loops as fortran_bench_c.c, which
+! does them through C.  Prints the time per operation in microseconds
+! (median of 7 runs).  A plain MPI benchmark (any MPI's mpifort builds it);
+! fortran_bench_compare.sh builds both with zmpi and runs them alternately.
 !
-!   fortran_bench_f08 [ITERS [pp|ar]]
+!   fortran_bench_f08 [ITERS [pp|ar|nb]]
 !
-! A second argument runs only the ping-pong (pp) or the allreduce (ar)
-! loop, so that an instruction count (callgrind) can tell them apart.
+! A second argument runs only the ping-pong (pp), the allreduce (ar) or
+! the nonblocking exchange (nb) loop, so that an instruction count
+! (callgrind) can tell them apart.
 program bench_f08
   use mpi_f08
   implicit none
-  integer :: rank, size, iters, run, i
+  integer :: rank, size, iters, run, i, other
   character(len=32) :: arg, which
-  double precision :: x, y, t, pp(7), ar(7)
+  double precision :: x, y, t, pp(7), ar(7), nb(7)
   type(MPI_Status) :: status
+  type(MPI_Request) :: req(2)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -29,9 +32,11 @@ program bench_f08
   if (command_argument_count() > 1) call get_command_argument(2, which)
   pp = 0
   ar = 0
+  nb = 0
+  other = 1 - rank
   x = rank
   do run = 1, 7
-    if (which /= 'ar') then
+    if (which == 'both' .or. which == 'pp') then
       call MPI_Barrier(MPI_COMM_WORLD)
       t = MPI_Wtime()
       do i = 1, iters
@@ -45,7 +50,7 @@ program bench_f08
       end do
       pp(run) = (MPI_Wtime() - t) / iters / 2 * 1d6
     end if
-    if (which /= 'pp') then
+    if (which == 'both' .or. which == 'ar') then
       call MPI_Barrier(MPI_COMM_WORLD)
       t = MPI_Wtime()
       do i = 1, iters
@@ -53,9 +58,22 @@ program bench_f08
       end do
       ar(run) = (MPI_Wtime() - t) / iters * 1d6
     end if
+    if (which == 'both' .or. which == 'nb') then
+      call MPI_Barrier(MPI_COMM_WORLD)
+      t = MPI_Wtime()
+      if (rank < 2) then
+        do i = 1, iters
+          call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, other, 0, MPI_COMM_WORLD, req(1))
+          call MPI_Isend(x, 1, MPI_DOUBLE_PRECISION, other, 0, MPI_COMM_WORLD, req(2))
+          call MPI_Wait(req(1), status)
+          call MPI_Wait(req(2), MPI_STATUS_IGNORE)
+        end do
+      end if
+      nb(run) = (MPI_Wtime() - t) / iters * 1d6
+    end if
   end do
-  if (rank == 0) write(*, '(a,f9.4,a,f9.4,a)') 'mpi_f08: ping-pong (half round trip) ', &
-      median(pp), ' us, allreduce ', median(ar), ' us'
+  if (rank == 0) write(*, '(a,f9.4,a,f9.4,a,f9.4,a)') 'mpi_f08: ping-pong (half round trip) ', &
+      median(pp), ' us, allreduce ', median(ar), ' us, nonblocking ', median(nb), ' us'
   call MPI_Finalize()
 contains
   double precision function median(v)
