@@ -437,7 +437,14 @@ def fast_path(fn, f08, name):
 # buffer's descriptor passes through in the registers (and stack slots)
 # the caller put it in (on x86-64 the fast path is assembly, zf.h's
 # ZF_FAST_ASM_FN); mpif.h and module mpi pass their values.
-BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv'}
+# The nonblocking entries also take the Fortran request (MPI_Fint *) and
+# store the new request's index there themselves, with the library's
+# conversion inlined; MPI_Wait's reads it and writes it back, and keeps
+# the status's MPI_ERROR, so its fast path needs only that no array
+# section's copy is kept for any request (zf_nkept).
+BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv',
+                'MPI_Isend': 'zmpi_bind_isend', 'MPI_Irecv': 'zmpi_bind_irecv',
+                'MPI_Wait': 'zmpi_bind_wait'}
 
 
 def bind_fast_path(fn, name, f08):
@@ -451,8 +458,17 @@ def bind_fast_path(fn, name, f08):
         if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
             callargs.append('*%s' % a.name)
             continue
+        if a.kind == 'handle_out' and a.ctype == 'MPI_Request':
+            callargs.append(a.name)
+            if a.intent == 'inout':
+                conds.append('!zf_nkept()')
+            continue
         fp = new_fast()
-        if not fast_arg(fn, a, f08, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
+        ok = fast_arg(fn, a, f08, fp)
+        if a.kind == 'status_out':
+            # The entry keeps MPI_ERROR itself (c_writes_error's post step).
+            fp['decl'], fp['post'] = [], []
+        if not ok or fp['cdecl'] or fp['decl'] or fp['post']:
             raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
                                                              BIND_ENTRIES[fn.cname]))
         # In mpi_f08 every status is written as a C one (fast_arg's test

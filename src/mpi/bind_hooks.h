@@ -104,5 +104,23 @@ ZMPI_EXPORT int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, in
                                MPI_Fint comm, MPI_Fint *ierror);
 ZMPI_EXPORT int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
                                MPI_Fint comm, MPI_Status *status, MPI_Fint *ierror);
+/* MPI_Isend and MPI_Irecv likewise, storing the new request's Fortran
+ * index (MPI_Request_c2f's; 0 if the call failed) in *request, which the
+ * caller owns. */
+ZMPI_EXPORT int zmpi_bind_isend(const void *buf, int count, MPI_Fint datatype, int dest, int tag,
+                                MPI_Fint comm, MPI_Fint *request, MPI_Fint *ierror);
+ZMPI_EXPORT int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int source, int tag,
+                                MPI_Fint comm, MPI_Fint *request, MPI_Fint *ierror);
+
+/* MPI_Wait on the request whose Fortran index *request holds, writing
+ * back its new index (0 once it is freed); status is a C status or
+ * MPI_STATUS_IGNORE and keeps its MPI_ERROR.  The caller owns request,
+ * status and ierror and has no array-section copy kept for a request. */
+ZMPI_EXPORT int zmpi_bind_wait(MPI_Fint *request, MPI_Status *status, MPI_Fint *ierror);
+
+/* MPI_Request_c2f and MPI_Request_f2c inside the library (handle.c),
+ * without the exported calls' indirection.  Any thread. */
+MPI_Fint zm_mpi_request_c2f(MPI_Request r) __attribute__((visibility("hidden")));
+MPI_Request zm_mpi_request_f2c(MPI_Fint f) __attribute__((visibility("hidden")));
 
 #endif

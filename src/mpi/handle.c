@@ -46,6 +46,8 @@
  */
 #include "mpi_impl.h"
 
+#include "bind_hooks.h"
+
 #include "file_impl.h"
 #include "session.h"
 
@@ -645,6 +647,17 @@ void zm_mpi_handle_forget(const void *h)
     ZM_WEAK(Name##_f2c)
 
 HANDLE_KINDS(HANDLE_API)
+
+/* bind_hooks.h: the bindings' entries convert their requests here. */
+MPI_Fint zm_mpi_request_c2f(MPI_Request r)
+{
+    return handle_c2f(HK_Request, (const void *)r, "MPI_Request_c2f");
+}
+
+MPI_Request zm_mpi_request_f2c(MPI_Fint f)
+{
+    return (MPI_Request)handle_f2c(HK_Request, f);
+}
 
 /* ---- Statuses -------------------------------------------------------------- */
 

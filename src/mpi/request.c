@@ -124,7 +124,9 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait's body, inlined into it and into the bindings' entry. */
+static inline __attribute__((always_inline)) int wait_body(MPI_Request *request,
+                                                           MPI_Status *status)
 {
     const char *fn = "MPI_Wait";
     zm_mpi_enter(fn);
@@ -147,7 +149,31 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     req_finish(request, status);
     return rc;
 }
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    return wait_body(request, status);
+}
 ZM_WEAK(Wait)
+
+/* MPI_Wait on a Fortran request for the bindings (bind_hooks.h): the
+ * glue's conversions, with MPI_Wait's body inlined.  A status keeps its
+ * MPI_ERROR, as a call completing one request leaves it in Fortran
+ * (MPI 4.1 section 3.2.5).  The calling rank's thread; the caller owns
+ * request, status and ierror. */
+int zmpi_bind_wait(MPI_Fint *request, MPI_Status *status, MPI_Fint *ierror)
+{
+    MPI_Request r = zm_mpi_request_f2c(*request), r0 = r;
+    int keep = status != MPI_STATUS_IGNORE ? status->MPI_ERROR : 0;
+    int rc = wait_body(&r, status);
+    if (r != r0)
+        *request = r == MPI_REQUEST_NULL ? 0 : zm_mpi_request_c2f(r);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = keep;
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
 
 /* The MPI_ERROR field of a status a multiple-completion call returns:
  * written only once one of its requests failed (`any` nonzero; the

@@ -1,4 +1,5 @@
-! send_recv_checks.F90: MPI_Send and MPI_Recv of a scalar or a contiguous
+! send_recv_checks.F90: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv (and
+! MPI_Wait) of a scalar or a contiguous
 ! array go straight to the library's Fortran-handle entries
 ! (src/mpi/bind_hooks.h, docs/fortran.md "Fast paths"), which check a
 ! predefined datatype's index in place of the datatype.  Every argument is
@@ -16,9 +17,11 @@
 #define T_DT type(MPI_Datatype)
 #define T_COMM type(MPI_Comm)
 #define T_STATUS type(MPI_Status)
+#define T_REQ type(MPI_Request)
 #define SET_HANDLE(h, v) h%MPI_VAL = v
 #define ST_SOURCE(st) st%MPI_SOURCE
 #define ST_TAG(st) st%MPI_TAG
+#define ST_ERROR(st) st%MPI_ERROR
 #else
 #if defined(USE_MPIF_H)
 #define USE_MPI
@@ -30,9 +33,11 @@
 #define T_DT integer
 #define T_COMM integer
 #define T_STATUS integer, dimension(MPI_STATUS_SIZE)
+#define T_REQ integer
 #define SET_HANDLE(h, v) h = v
 #define ST_SOURCE(st) st(MPI_SOURCE)
 #define ST_TAG(st) st(MPI_TAG)
+#define ST_ERROR(st) st(MPI_ERROR)
 #endif
 module send_recv_checks
   USE_MPI
@@ -73,6 +78,7 @@ program send_recv_checks_prog
   T_STATUS :: st
   T_DT :: badtype, pair
   T_COMM :: badcomm, dup
+  T_REQ :: req, req2
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -119,6 +125,44 @@ program send_recv_checks_prog
   SET_HANDLE(badcomm, -1)
   call MPI_Send(ival, 1, MPI_INTEGER, 0, 0, badcomm, ierr)
   call expect(ierr, MPI_ERR_COMM, 'MPI_Send', 'send on a negative communicator index')
+
+  ! The nonblocking entries: the same checks, and no request on failure.
+  call MPI_Isend(ival, 1, MPI_INTEGER, size + 3, 0, MPI_COMM_WORLD, req, ierr)
+  call expect(ierr, MPI_ERR_RANK, 'MPI_Isend', 'isend to an invalid rank')
+  call check(req == MPI_REQUEST_NULL, 'failed isend made a request')
+  call MPI_Irecv(arr, -2, MPI_INTEGER, 0, 0, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Irecv', 'irecv of a negative count')
+  call check(req == MPI_REQUEST_NULL, 'failed irecv made a request')
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, -7, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_TAG, 'MPI_Isend', 'isend with a negative tag')
+  call MPI_Irecv(ival, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_TYPE, 'MPI_Irecv', 'irecv of MPI_DATATYPE_NULL')
+  SET_HANDLE(badcomm, 4321)
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 0, badcomm, req, ierr)
+  call expect(ierr, MPI_ERR_COMM, 'MPI_Isend', 'isend on an index that is no communicator')
+  call check(req == MPI_REQUEST_NULL, 'failed isend on a bad communicator made a request')
+  ! To self: the receive's status comes back through MPI_Wait, whose
+  ! Fortran MPI_ERROR stays as it was; both requests become null.
+  ival = 7
+  n = 0
+  call MPI_Irecv(n, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, req, ierr)
+  call check(ierr == MPI_SUCCESS .and. req /= MPI_REQUEST_NULL, 'irecv to self')
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, req2, ierr)
+  call check(ierr == MPI_SUCCESS .and. req2 /= MPI_REQUEST_NULL .and. req2 /= req, &
+             'isend to self')
+  ST_ERROR(st) = 12345
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 7 .and. req == MPI_REQUEST_NULL, 'wait of irecv')
+  call check(ST_SOURCE(st) == 0 .and. ST_TAG(st) == 9 .and. ST_ERROR(st) == 12345, &
+             'status of the wait')
+  call MPI_Wait(req2, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. req2 == MPI_REQUEST_NULL, 'wait of isend')
+  call MPI_Wait(req2, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_ANY_SOURCE .and. &
+             ST_TAG(st) == MPI_ANY_TAG, 'wait of MPI_REQUEST_NULL')
+  call MPI_Irecv(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_PROC_NULL, 'irecv from MPI_PROC_NULL')
 
   ! MPI_PROC_NULL through the entries.
   call MPI_Send(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, ierr)
