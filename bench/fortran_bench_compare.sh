@@ -76,6 +76,19 @@ printf 'best of %d alternated runs, %d ranks on %d workers, 8 bytes (us per oper
 [ "$nw" -gt 1 ] && printf 'ZMPI_WAKE_MIGRATE=%s\n' "${ZMPI_WAKE_MIGRATE-}"
 table "                C     mpi_f08  difference" "$cpp" "$fpp" "$car" "$far" "$cnb" "$fnb"
 table "median of the runs" "$mcpp" "$mfpp" "$mcar" "$mfar" "$mcnb" "$mfnb"
+# ratio FIELD: the median over the pairs of runs of mpi_f08's time over
+# C's, each mpi_f08 run against the C run just before it.  Runs next to
+# each other share the host's state (on a VM, where it placed the two
+# virtual CPUs: 2-worker round trips of 0.11 us or 0.43 us for minutes
+# at a time), which the medians above mix.
+ratio() {
+    paste -d '|' "$work/c.out" "$work/f08.out" | awk -v f="$1" -F '|' '{
+        a = $1; b = $2; sub(/^[^:]*: */, "", a); sub(/^[^:]*: */, "", b)
+        split(a, x, " "); split(b, y, " "); print (y[f] / x[f] - 1) * 100 }' | sort -g |
+        awk '{ v[++n] = $1 } END { printf "%+5.1f %%", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
+printf 'median of the pairs (mpi_f08 against the C run before it)\n'
+printf 'ping-pong    %s\nallreduce    %s\nnonblocking  %s\n' "$(ratio 5)" "$(ratio 8)" "$(ratio 11)"
 printf 'spread (fastest-slowest run)\n'
 printf 'ping-pong    C %s  mpi_f08 %s\n' "$(range "$work/c.out" 5)" "$(range "$work/f08.out" 5)"
 printf 'allreduce    C %s  mpi_f08 %s\n' "$(range "$work/c.out" 8)" "$(range "$work/f08.out" 8)"

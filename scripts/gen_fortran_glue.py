@@ -444,7 +444,7 @@ def fast_path(fn, f08, name):
 # section's copy is kept for any request (zf_nkept).
 BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv',
                 'MPI_Isend': 'zmpi_bind_isend', 'MPI_Irecv': 'zmpi_bind_irecv',
-                'MPI_Wait': 'zmpi_bind_wait'}
+                'MPI_Wait': 'zmpi_bind_wait', 'MPI_Allreduce': 'zmpi_bind_allreduce'}
 
 
 def bind_fast_path(fn, name, f08):
@@ -713,8 +713,14 @@ def gen_f08ts(fn, out):
         # machine allows; else the C form below) jumps to the general form
         # by name.
         out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name) + ';')
-        out.append('ZF_FAST_ASM_FN(%s, %s_f08ts, %s, zf_slow_%s)'
-                   % (name, fn.cname, BIND_ENTRIES[fn.cname], name))
+        # One choice buffer first (ZF_FAST_ASM_FN) or two (..._FN2).
+        nchoice = sum(1 for a in fn.args if a.kind == 'choice')
+        if [a.kind for a in fn.args[:nchoice]] != ['choice'] * nchoice or nchoice > 2:
+            raise Fail('%s: the assembly fast path takes its choice buffers first'
+                       % fn.cname)
+        out.append('ZF_FAST_ASM_FN%s(%s, %s_f08ts, %s, zf_slow_%s)'
+                   % ('2' if nchoice == 2 else '', name, fn.cname, BIND_ENTRIES[fn.cname],
+                      name))
         out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name))
     else:
         out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else

@@ -788,20 +788,13 @@ ZM_WEAK(Comm_iflush_buffer)
 
 /* ---- Entries of the Fortran bindings (bind_hooks.h) ----------------------- */
 
-/* The predefined datatypes by Fortran index (handle.c gives them 1, 2, ...
- * in ZMPI_DT_LIST's order; 0 is MPI_DATATYPE_NULL, which is no entry
- * here). */
-#define BIND_TYPE(h) h,
-static const MPI_Datatype bind_types[] = { NULL, ZMPI_DT_LIST(BIND_TYPE) };
-#undef BIND_TYPE
-enum { BIND_NTYPES = (int)(sizeof bind_types / sizeof *bind_types) };
-
 /* Whether Fortran handles dt and comm are a predefined datatype and
- * MPI_COMM_WORLD or MPI_COMM_SELF, whose C handles are bind_types[dt] and
- * the index itself (mpi.h).  Anything else is converted by MPI_*_f2c. */
+ * MPI_COMM_WORLD or MPI_COMM_SELF, whose C handles are
+ * zm_mpi_bind_types[dt] and the index itself (mpi.h).  Anything else is
+ * converted by MPI_*_f2c. */
 static inline int bind_predef(MPI_Fint dt, MPI_Fint comm)
 {
-    return (unsigned)dt - 1u < (unsigned)BIND_NTYPES - 1u && (unsigned)comm - 1u < 2u;
+    return zm_mpi_bind_type_ok(dt) && zm_mpi_bind_comm_ok(comm);
 }
 
 /* MPI_Send with Fortran handles for the bindings (bind_hooks.h): a
@@ -813,7 +806,7 @@ int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int 
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = send_body("MPI_Send", buf, count, bind_types[datatype], dest, tag,
+        rc = send_body("MPI_Send", buf, count, zm_mpi_bind_types[datatype], dest, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1);
     else
         rc = PMPI_Send(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm));
@@ -828,7 +821,7 @@ int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = recv_body("MPI_Recv", buf, count, bind_types[datatype], source, tag,
+        rc = recv_body("MPI_Recv", buf, count, zm_mpi_bind_types[datatype], source, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, status, 1);
     else
         rc = PMPI_Recv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
@@ -847,7 +840,7 @@ int zmpi_bind_isend(const void *buf, int count, MPI_Fint datatype, int dest, int
     MPI_Request r = MPI_REQUEST_NULL;
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = isend_body("MPI_Isend", buf, count, bind_types[datatype], dest, tag,
+        rc = isend_body("MPI_Isend", buf, count, zm_mpi_bind_types[datatype], dest, tag,
                         (MPI_Comm)(uintptr_t)(unsigned)comm, &r, ZM_SEND_STD, 1);
     else
         rc = PMPI_Isend(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm), &r);
@@ -864,7 +857,7 @@ int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int source, int tag
     MPI_Request r = MPI_REQUEST_NULL;
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = irecv_body("MPI_Irecv", buf, count, bind_types[datatype], source, tag,
+        rc = irecv_body("MPI_Irecv", buf, count, zm_mpi_bind_types[datatype], source, tag,
                         (MPI_Comm)(uintptr_t)(unsigned)comm, &r, 1);
     else
         rc = PMPI_Irecv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),

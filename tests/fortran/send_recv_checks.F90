@@ -1,5 +1,5 @@
 ! send_recv_checks.F90: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv (and
-! MPI_Wait) of a scalar or a contiguous
+! MPI_Wait) and MPI_Allreduce of a scalar or a contiguous
 ! array go straight to the library's Fortran-handle entries
 ! (src/mpi/bind_hooks.h, docs/fortran.md "Fast paths"), which check a
 ! predefined datatype's index in place of the datatype.  Every argument is
@@ -163,6 +163,29 @@ program send_recv_checks_prog
   call MPI_Irecv(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, st, ierr)
   call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_PROC_NULL, 'irecv from MPI_PROC_NULL')
+
+  ! MPI_Allreduce's entry: predefined handles from its tables, the others
+  ! converted and reported by the C call; MPI_IN_PLACE and sections take
+  ! the general path.
+  ival = rank + 1
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == size * (size + 1) / 2, 'allreduce of a scalar')
+  arr = rank
+  call MPI_Allreduce(MPI_IN_PLACE, arr, 6, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(arr == size - 1), 'allreduce in place')
+  big = 1
+  arr = 0
+  call MPI_Allreduce(big(1:12:2), arr, 6, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(arr == size), 'allreduce of a section')
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_OP_NULL, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_OP, 'MPI_Allreduce', 'allreduce with MPI_OP_NULL')
+  call MPI_Allreduce(ival, n, -1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Allreduce', 'allreduce of a negative count')
+  call MPI_Allreduce(ival, n, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_TYPE, 'MPI_Allreduce', 'allreduce of MPI_DATATYPE_NULL')
+  SET_HANDLE(badcomm, 4321)
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_SUM, badcomm, ierr)
+  call expect(ierr, MPI_ERR_COMM, 'MPI_Allreduce', 'allreduce on an index that is no communicator')
 
   ! MPI_PROC_NULL through the entries.
   call MPI_Send(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, ierr)

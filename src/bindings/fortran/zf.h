@@ -209,13 +209,15 @@ ZF_INLINE void *zf_cdesc_addr(const CFI_cdesc_t *d)
     return *(void *const volatile *)&d->base_addr;
 }
 
-/* The fast path of the glue of MPI_Send and MPI_Recv, in assembly where
- * src/arch/f08_stub.h has it (x86-64 ELF); elsewhere, or with ZF_NO_ASM,
- * the glue keeps its C form. */
+/* The fast path of the glue of the functions with library entries
+ * (MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Allreduce), in assembly
+ * where src/arch/f08_stub.h has it (x86-64 ELF); elsewhere, or with
+ * ZF_NO_ASM, the glue keeps its C form. */
 #include "arch/f08_stub.h"
 #ifndef ZF_FAST_ASM
 #define ZF_SLOW_ASM ZF_SLOW
 #define ZF_FAST_ASM_FN(name, alias, entry, slow)
+#define ZF_FAST_ASM_FN2(name, alias, entry, slow)
 #endif
 
 /* On a little-endian machine a Fortran status (mpif.h, mpi, mpi_f08) has
