@@ -4,7 +4,7 @@
 # fortran_bench_c.c with zmpicc, runs them alternately RUNS times (each run
 # prints the median of 7 timings) and prints, for an 8-byte ping-pong (half
 # round trip), an 8-byte MPI_Allreduce and an 8-byte nonblocking exchange
-# (Irecv, Isend, two Waits per rank), the best run of each and the median
+# (Irecv, Isend, then two Waits or one Waitall per rank), the best run of each and the median
 # of the runs, and the differences, then the spread of the runs.
 #
 #   fortran_bench_compare.sh BINDIR [RUNS [ITERS [NP [WORKERS]]]]
@@ -41,8 +41,8 @@ while [ "$i" -lt "$runs" ]; do
     i=$((i + 1))
 done
 # best FILE FIELD: the smallest value of field FIELD (5: ping-pong, 8:
-# allreduce, 11: nonblocking, counted after the label's words) over the
-# runs in FILE.
+# allreduce, 11: nonblocking, 14: waitall, counted after the label's
+# words) over the runs in FILE.
 best() {
     awk -v f="$2" '{ sub(/^[^:]*: */, ""); v = $(f) + 0; if (!n++ || v < m) m = v }
                    END { printf "%.4f", m }' "$1"
@@ -60,22 +60,27 @@ range() {
 }
 cpp=$(best "$work/c.out" 5) car=$(best "$work/c.out" 8) cnb=$(best "$work/c.out" 11)
 fpp=$(best "$work/f08.out" 5) far=$(best "$work/f08.out" 8) fnb=$(best "$work/f08.out" 11)
+cwa=$(best "$work/c.out" 14) fwa=$(best "$work/f08.out" 14)
 mcpp=$(med "$work/c.out" 5) mcar=$(med "$work/c.out" 8) mcnb=$(med "$work/c.out" 11)
 mfpp=$(med "$work/f08.out" 5) mfar=$(med "$work/f08.out" 8) mfnb=$(med "$work/f08.out" 11)
-# table TITLE C-PP F-PP C-AR F-AR C-NB F-NB: three lines of C, mpi_f08 and
-# their difference.
+mcwa=$(med "$work/c.out" 14) mfwa=$(med "$work/f08.out" 14)
+# table TITLE C-PP F-PP C-AR F-AR C-NB F-NB C-WA F-WA: four lines of C,
+# mpi_f08 and their difference.
 table() {
-    awk -v t="$1" -v cpp="$2" -v fpp="$3" -v car="$4" -v far="$5" -v cnb="$6" -v fnb="$7" 'BEGIN {
+    awk -v t="$1" -v cpp="$2" -v fpp="$3" -v car="$4" -v far="$5" -v cnb="$6" -v fnb="$7" \
+        -v cwa="$8" -v fwa="$9" 'BEGIN {
         printf "%s\n", t
         printf "ping-pong    %7.4f  %7.4f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
         printf "allreduce    %7.4f  %7.4f    %+5.1f %%\n", car, far, (far - car) / car * 100
-        printf "nonblocking  %7.4f  %7.4f    %+5.1f %%\n", cnb, fnb, (fnb - cnb) / cnb * 100 }'
+        printf "nonblocking  %7.4f  %7.4f    %+5.1f %%\n", cnb, fnb, (fnb - cnb) / cnb * 100
+        printf "waitall      %7.4f  %7.4f    %+5.1f %%\n", cwa, fwa, (fwa - cwa) / cwa * 100 }'
 }
 printf 'best of %d alternated runs, %d ranks on %d workers, 8 bytes (us per operation)\n' \
     "$runs" "$np" "$nw"
 [ "$nw" -gt 1 ] && printf 'ZMPI_WAKE_MIGRATE=%s\n' "${ZMPI_WAKE_MIGRATE-}"
-table "                C     mpi_f08  difference" "$cpp" "$fpp" "$car" "$far" "$cnb" "$fnb"
-table "median of the runs" "$mcpp" "$mfpp" "$mcar" "$mfar" "$mcnb" "$mfnb"
+table "                C     mpi_f08  difference" "$cpp" "$fpp" "$car" "$far" "$cnb" "$fnb" \
+    "$cwa" "$fwa"
+table "median of the runs" "$mcpp" "$mfpp" "$mcar" "$mfar" "$mcnb" "$mfnb" "$mcwa" "$mfwa"
 # ratio FIELD: the median over the pairs of runs of mpi_f08's time over
 # C's, each mpi_f08 run against the C run just before it.  Runs next to
 # each other share the host's state (on a VM, where it placed the two
@@ -88,8 +93,10 @@ ratio() {
         awk '{ v[++n] = $1 } END { printf "%+5.1f %%", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 printf 'median of the pairs (mpi_f08 against the C run before it)\n'
-printf 'ping-pong    %s\nallreduce    %s\nnonblocking  %s\n' "$(ratio 5)" "$(ratio 8)" "$(ratio 11)"
+printf 'ping-pong    %s\nallreduce    %s\nnonblocking  %s\nwaitall      %s\n' \
+    "$(ratio 5)" "$(ratio 8)" "$(ratio 11)" "$(ratio 14)"
 printf 'spread (fastest-slowest run)\n'
 printf 'ping-pong    C %s  mpi_f08 %s\n' "$(range "$work/c.out" 5)" "$(range "$work/f08.out" 5)"
 printf 'allreduce    C %s  mpi_f08 %s\n' "$(range "$work/c.out" 8)" "$(range "$work/f08.out" 8)"
 printf 'nonblocking  C %s  mpi_f08 %s\n' "$(range "$work/c.out" 11)" "$(range "$work/f08.out" 11)"
+printf 'waitall      C %s  mpi_f08 %s\n' "$(range "$work/c.out" 14)" "$(range "$work/f08.out" 14)"

@@ -8,7 +8,8 @@
 # over 7*ITERS: each program times 7 runs of ITERS), which leave out
 # start-up and finalize.  A ping-pong iteration is two sends and two
 # receives, an allreduce one MPI_Allreduce in each rank, a nonblocking
-# iteration an MPI_Irecv, an MPI_Isend and two MPI_Waits in each rank.
+# iteration an MPI_Irecv, an MPI_Isend and two MPI_Waits (waitall: one
+# MPI_Waitall) in each rank.
 #
 #   fortran_bench_count.sh BINDIR [ITERS [BUILD-FLAG]]
 #
@@ -36,10 +37,12 @@ per() {
     awk -v a="$a" -v b="$b" -v n="$iters" 'BEGIN { printf "%.1f", (b - a) / (7 * n) }'
 }
 cpp=$(per c pp) && fpp=$(per f08 pp) && car=$(per c ar) && far=$(per f08 ar) &&
-    cnb=$(per c nb) && fnb=$(per f08 nb) || exit 1
-awk -v cpp="$cpp" -v fpp="$fpp" -v car="$car" -v far="$far" -v cnb="$cnb" -v fnb="$fnb" 'BEGIN {
+    cnb=$(per c nb) && fnb=$(per f08 nb) && cwa=$(per c wa) && fwa=$(per f08 wa) || exit 1
+awk -v cpp="$cpp" -v fpp="$fpp" -v car="$car" -v far="$far" -v cnb="$cnb" -v fnb="$fnb" \
+    -v cwa="$cwa" -v fwa="$fwa" 'BEGIN {
     printf "instructions per iteration, 2 ranks on 1 worker, 8 bytes\n"
     printf "                    C   mpi_f08  difference\n"
     printf "ping-pong     %7.1f   %7.1f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
     printf "allreduce     %7.1f   %7.1f    %+5.1f %%\n", car, far, (far - car) / car * 100
-    printf "nonblocking   %7.1f   %7.1f    %+5.1f %%\n", cnb, fnb, (fnb - cnb) / cnb * 100 }'
+    printf "nonblocking   %7.1f   %7.1f    %+5.1f %%\n", cnb, fnb, (fnb - cnb) / cnb * 100
+    printf "waitall       %7.1f   %7.1f    %+5.1f %%\n", cwa, fwa, (fwa - cwa) / cwa * 100 }'

@@ -1,15 +1,15 @@
 ! fortran_bench_f08.f90: the cost of the mpi_f08 binding (issue 19): 8-byte
 ! ping-pong between ranks 0 and 1, 8-byte MPI_Allreduce on all ranks, and
 ! an 8-byte nonblocking exchange between ranks 0 and 1 (MPI_Irecv,
-! MPI_Isend, MPI_Wait on each), the same loops as fortran_bench_c.c, which
+! MPI_Isend, then MPI_Wait on each, or one MPI_Waitall), the same loops as fortran_bench_c.c, which
 ! does them through C.  Prints the time per operation in microseconds
 ! (median of 7 runs).  A plain MPI benchmark (any MPI's mpifort builds it);
 ! fortran_bench_compare.sh builds both with zmpi and runs them alternately.
 !
-!   fortran_bench_f08 [ITERS [both|pp|ar|nb [PAD]]]
+!   fortran_bench_f08 [ITERS [both|pp|ar|nb|wa [PAD]]]
 !
 ! A second argument runs only the ping-pong (pp), the allreduce (ar) or
-! the nonblocking exchange (nb) loop, so that an instruction count
+! the nonblocking exchange with MPI_Wait (nb) or MPI_Waitall (wa) loop, so that an instruction count
 ! (callgrind) can tell them apart.  PAD bytes of stack lie between the
 ! main program and the loops, as in fortran_bench_c.c (an automatic
 ! array, on the stack when built with -fstack-arrays; else it moves
@@ -48,13 +48,14 @@ contains
     integer, intent(in) :: iters
     character(len=*), intent(in) :: which
     integer :: rank, run, i, other
-    double precision :: x, y, t, pp(7), ar(7), nb(7)
+    double precision :: x, y, t, pp(7), ar(7), nb(7), wa(7)
     type(MPI_Status) :: status
     type(MPI_Request) :: req(2)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
     pp = 0
     ar = 0
     nb = 0
+    wa = 0
     other = 1 - rank
     x = rank
     do run = 1, 7
@@ -93,9 +94,22 @@ contains
         end if
         nb(run) = (MPI_Wtime() - t) / iters * 1d6
       end if
+      if (which == 'both' .or. which == 'wa') then
+        call MPI_Barrier(MPI_COMM_WORLD)
+        t = MPI_Wtime()
+        if (rank < 2) then
+          do i = 1, iters
+            call MPI_Irecv(y, 1, MPI_DOUBLE_PRECISION, other, 0, MPI_COMM_WORLD, req(1))
+            call MPI_Isend(x, 1, MPI_DOUBLE_PRECISION, other, 0, MPI_COMM_WORLD, req(2))
+            call MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
+          end do
+        end if
+        wa(run) = (MPI_Wtime() - t) / iters * 1d6
+      end if
     end do
-    if (rank == 0) write(*, '(a,f9.4,a,f9.4,a,f9.4,a)') 'mpi_f08: ping-pong (half round trip) ', &
-        median(pp), ' us, allreduce ', median(ar), ' us, nonblocking ', median(nb), ' us'
+    if (rank == 0) write(*, '(a,f9.4,a,f9.4,a,f9.4,a,f9.4,a)') &
+        'mpi_f08: ping-pong (half round trip) ', median(pp), ' us, allreduce ', median(ar), &
+        ' us, nonblocking ', median(nb), ' us, waitall ', median(wa), ' us'
   end subroutine bench
 
   double precision function median(v)

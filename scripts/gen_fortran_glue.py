@@ -395,12 +395,12 @@ def fast_path(fn, f08, name):
     if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args) or
             fn.cname in BIND_ENTRIES):
         return None
+    if fn.cname in BIND_ENTRIES:
+        return bind_fast_path(fn, name, f08)
     fp = new_fast()
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
-    if fn.cname in BIND_ENTRIES:
-        return bind_fast_path(fn, name, f08)
     params = slow_params(fn, f08)
     out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out += ['    ' + d for d in fp['cdecl']]
@@ -444,7 +444,8 @@ def fast_path(fn, f08, name):
 # section's copy is kept for any request (zf_nkept).
 BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv',
                 'MPI_Isend': 'zmpi_bind_isend', 'MPI_Irecv': 'zmpi_bind_irecv',
-                'MPI_Wait': 'zmpi_bind_wait', 'MPI_Allreduce': 'zmpi_bind_allreduce'}
+                'MPI_Wait': 'zmpi_bind_wait', 'MPI_Waitall': 'zmpi_bind_waitall',
+                'MPI_Allreduce': 'zmpi_bind_allreduce'}
 
 
 def bind_fast_path(fn, name, f08):
@@ -458,10 +459,14 @@ def bind_fast_path(fn, name, f08):
         if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
             callargs.append('*%s' % a.name)
             continue
-        if a.kind == 'handle_out' and a.ctype == 'MPI_Request':
+        if a.kind in ('handle_out', 'handle_arr') and a.ctype == 'MPI_Request':
             callargs.append(a.name)
-            if a.intent == 'inout':
+            if a.intent == 'inout' or a.kind == 'handle_arr':
                 conds.append('!zf_nkept()')
+            continue
+        if a.kind == 'status_arr':
+            conds.append('zf_statuses_fast(%s)' % a.name)
+            callargs.append('zf_statuses_c(%s)' % a.name)
             continue
         fp = new_fast()
         ok = fast_arg(fn, a, f08, fp)

@@ -117,6 +117,10 @@ ZMPI_EXPORT int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int sou
  * MPI_STATUS_IGNORE and keeps its MPI_ERROR.  The caller owns request,
  * status and ierror and has no array-section copy kept for a request. */
 ZMPI_EXPORT int zmpi_bind_wait(MPI_Fint *request, MPI_Status *status, MPI_Fint *ierror);
+/* MPI_Waitall likewise on count Fortran requests; statuses is an array of
+ * count C statuses or MPI_STATUSES_IGNORE. */
+ZMPI_EXPORT int zmpi_bind_waitall(int count, MPI_Fint *requests, MPI_Status *statuses,
+                                  MPI_Fint *ierror);
 
 /* MPI_Allreduce with Fortran handles, as zmpi_bind_send: a predefined
  * datatype and operation and MPI_COMM_WORLD or MPI_COMM_SELF are taken

@@ -283,7 +283,9 @@ static zm_req_t **live_array(int count, MPI_Request reqs[], zm_req_t **small, in
     return live;
 }
 
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+/* MPI_Waitall's body, inlined into it and into the bindings' entry. */
+static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Request reqs[],
+                                                              MPI_Status sts[])
 {
     const char *fn = "MPI_Waitall";
     zm_mpi_enter(fn);
@@ -314,7 +316,40 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
         free(copy);
     return finish_all(fn, count, reqs, sts);
 }
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    return waitall_body(count, reqs, sts);
+}
 ZM_WEAK(Waitall)
+
+/* MPI_Waitall on Fortran requests for the bindings (bind_hooks.h): the
+ * requests converted into an array on the stack (up to 16; more are
+ * allocated), MPI_Waitall's body, and 0 written back for each request
+ * that became MPI_REQUEST_NULL.  The calling rank's thread; the caller
+ * owns requests, statuses and ierror. */
+int zmpi_bind_waitall(int count, MPI_Fint *requests, MPI_Status *statuses, MPI_Fint *ierror)
+{
+    MPI_Request small[16], *r = small;
+    int rc;
+    if (count > 16 && !(r = malloc((size_t)count * sizeof *r))) {
+        rc = zm_mpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Waitall", "out of memory");
+    } else {
+        for (int i = 0; i < count; i++)
+            r[i] = zm_mpi_request_f2c(requests[i]);
+        rc = waitall_body(count, r, statuses);
+        /* A wait only ever sets a request to MPI_REQUEST_NULL (a persistent
+         * one keeps its handle, and its index). */
+        for (int i = 0; i < count; i++)
+            if (r[i] == MPI_REQUEST_NULL)
+                requests[i] = 0;
+        if (r != small)
+            free(r);
+    }
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
 
 /* Index of the first complete live request, or -1; *nlive counts live. */
 static int first_done(int count, MPI_Request reqs[], int *nlive)

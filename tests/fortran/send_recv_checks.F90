@@ -1,5 +1,5 @@
 ! send_recv_checks.F90: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv (and
-! MPI_Wait) and MPI_Allreduce of a scalar or a contiguous
+! MPI_Wait, MPI_Waitall) and MPI_Allreduce of a scalar or a contiguous
 ! array go straight to the library's Fortran-handle entries
 ! (src/mpi/bind_hooks.h, docs/fortran.md "Fast paths"), which check a
 ! predefined datatype's index in place of the datatype.  Every argument is
@@ -22,6 +22,9 @@
 #define ST_SOURCE(st) st%MPI_SOURCE
 #define ST_TAG(st) st%MPI_TAG
 #define ST_ERROR(st) st%MPI_ERROR
+#define T_STATUSES(n) type(MPI_Status) :: sts(n)
+#define STS_SOURCE(i) sts(i)%MPI_SOURCE
+#define STS_TAG(i) sts(i)%MPI_TAG
 #else
 #if defined(USE_MPIF_H)
 #define USE_MPI
@@ -38,6 +41,9 @@
 #define ST_SOURCE(st) st(MPI_SOURCE)
 #define ST_TAG(st) st(MPI_TAG)
 #define ST_ERROR(st) st(MPI_ERROR)
+#define T_STATUSES(n) integer :: sts(MPI_STATUS_SIZE, n)
+#define STS_SOURCE(i) sts(MPI_SOURCE, i)
+#define STS_TAG(i) sts(MPI_TAG, i)
 #endif
 module send_recv_checks
   USE_MPI
@@ -78,7 +84,9 @@ program send_recv_checks_prog
   T_STATUS :: st
   T_DT :: badtype, pair
   T_COMM :: badcomm, dup
-  T_REQ :: req, req2
+  T_REQ :: req, req2, reqs(24)
+  T_STATUSES(24)
+  integer :: got(12)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -160,6 +168,31 @@ program send_recv_checks_prog
   call MPI_Wait(req2, st, ierr)
   call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_ANY_SOURCE .and. &
              ST_TAG(st) == MPI_ANY_TAG, 'wait of MPI_REQUEST_NULL')
+  ! MPI_Waitall's entry: statuses written in place, or ignored; more
+  ! requests than its array on the stack holds; a null request among them.
+  got = -1
+  do i = 1, 12
+    call MPI_Irecv(got(i), 1, MPI_INTEGER, 0, i, MPI_COMM_SELF, reqs(i), ierr)
+  end do
+  big = [(i * 10, i = 1, 12)]
+  do i = 1, 12
+    call MPI_Isend(big(i), 1, MPI_INTEGER, 0, i, MPI_COMM_SELF, reqs(12 + i), ierr)
+  end do
+  call MPI_Waitall(24, reqs, sts, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(got == [(i * 10, i = 1, 12)]), 'waitall of 24')
+  call check(all(reqs == MPI_REQUEST_NULL), 'waitall left a request')
+  do i = 1, 12
+    call check(STS_SOURCE(i) == 0 .and. STS_TAG(i) == i, 'status of waitall')
+  end do
+  call MPI_Irecv(n, 1, MPI_INTEGER, 0, 3, MPI_COMM_SELF, reqs(1), ierr)
+  reqs(2) = MPI_REQUEST_NULL
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 3, MPI_COMM_SELF, reqs(3), ierr)
+  call MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == ival .and. all(reqs(1:3) == MPI_REQUEST_NULL), &
+             'waitall with a null request and statuses ignored')
+  call MPI_Waitall(-1, reqs, MPI_STATUSES_IGNORE, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Waitall', 'waitall of a negative count')
+
   call MPI_Irecv(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req, ierr)
   call MPI_Wait(req, st, ierr)
   call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_PROC_NULL, 'irecv from MPI_PROC_NULL')

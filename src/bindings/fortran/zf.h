@@ -280,6 +280,25 @@ ZF_INLINE MPI_Status *zf_status_c(void *f, int f08)
     return (MPI_Status *)f;
 }
 
+/* zf_status_fast and zf_status_c for an array of statuses (a call's
+ * array_of_statuses): the bindings' MPI_STATUSES_IGNORE (the C one on the
+ * fast path), or an array aligned as C statuses, which the C call writes
+ * directly (each Fortran status has the C layout and size: above).  0
+ * for anything else (another sentinel, a misaligned array). */
+ZF_INLINE int zf_statuses_fast(const void *f)
+{
+    if (!ZF_STATUS_DIRECT)
+        return 0;
+    if (zf_statuses_ignored(f))
+        return 1;
+    return !zf_is_sentinel(f) && ((uintptr_t)f & (_Alignof(MPI_Status) - 1)) == 0;
+}
+
+ZF_INLINE MPI_Status *zf_statuses_c(void *f)
+{
+    return zf_statuses_ignored(f) ? MPI_STATUSES_IGNORE : (MPI_Status *)f;
+}
+
 /* The MPI_ERROR of a status from zf_status_fast before the call, and
  * putting it back after: a call that completes one operation leaves it
  * alone in Fortran (MPI 4.1 section 3.2.5), whatever the C side wrote. */
