@@ -2,12 +2,14 @@
 # fortran_bench_count.sh: the cost of the mpi_f08 binding against C in
 # instructions (issue 19), which a shared machine does not disturb.  Builds
 # fortran_bench_f08.f90 with zmpifort and fortran_bench_c.c with zmpicc,
-# runs each loop (ping-pong, allreduce) of each under callgrind with ITERS
-# and 2*ITERS iterations, 2 ranks on 1 worker, and prints the instructions
-# per iteration (the difference of the two totals over 7*ITERS: each
-# program times 7 runs of ITERS), which leave out start-up and finalize.
-# A ping-pong iteration is two sends and two receives, an allreduce one
-# MPI_Allreduce in each rank.
+# runs each loop (ping-pong, allreduce, nonblocking exchange) of each under
+# callgrind with ITERS and 2*ITERS iterations, 2 ranks on 1 worker, and
+# prints the instructions per iteration (the difference of the two totals
+# over 7*ITERS: each program times 7 runs of ITERS), which leave out
+# start-up and finalize.  A ping-pong iteration is two sends and two
+# receives, an allreduce one MPI_Allreduce in each rank, a nonblocking
+# iteration an MPI_Irecv, an MPI_Isend and two MPI_Waits (waitall: one
+# MPI_Waitall) in each rank.
 #
 #   fortran_bench_count.sh BINDIR [ITERS [BUILD-FLAG]]
 #
@@ -34,9 +36,13 @@ per() {
     b=$(total "$1" $((2 * iters)) "$2") || exit 1
     awk -v a="$a" -v b="$b" -v n="$iters" 'BEGIN { printf "%.1f", (b - a) / (7 * n) }'
 }
-cpp=$(per c pp) && fpp=$(per f08 pp) && car=$(per c ar) && far=$(per f08 ar) || exit 1
-awk -v cpp="$cpp" -v fpp="$fpp" -v car="$car" -v far="$far" 'BEGIN {
+cpp=$(per c pp) && fpp=$(per f08 pp) && car=$(per c ar) && far=$(per f08 ar) &&
+    cnb=$(per c nb) && fnb=$(per f08 nb) && cwa=$(per c wa) && fwa=$(per f08 wa) || exit 1
+awk -v cpp="$cpp" -v fpp="$fpp" -v car="$car" -v far="$far" -v cnb="$cnb" -v fnb="$fnb" \
+    -v cwa="$cwa" -v fwa="$fwa" 'BEGIN {
     printf "instructions per iteration, 2 ranks on 1 worker, 8 bytes\n"
     printf "                    C   mpi_f08  difference\n"
     printf "ping-pong     %7.1f   %7.1f    %+5.1f %%\n", cpp, fpp, (fpp - cpp) / cpp * 100
-    printf "allreduce     %7.1f   %7.1f    %+5.1f %%\n", car, far, (far - car) / car * 100 }'
+    printf "allreduce     %7.1f   %7.1f    %+5.1f %%\n", car, far, (far - car) / car * 100
+    printf "nonblocking   %7.1f   %7.1f    %+5.1f %%\n", cnb, fnb, (fnb - cnb) / cnb * 100
+    printf "waitall       %7.1f   %7.1f    %+5.1f %%\n", cwa, fwa, (fwa - cwa) / cwa * 100 }'

@@ -395,12 +395,12 @@ def fast_path(fn, f08, name):
     if not (fn.has_choice() if f08 else any(a.kind == 'status_out' for a in fn.args) or
             fn.cname in BIND_ENTRIES):
         return None
+    if fn.cname in BIND_ENTRIES:
+        return bind_fast_path(fn, name, f08)
     fp = new_fast()
     for a in fn.args:
         if not fast_arg(fn, a, f08, fp):
             return None
-    if fn.cname in BIND_ENTRIES:
-        return bind_fast_path(fn, name, f08)
     params = slow_params(fn, f08)
     out = ['{'] + (f08_value_ptrs(fn) if f08 else [])
     out += ['    ' + d for d in fp['cdecl']]
@@ -437,7 +437,15 @@ def fast_path(fn, f08, name):
 # buffer's descriptor passes through in the registers (and stack slots)
 # the caller put it in (on x86-64 the fast path is assembly, zf.h's
 # ZF_FAST_ASM_FN); mpif.h and module mpi pass their values.
-BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv'}
+# The nonblocking entries also take the Fortran request (MPI_Fint *) and
+# store the new request's index there themselves, with the library's
+# conversion inlined; MPI_Wait's reads it and writes it back, and keeps
+# the status's MPI_ERROR, so its fast path needs only that no array
+# section's copy is kept for any request (zf_nkept).
+BIND_ENTRIES = {'MPI_Send': 'zmpi_bind_send', 'MPI_Recv': 'zmpi_bind_recv',
+                'MPI_Isend': 'zmpi_bind_isend', 'MPI_Irecv': 'zmpi_bind_irecv',
+                'MPI_Wait': 'zmpi_bind_wait', 'MPI_Waitall': 'zmpi_bind_waitall',
+                'MPI_Allreduce': 'zmpi_bind_allreduce'}
 
 
 def bind_fast_path(fn, name, f08):
@@ -451,8 +459,21 @@ def bind_fast_path(fn, name, f08):
         if a.kind == 'handle_in' and a.ctype in FAST_HANDLES:
             callargs.append('*%s' % a.name)
             continue
+        if a.kind in ('handle_out', 'handle_arr') and a.ctype == 'MPI_Request':
+            callargs.append(a.name)
+            if a.intent == 'inout' or a.kind == 'handle_arr':
+                conds.append('!zf_nkept()')
+            continue
+        if a.kind == 'status_arr':
+            conds.append('zf_statuses_fast(%s)' % a.name)
+            callargs.append('zf_statuses_c(%s)' % a.name)
+            continue
         fp = new_fast()
-        if not fast_arg(fn, a, f08, fp) or fp['cdecl'] or fp['decl'] or fp['post']:
+        ok = fast_arg(fn, a, f08, fp)
+        if a.kind == 'status_out':
+            # The entry keeps MPI_ERROR itself (c_writes_error's post step).
+            fp['decl'], fp['post'] = [], []
+        if not ok or fp['cdecl'] or fp['decl'] or fp['post']:
             raise Fail('%s: argument %s does not suit %s' % (fn.cname, a.name,
                                                              BIND_ENTRIES[fn.cname]))
         # In mpi_f08 every status is written as a C one (fast_arg's test
@@ -697,8 +718,14 @@ def gen_f08ts(fn, out):
         # machine allows; else the C form below) jumps to the general form
         # by name.
         out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name) + ';')
-        out.append('ZF_FAST_ASM_FN(%s, %s_f08ts, %s, zf_slow_%s)'
-                   % (name, fn.cname, BIND_ENTRIES[fn.cname], name))
+        # One choice buffer first (ZF_FAST_ASM_FN) or two (..._FN2).
+        nchoice = sum(1 for a in fn.args if a.kind == 'choice')
+        if [a.kind for a in fn.args[:nchoice]] != ['choice'] * nchoice or nchoice > 2:
+            raise Fail('%s: the assembly fast path takes its choice buffers first'
+                       % fn.cname)
+        out.append('ZF_FAST_ASM_FN%s(%s, %s_f08ts, %s, zf_slow_%s)'
+                   % ('2' if nchoice == 2 else '', name, fn.cname, BIND_ENTRIES[fn.cname],
+                      name))
         out.append('ZF_SLOW_ASM ' + f08ts_proto(fn, 'zf_slow_' + name))
     else:
         out.append(('ZF_SLOW ' + f08ts_proto(fn, 'zf_slow_' + name)) if fast else

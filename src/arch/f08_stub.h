@@ -2,7 +2,7 @@
  * f08_stub.h: the assembly fast path of the Fortran glue functions whose
  * library entry takes the arguments as the glue receives them but for the
  * choice buffer's address (src/bindings/fortran/, scripts/gen_fortran_glue.py's
- * BIND_ENTRIES: MPI_Send, MPI_Recv).  Assembly lives in src/arch/ only;
+ * BIND_ENTRIES: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Allreduce).  Assembly lives in src/arch/ only;
  * the bindings include this header (and no other internal one) for it.
  * Defines ZF_FAST_ASM, ZF_SLOW_ASM and ZF_FAST_ASM_FN on x86-64 ELF
  * unless ZF_NO_ASM is defined; the includer supplies the C form otherwise.
@@ -54,6 +54,43 @@ _Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, el
             "\tcmpq %rax, 40(%rdi)\n"                                              \
             "\tje 0b\n"                                                            \
             "2:\tjmp " #slow "\n"                                                  \
+            "\t.size " #name ", .-" #name "\n"                                     \
+            "\t.weak " #alias "\n"                                                 \
+            "\t.type " #alias ", @function\n"                                      \
+            "\t.set " #alias ", " #name "\n"                                       \
+            ".popsection\n");
+
+/* ZF_FAST_ASM_FN for the functions with two choice buffers, the first
+ * two arguments (MPI_Allreduce): both tested as above, both replaced by
+ * their base addresses. */
+#define ZF_FAST_ASM_FN2(name, alias, entry, slow)                                  \
+    __asm__(".pushsection .text\n"                                                \
+            "\t.p2align 4\n"                                                       \
+            "\t.globl " #name "\n"                                                 \
+            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
+            "\tcmpb $0, 20(%rdi)\n"       /* first: rank 0 */                      \
+            "\tjne 3f\n"                                                           \
+            "1:\tcmpb $0, 20(%rsi)\n"     /* second: rank 0 */                     \
+            "\tjne 4f\n"                                                           \
+            "2:\tmovq (%rdi), %rdi\n"     /* the base addresses */                 \
+            "\tmovq (%rsi), %rsi\n"                                                \
+            "\tjmp *" #entry "@GOTPCREL(%rip)\n"                                   \
+            "3:\tcmpb $1, 20(%rdi)\n"     /* rank 1, no structure, adjacent */     \
+            "\tjne 9f\n"                                                           \
+            "\tcmpw $6, 22(%rdi)\n"                                                \
+            "\tje 9f\n"                                                            \
+            "\tmovq 8(%rdi), %rax\n"                                               \
+            "\tcmpq %rax, 40(%rdi)\n"                                              \
+            "\tje 1b\n"                                                            \
+            "\tjmp 9f\n"                                                           \
+            "4:\tcmpb $1, 20(%rsi)\n"                                              \
+            "\tjne 9f\n"                                                           \
+            "\tcmpw $6, 22(%rsi)\n"                                                \
+            "\tje 9f\n"                                                            \
+            "\tmovq 8(%rsi), %rax\n"                                               \
+            "\tcmpq %rax, 40(%rsi)\n"                                              \
+            "\tje 2b\n"                                                            \
+            "9:\tjmp " #slow "\n"                                                  \
             "\t.size " #name ", .-" #name "\n"                                     \
             "\t.weak " #alias "\n"                                                 \
             "\t.type " #alias ", @function\n"                                      \

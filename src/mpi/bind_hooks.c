@@ -15,6 +15,11 @@
 
 _Atomic int zm_mpi_hooks_n;
 
+#define BIND_HANDLE(h) h,
+const MPI_Datatype zm_mpi_bind_types[ZM_MPI_BIND_NTYPES] = { NULL, ZMPI_DT_LIST(BIND_HANDLE) };
+const MPI_Op zm_mpi_bind_ops[ZM_MPI_BIND_NOPS] = { NULL, ZMPI_OP_LIST(BIND_HANDLE) };
+#undef BIND_HANDLE
+
 /* Every hook attached, zombies included, most recent first. */
 static zm_spinlock_t hooks_lock;
 static zmpi_hook_t *hooks_head;

@@ -104,5 +104,65 @@ ZMPI_EXPORT int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, in
                                MPI_Fint comm, MPI_Fint *ierror);
 ZMPI_EXPORT int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
                                MPI_Fint comm, MPI_Status *status, MPI_Fint *ierror);
+/* MPI_Isend and MPI_Irecv likewise, storing the new request's Fortran
+ * index (MPI_Request_c2f's; 0 if the call failed) in *request, which the
+ * caller owns. */
+ZMPI_EXPORT int zmpi_bind_isend(const void *buf, int count, MPI_Fint datatype, int dest, int tag,
+                                MPI_Fint comm, MPI_Fint *request, MPI_Fint *ierror);
+ZMPI_EXPORT int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int source, int tag,
+                                MPI_Fint comm, MPI_Fint *request, MPI_Fint *ierror);
+
+/* MPI_Wait on the request whose Fortran index *request holds, writing
+ * back its new index (0 once it is freed); status is a C status or
+ * MPI_STATUS_IGNORE and keeps its MPI_ERROR.  The caller owns request,
+ * status and ierror and has no array-section copy kept for a request. */
+ZMPI_EXPORT int zmpi_bind_wait(MPI_Fint *request, MPI_Status *status, MPI_Fint *ierror);
+/* MPI_Waitall likewise on count Fortran requests; statuses is an array of
+ * count C statuses or MPI_STATUSES_IGNORE. */
+ZMPI_EXPORT int zmpi_bind_waitall(int count, MPI_Fint *requests, MPI_Status *statuses,
+                                  MPI_Fint *ierror);
+
+/* MPI_Allreduce with Fortran handles, as zmpi_bind_send: a predefined
+ * datatype and operation and MPI_COMM_WORLD or MPI_COMM_SELF are taken
+ * from tables, anything else converted by MPI_*_f2c and checked by
+ * MPI_Allreduce, which reports it.  The caller owns the buffers and
+ * ierror. */
+ZMPI_EXPORT int zmpi_bind_allreduce(const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
+                                    MPI_Fint *ierror);
+
+/* The predefined datatypes and operations by Fortran index (handle.c
+ * gives them 1, 2, ... in ZMPI_DT_LIST's and ZMPI_OP_LIST's order; index
+ * 0, the null handle, is no entry): the entries' conversions
+ * (bind_hooks.c).  The zm_mpi_bind_*_ok tests say whether an index is one
+ * of them (MPI_COMM_WORLD's and MPI_COMM_SELF's C handles are their
+ * indices, mpi.h). */
+#define ZM_MPI_BIND_ONE(h) +1
+enum { ZM_MPI_BIND_NTYPES = 1 ZMPI_DT_LIST(ZM_MPI_BIND_ONE),
+       ZM_MPI_BIND_NOPS = 1 ZMPI_OP_LIST(ZM_MPI_BIND_ONE) };
+#undef ZM_MPI_BIND_ONE
+extern const MPI_Datatype zm_mpi_bind_types[ZM_MPI_BIND_NTYPES]
+    __attribute__((visibility("hidden")));
+extern const MPI_Op zm_mpi_bind_ops[ZM_MPI_BIND_NOPS] __attribute__((visibility("hidden")));
+
+static inline int zm_mpi_bind_type_ok(MPI_Fint dt)
+{
+    return (unsigned)dt - 1u < (unsigned)ZM_MPI_BIND_NTYPES - 1u;
+}
+
+static inline int zm_mpi_bind_op_ok(MPI_Fint op)
+{
+    return (unsigned)op - 1u < (unsigned)ZM_MPI_BIND_NOPS - 1u;
+}
+
+static inline int zm_mpi_bind_comm_ok(MPI_Fint comm)
+{
+    return (unsigned)comm - 1u < 2u;
+}
+
+/* MPI_Request_c2f and MPI_Request_f2c inside the library (handle.c),
+ * without the exported calls' indirection.  Any thread. */
+MPI_Fint zm_mpi_request_c2f(MPI_Request r) __attribute__((visibility("hidden")));
+MPI_Request zm_mpi_request_f2c(MPI_Fint f) __attribute__((visibility("hidden")));
 
 #endif

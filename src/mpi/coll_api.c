@@ -8,6 +8,7 @@
  * (roots, counts, operations) are found by the coll layer once every rank
  * has arrived, and reported on every rank.
  */
+#include "bind_hooks.h"
 #include "coll_build.h"
 #include "inter_impl.h"
 #include "arch/tsan_shim.h"
@@ -420,8 +421,10 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
 }
 ZM_WEAK(Ireduce)
 
-int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm comm)
+/* MPI_Allreduce's body, inlined into it and into the bindings' entry. */
+static inline __attribute__((always_inline)) int allreduce_body(const void *sbuf, void *rbuf,
+                                                                int count, MPI_Datatype dt,
+                                                                MPI_Op op, MPI_Comm comm)
 {
     COLL_ENTER("MPI_Allreduce");
     if (c->inter) /* intercommunicator: inter_coll.c */
@@ -430,7 +433,31 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
     rc = zm_mpi_cb_reduce(c, fn, &a, ZM_COLL_ALLREDUCE, sbuf, rbuf, count, NULL, dt, op, 0, ZM_W32);
     return COLL_RUN_BLOCKING;
 }
+
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm)
+{
+    return allreduce_body(sbuf, rbuf, count, dt, op, comm);
+}
 ZM_WEAK(Allreduce)
+
+/* bind_hooks.h.  The calling rank's thread; the caller owns the buffers
+ * and ierror. */
+int zmpi_bind_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Fint datatype,
+                        MPI_Fint op, MPI_Fint comm, MPI_Fint *ierror)
+{
+    int rc;
+    if (ZM_LIKELY(zm_mpi_bind_type_ok(datatype) && zm_mpi_bind_op_ok(op) &&
+                  zm_mpi_bind_comm_ok(comm)))
+        rc = allreduce_body(sendbuf, recvbuf, count, zm_mpi_bind_types[datatype],
+                            zm_mpi_bind_ops[op], (MPI_Comm)(uintptr_t)(unsigned)comm);
+    else
+        rc = PMPI_Allreduce(sendbuf, recvbuf, count, PMPI_Type_f2c(datatype), PMPI_Op_f2c(op),
+                            PMPI_Comm_f2c(comm));
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
 
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)

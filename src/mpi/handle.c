@@ -22,7 +22,12 @@
  * index in an open-addressing map keyed by the pointer, read without the
  * lock too: writers (holding the kind's spinlock) bracket each change with
  * a sequence count, and a reader whose count changed, or that did not find
- * the handle, asks again under the lock.
+ * the handle, asks again under the lock.  In front of the map, a small
+ * table of hints (an index per hash of the pointer, written by c2f after
+ * every lookup of the map) answers the handles converted again and again:
+ * the requests of a Fortran program's nonblocking calls, which the pools
+ * hand out at the same few addresses, get their index from the hint once
+ * the flat array confirms it (the slot holds the same pointer).
  *
  * Freed objects.  A freed object's index stays mapped to its dead pointer
  * until the object's free path calls zm_mpi_handle_forget, which clears the
@@ -40,6 +45,8 @@
  * its C handle equals the old one.
  */
 #include "mpi_impl.h"
+
+#include "bind_hooks.h"
 
 #include "file_impl.h"
 #include "session.h"
@@ -186,8 +193,15 @@ typedef _Atomic(const void *) slot_t;
  * handles per kind. */
 #define FAST_SLOTS 1024
 
+/* Hints of c2f: an index per hash of the handle (HINT_BITS bits of it). */
+#define HINT_BITS 8
+
 typedef struct htable {
     slot_t fast[FAST_SLOTS];       /* copies of slots 0..FAST_SLOTS-1 (f2c's) */
+    /* c2f's hints: the index (below FAST_SLOTS) a handle of this hash had
+     * last, 0 for none; right only when fast[] confirms it.  Any thread
+     * writes them, relaxed, without the lock. */
+    _Atomic uint32_t hint[1u << HINT_BITS];
     uint32_t npredef_f2c;          /* npredef, written before the slots */
     zm_spinlock_t lock;            /* guards everything f2c does not read */
     _Atomic int ready;             /* predefined handles entered (acquire) */
@@ -395,13 +409,12 @@ static void map_del(htable_t *t, uintptr_t key)
     map_write_end(t);
 }
 
-/* The table of `kind` with its predefined handles entered, or NULL if
- * that ran out of memory.  Any thread. */
-static htable_t *table_ready(int kind)
+/* table_ready's first call for a kind: enters its predefined handles.
+ * Kept out of line, as its buffer of handles would cost every call of
+ * table_ready a stack frame. */
+static __attribute__((noinline)) htable_t *table_fill(int kind)
 {
     htable_t *t = &tables[kind];
-    if (ZM_LIKELY(atomic_load_explicit(&t->ready, memory_order_acquire)))
-        return t;
     zm_spin_lock(&t->lock);
     if (!atomic_load_explicit(&t->ready, memory_order_relaxed)) {
         const void *pre[MAX_PREDEF];
@@ -419,6 +432,16 @@ static htable_t *table_ready(int kind)
     }
     zm_spin_unlock(&t->lock);
     return atomic_load_explicit(&t->ready, memory_order_relaxed) ? t : NULL;
+}
+
+/* The table of `kind` with its predefined handles entered, or NULL if
+ * that ran out of memory.  Any thread. */
+static inline htable_t *table_ready(int kind)
+{
+    htable_t *t = &tables[kind];
+    if (ZM_LIKELY(atomic_load_explicit(&t->ready, memory_order_acquire)))
+        return t;
+    return table_fill(kind);
 }
 
 /* Make room in t->spare for n indices.  Returns 0 if out of memory.
@@ -483,10 +506,14 @@ static int conv_error(int cls, const char *fn, const char *fmt, ...)
     return zm_mpi_error(NULL, cls, fn, "%s", msg);
 }
 
-static MPI_Fint handle_c2f(int kind, const void *h, const char *fn)
+static size_t hint_hash(const void *h)
 {
-    if (!h)
-        return 0;
+    return (size_t)(((uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull) >> (64 - HINT_BITS));
+}
+
+/* c2f through the map; records the index found or given as h's hint. */
+static __attribute__((noinline)) MPI_Fint handle_c2f_map(int kind, const void *h, const char *fn)
+{
     htable_t *t = table_ready(kind);
     if (!t) {
         conv_error(MPI_ERR_NO_MEM, fn, "out of memory for the handle table");
@@ -500,8 +527,11 @@ static MPI_Fint handle_c2f(int kind, const void *h, const char *fn)
     }
     /* Predefined handles need no check (some, such as MPI_COMM_WORLD, are
      * small constants); a mapped user handle may have been freed since. */
-    if (ZM_LIKELY(idx && (idx <= t->npredef || kinds[kind].valid(h))))
+    if (ZM_LIKELY(idx && (idx <= t->npredef || kinds[kind].valid(h)))) {
+        if (idx < FAST_SLOTS)
+            atomic_store_explicit(&t->hint[hint_hash(h)], idx, memory_order_relaxed);
         return (MPI_Fint)idx;
+    }
     if (!kinds[kind].valid(h)) {
         conv_error(kinds[kind].err, fn, "(handle=%p): not a valid %s (freed, or never one)", h,
               kinds[kind].what);
@@ -516,7 +546,27 @@ static MPI_Fint handle_c2f(int kind, const void *h, const char *fn)
     if (!idx)
         conv_error(MPI_ERR_NO_MEM, fn, "no Fortran handle left for this %s (out of memory or "
               "2^31 handles in use)", kinds[kind].what);
+    else if (idx < FAST_SLOTS)
+        atomic_store_explicit(&t->hint[hint_hash(h)], idx, memory_order_relaxed);
     return (MPI_Fint)idx;
+}
+
+/* c2f: the hint of h's hash, if the flat array confirms it (slot and map
+ * change together under the lock, so a slot holding h is h's index) and
+ * h passes the check the map's path makes; else the map.  A hint read
+ * before the table is ready is 0 and its slot NULL. */
+static inline __attribute__((always_inline)) MPI_Fint handle_c2f(int kind, const void *h,
+                                                                 const char *fn)
+{
+    if (!h)
+        return 0;
+    htable_t *t = &tables[kind];
+    uint32_t idx = atomic_load_explicit(&t->hint[hint_hash(h)], memory_order_relaxed);
+    if (ZM_LIKELY(idx - 1u < FAST_SLOTS - 1u) &&
+        atomic_load_explicit(&t->fast[idx], memory_order_acquire) == h &&
+        (idx <= t->npredef_f2c || kinds[kind].valid(h)))
+        return (MPI_Fint)idx;
+    return handle_c2f_map(kind, h, fn);
 }
 
 /* f2c of an index that is not in the flat array, or before the table is
@@ -597,6 +647,17 @@ void zm_mpi_handle_forget(const void *h)
     ZM_WEAK(Name##_f2c)
 
 HANDLE_KINDS(HANDLE_API)
+
+/* bind_hooks.h: the bindings' entries convert their requests here. */
+MPI_Fint zm_mpi_request_c2f(MPI_Request r)
+{
+    return handle_c2f(HK_Request, (const void *)r, "MPI_Request_c2f");
+}
+
+MPI_Request zm_mpi_request_f2c(MPI_Fint f)
+{
+    return (MPI_Request)handle_f2c(HK_Request, f);
+}
 
 /* ---- Statuses -------------------------------------------------------------- */
 

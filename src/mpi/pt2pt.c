@@ -177,18 +177,16 @@ static zm_req_t *req_null(MPI_Comm comm)
     return req;
 }
 
-/* Inlined into each MPI_I*send (the call name and mode are constants
- * there, which drops the buffered-mode test and a call frame from the
- * message path); large.h's declaration without `inline` makes this the
- * external definition the _c twins call. */
-__attribute__((always_inline)) inline int zm_mpi_isend(const char *fn, const void *buf,
-                                                       MPI_Count count, MPI_Datatype dt,
-                                                       int dest, int tag, MPI_Comm comm,
-                                                       MPI_Request *request, int mode)
+/* zm_mpi_isend, dt known predefined or not (cbuf_check). */
+static inline __attribute__((always_inline)) int isend_body(const char *fn, const void *buf,
+                                                            MPI_Count count, MPI_Datatype dt,
+                                                            int dest, int tag, MPI_Comm comm,
+                                                            MPI_Request *request, int mode,
+                                                            int known)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, 0);
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, known);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (!request)
@@ -217,6 +215,18 @@ __attribute__((always_inline)) inline int zm_mpi_isend(const char *fn, const voi
     }
     *request = req;
     return MPI_SUCCESS;
+}
+
+/* Inlined into each MPI_I*send (the call name and mode are constants
+ * there, which drops the buffered-mode test and a call frame from the
+ * message path); large.h's declaration without `inline` makes this the
+ * external definition the _c twins call. */
+__attribute__((always_inline)) inline int zm_mpi_isend(const char *fn, const void *buf,
+                                                       MPI_Count count, MPI_Datatype dt,
+                                                       int dest, int tag, MPI_Comm comm,
+                                                       MPI_Request *request, int mode)
+{
+    return isend_body(fn, buf, count, dt, dest, tag, comm, request, mode, 0);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -290,16 +300,15 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
 }
 ZM_WEAK(Recv)
 
-/* Inlined into MPI_Irecv, as zm_mpi_isend into MPI_Isend; the external
- * definition serves MPI_Irecv_c. */
-__attribute__((always_inline)) inline int zm_mpi_irecv(const char *fn, void *buf,
-                                                       MPI_Count count, MPI_Datatype dt,
-                                                       int source, int tag, MPI_Comm comm,
-                                                       MPI_Request *request)
+/* zm_mpi_irecv, dt known predefined or not (cbuf_check). */
+static inline __attribute__((always_inline)) int irecv_body(const char *fn, void *buf,
+                                                            MPI_Count count, MPI_Datatype dt,
+                                                            int source, int tag, MPI_Comm comm,
+                                                            MPI_Request *request, int known)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c;
-    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c, 0);
+    int rc = recv_check(me, fn, buf, count, dt, source, tag, comm, &c, known);
     if (ZM_UNLIKELY(rc != MPI_SUCCESS))
         return rc;
     if (!request)
@@ -314,6 +323,16 @@ __attribute__((always_inline)) inline int zm_mpi_irecv(const char *fn, void *buf
     }
     *request = req;
     return MPI_SUCCESS;
+}
+
+/* Inlined into MPI_Irecv, as zm_mpi_isend into MPI_Isend; the external
+ * definition serves MPI_Irecv_c. */
+__attribute__((always_inline)) inline int zm_mpi_irecv(const char *fn, void *buf,
+                                                       MPI_Count count, MPI_Datatype dt,
+                                                       int source, int tag, MPI_Comm comm,
+                                                       MPI_Request *request)
+{
+    return irecv_body(fn, buf, count, dt, source, tag, comm, request, 0);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
@@ -769,20 +788,13 @@ ZM_WEAK(Comm_iflush_buffer)
 
 /* ---- Entries of the Fortran bindings (bind_hooks.h) ----------------------- */
 
-/* The predefined datatypes by Fortran index (handle.c gives them 1, 2, ...
- * in ZMPI_DT_LIST's order; 0 is MPI_DATATYPE_NULL, which is no entry
- * here). */
-#define BIND_TYPE(h) h,
-static const MPI_Datatype bind_types[] = { NULL, ZMPI_DT_LIST(BIND_TYPE) };
-#undef BIND_TYPE
-enum { BIND_NTYPES = (int)(sizeof bind_types / sizeof *bind_types) };
-
 /* Whether Fortran handles dt and comm are a predefined datatype and
- * MPI_COMM_WORLD or MPI_COMM_SELF, whose C handles are bind_types[dt] and
- * the index itself (mpi.h).  Anything else is converted by MPI_*_f2c. */
+ * MPI_COMM_WORLD or MPI_COMM_SELF, whose C handles are
+ * zm_mpi_bind_types[dt] and the index itself (mpi.h).  Anything else is
+ * converted by MPI_*_f2c. */
 static inline int bind_predef(MPI_Fint dt, MPI_Fint comm)
 {
-    return (unsigned)dt - 1u < (unsigned)BIND_NTYPES - 1u && (unsigned)comm - 1u < 2u;
+    return zm_mpi_bind_type_ok(dt) && zm_mpi_bind_comm_ok(comm);
 }
 
 /* MPI_Send with Fortran handles for the bindings (bind_hooks.h): a
@@ -794,7 +806,7 @@ int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int 
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = send_body("MPI_Send", buf, count, bind_types[datatype], dest, tag,
+        rc = send_body("MPI_Send", buf, count, zm_mpi_bind_types[datatype], dest, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1);
     else
         rc = PMPI_Send(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm));
@@ -809,11 +821,48 @@ int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = recv_body("MPI_Recv", buf, count, bind_types[datatype], source, tag,
+        rc = recv_body("MPI_Recv", buf, count, zm_mpi_bind_types[datatype], source, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, status, 1);
     else
         rc = PMPI_Recv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
                        status);
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
+
+/* MPI_Isend with Fortran handles for the bindings, as zmpi_bind_send;
+ * the new request's Fortran index (0 when the call failed) goes to
+ * *request, as the glue's MPI_Request_c2f would give it. */
+int zmpi_bind_isend(const void *buf, int count, MPI_Fint datatype, int dest, int tag,
+                    MPI_Fint comm, MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc;
+    if (ZM_LIKELY(bind_predef(datatype, comm)))
+        rc = isend_body("MPI_Isend", buf, count, zm_mpi_bind_types[datatype], dest, tag,
+                        (MPI_Comm)(uintptr_t)(unsigned)comm, &r, ZM_SEND_STD, 1);
+    else
+        rc = PMPI_Isend(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm), &r);
+    *request = zm_mpi_request_c2f(r);
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
+
+/* MPI_Irecv with Fortran handles for the bindings, as zmpi_bind_isend. */
+int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int source, int tag, MPI_Fint comm,
+                    MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc;
+    if (ZM_LIKELY(bind_predef(datatype, comm)))
+        rc = irecv_body("MPI_Irecv", buf, count, zm_mpi_bind_types[datatype], source, tag,
+                        (MPI_Comm)(uintptr_t)(unsigned)comm, &r, 1);
+    else
+        rc = PMPI_Irecv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
+                        &r);
+    *request = zm_mpi_request_c2f(r);
     if (ierror)
         *ierror = rc;
     return rc;

@@ -124,7 +124,9 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait's body, inlined into it and into the bindings' entry. */
+static inline __attribute__((always_inline)) int wait_body(MPI_Request *request,
+                                                           MPI_Status *status)
 {
     const char *fn = "MPI_Wait";
     zm_mpi_enter(fn);
@@ -147,7 +149,31 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     req_finish(request, status);
     return rc;
 }
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    return wait_body(request, status);
+}
 ZM_WEAK(Wait)
+
+/* MPI_Wait on a Fortran request for the bindings (bind_hooks.h): the
+ * glue's conversions, with MPI_Wait's body inlined.  A status keeps its
+ * MPI_ERROR, as a call completing one request leaves it in Fortran
+ * (MPI 4.1 section 3.2.5).  The calling rank's thread; the caller owns
+ * request, status and ierror. */
+int zmpi_bind_wait(MPI_Fint *request, MPI_Status *status, MPI_Fint *ierror)
+{
+    MPI_Request r = zm_mpi_request_f2c(*request), r0 = r;
+    int keep = status != MPI_STATUS_IGNORE ? status->MPI_ERROR : 0;
+    int rc = wait_body(&r, status);
+    if (r != r0)
+        *request = r == MPI_REQUEST_NULL ? 0 : zm_mpi_request_c2f(r);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = keep;
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
 
 /* The MPI_ERROR field of a status a multiple-completion call returns:
  * written only once one of its requests failed (`any` nonzero; the
@@ -257,7 +283,9 @@ static zm_req_t **live_array(int count, MPI_Request reqs[], zm_req_t **small, in
     return live;
 }
 
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+/* MPI_Waitall's body, inlined into it and into the bindings' entry. */
+static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Request reqs[],
+                                                              MPI_Status sts[])
 {
     const char *fn = "MPI_Waitall";
     zm_mpi_enter(fn);
@@ -288,7 +316,40 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
         free(copy);
     return finish_all(fn, count, reqs, sts);
 }
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    return waitall_body(count, reqs, sts);
+}
 ZM_WEAK(Waitall)
+
+/* MPI_Waitall on Fortran requests for the bindings (bind_hooks.h): the
+ * requests converted into an array on the stack (up to 16; more are
+ * allocated), MPI_Waitall's body, and 0 written back for each request
+ * that became MPI_REQUEST_NULL.  The calling rank's thread; the caller
+ * owns requests, statuses and ierror. */
+int zmpi_bind_waitall(int count, MPI_Fint *requests, MPI_Status *statuses, MPI_Fint *ierror)
+{
+    MPI_Request small[16], *r = small;
+    int rc;
+    if (count > 16 && !(r = malloc((size_t)count * sizeof *r))) {
+        rc = zm_mpi_error(NULL, MPI_ERR_NO_MEM, "MPI_Waitall", "out of memory");
+    } else {
+        for (int i = 0; i < count; i++)
+            r[i] = zm_mpi_request_f2c(requests[i]);
+        rc = waitall_body(count, r, statuses);
+        /* A wait only ever sets a request to MPI_REQUEST_NULL (a persistent
+         * one keeps its handle, and its index). */
+        for (int i = 0; i < count; i++)
+            if (r[i] == MPI_REQUEST_NULL)
+                requests[i] = 0;
+        if (r != small)
+            free(r);
+    }
+    if (ierror)
+        *ierror = rc;
+    return rc;
+}
 
 /* Index of the first complete live request, or -1; *nlive counts live. */
 static int first_done(int count, MPI_Request reqs[], int *nlive)

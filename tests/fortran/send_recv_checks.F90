@@ -1,4 +1,5 @@
-! send_recv_checks.F90: MPI_Send and MPI_Recv of a scalar or a contiguous
+! send_recv_checks.F90: MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv (and
+! MPI_Wait, MPI_Waitall) and MPI_Allreduce of a scalar or a contiguous
 ! array go straight to the library's Fortran-handle entries
 ! (src/mpi/bind_hooks.h, docs/fortran.md "Fast paths"), which check a
 ! predefined datatype's index in place of the datatype.  Every argument is
@@ -16,9 +17,14 @@
 #define T_DT type(MPI_Datatype)
 #define T_COMM type(MPI_Comm)
 #define T_STATUS type(MPI_Status)
+#define T_REQ type(MPI_Request)
 #define SET_HANDLE(h, v) h%MPI_VAL = v
 #define ST_SOURCE(st) st%MPI_SOURCE
 #define ST_TAG(st) st%MPI_TAG
+#define ST_ERROR(st) st%MPI_ERROR
+#define T_STATUSES(n) type(MPI_Status) :: sts(n)
+#define STS_SOURCE(i) sts(i)%MPI_SOURCE
+#define STS_TAG(i) sts(i)%MPI_TAG
 #else
 #if defined(USE_MPIF_H)
 #define USE_MPI
@@ -30,9 +36,14 @@
 #define T_DT integer
 #define T_COMM integer
 #define T_STATUS integer, dimension(MPI_STATUS_SIZE)
+#define T_REQ integer
 #define SET_HANDLE(h, v) h = v
 #define ST_SOURCE(st) st(MPI_SOURCE)
 #define ST_TAG(st) st(MPI_TAG)
+#define ST_ERROR(st) st(MPI_ERROR)
+#define T_STATUSES(n) integer :: sts(MPI_STATUS_SIZE, n)
+#define STS_SOURCE(i) sts(MPI_SOURCE, i)
+#define STS_TAG(i) sts(MPI_TAG, i)
 #endif
 module send_recv_checks
   USE_MPI
@@ -73,6 +84,9 @@ program send_recv_checks_prog
   T_STATUS :: st
   T_DT :: badtype, pair
   T_COMM :: badcomm, dup
+  T_REQ :: req, req2, reqs(24)
+  T_STATUSES(24)
+  integer :: got(12)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -119,6 +133,92 @@ program send_recv_checks_prog
   SET_HANDLE(badcomm, -1)
   call MPI_Send(ival, 1, MPI_INTEGER, 0, 0, badcomm, ierr)
   call expect(ierr, MPI_ERR_COMM, 'MPI_Send', 'send on a negative communicator index')
+
+  ! The nonblocking entries: the same checks, and no request on failure.
+  call MPI_Isend(ival, 1, MPI_INTEGER, size + 3, 0, MPI_COMM_WORLD, req, ierr)
+  call expect(ierr, MPI_ERR_RANK, 'MPI_Isend', 'isend to an invalid rank')
+  call check(req == MPI_REQUEST_NULL, 'failed isend made a request')
+  call MPI_Irecv(arr, -2, MPI_INTEGER, 0, 0, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Irecv', 'irecv of a negative count')
+  call check(req == MPI_REQUEST_NULL, 'failed irecv made a request')
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, -7, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_TAG, 'MPI_Isend', 'isend with a negative tag')
+  call MPI_Irecv(ival, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_SELF, req, ierr)
+  call expect(ierr, MPI_ERR_TYPE, 'MPI_Irecv', 'irecv of MPI_DATATYPE_NULL')
+  SET_HANDLE(badcomm, 4321)
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 0, badcomm, req, ierr)
+  call expect(ierr, MPI_ERR_COMM, 'MPI_Isend', 'isend on an index that is no communicator')
+  call check(req == MPI_REQUEST_NULL, 'failed isend on a bad communicator made a request')
+  ! To self: the receive's status comes back through MPI_Wait, whose
+  ! Fortran MPI_ERROR stays as it was; both requests become null.
+  ival = 7
+  n = 0
+  call MPI_Irecv(n, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, req, ierr)
+  call check(ierr == MPI_SUCCESS .and. req /= MPI_REQUEST_NULL, 'irecv to self')
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 9, MPI_COMM_SELF, req2, ierr)
+  call check(ierr == MPI_SUCCESS .and. req2 /= MPI_REQUEST_NULL .and. req2 /= req, &
+             'isend to self')
+  ST_ERROR(st) = 12345
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 7 .and. req == MPI_REQUEST_NULL, 'wait of irecv')
+  call check(ST_SOURCE(st) == 0 .and. ST_TAG(st) == 9 .and. ST_ERROR(st) == 12345, &
+             'status of the wait')
+  call MPI_Wait(req2, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. req2 == MPI_REQUEST_NULL, 'wait of isend')
+  call MPI_Wait(req2, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_ANY_SOURCE .and. &
+             ST_TAG(st) == MPI_ANY_TAG, 'wait of MPI_REQUEST_NULL')
+  ! MPI_Waitall's entry: statuses written in place, or ignored; more
+  ! requests than its array on the stack holds; a null request among them.
+  got = -1
+  do i = 1, 12
+    call MPI_Irecv(got(i), 1, MPI_INTEGER, 0, i, MPI_COMM_SELF, reqs(i), ierr)
+  end do
+  big = [(i * 10, i = 1, 12)]
+  do i = 1, 12
+    call MPI_Isend(big(i), 1, MPI_INTEGER, 0, i, MPI_COMM_SELF, reqs(12 + i), ierr)
+  end do
+  call MPI_Waitall(24, reqs, sts, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(got == [(i * 10, i = 1, 12)]), 'waitall of 24')
+  call check(all(reqs == MPI_REQUEST_NULL), 'waitall left a request')
+  do i = 1, 12
+    call check(STS_SOURCE(i) == 0 .and. STS_TAG(i) == i, 'status of waitall')
+  end do
+  call MPI_Irecv(n, 1, MPI_INTEGER, 0, 3, MPI_COMM_SELF, reqs(1), ierr)
+  reqs(2) = MPI_REQUEST_NULL
+  call MPI_Isend(ival, 1, MPI_INTEGER, 0, 3, MPI_COMM_SELF, reqs(3), ierr)
+  call MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == ival .and. all(reqs(1:3) == MPI_REQUEST_NULL), &
+             'waitall with a null request and statuses ignored')
+  call MPI_Waitall(-1, reqs, MPI_STATUSES_IGNORE, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Waitall', 'waitall of a negative count')
+
+  call MPI_Irecv(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, req, ierr)
+  call MPI_Wait(req, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. ST_SOURCE(st) == MPI_PROC_NULL, 'irecv from MPI_PROC_NULL')
+
+  ! MPI_Allreduce's entry: predefined handles from its tables, the others
+  ! converted and reported by the C call; MPI_IN_PLACE and sections take
+  ! the general path.
+  ival = rank + 1
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == size * (size + 1) / 2, 'allreduce of a scalar')
+  arr = rank
+  call MPI_Allreduce(MPI_IN_PLACE, arr, 6, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(arr == size - 1), 'allreduce in place')
+  big = 1
+  arr = 0
+  call MPI_Allreduce(big(1:12:2), arr, 6, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(arr == size), 'allreduce of a section')
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_OP_NULL, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_OP, 'MPI_Allreduce', 'allreduce with MPI_OP_NULL')
+  call MPI_Allreduce(ival, n, -1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_COUNT, 'MPI_Allreduce', 'allreduce of a negative count')
+  call MPI_Allreduce(ival, n, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call expect(ierr, MPI_ERR_TYPE, 'MPI_Allreduce', 'allreduce of MPI_DATATYPE_NULL')
+  SET_HANDLE(badcomm, 4321)
+  call MPI_Allreduce(ival, n, 1, MPI_INTEGER, MPI_SUM, badcomm, ierr)
+  call expect(ierr, MPI_ERR_COMM, 'MPI_Allreduce', 'allreduce on an index that is no communicator')
 
   ! MPI_PROC_NULL through the entries.
   call MPI_Send(ival, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, ierr)

@@ -209,13 +209,15 @@ ZF_INLINE void *zf_cdesc_addr(const CFI_cdesc_t *d)
     return *(void *const volatile *)&d->base_addr;
 }
 
-/* The fast path of the glue of MPI_Send and MPI_Recv, in assembly where
- * src/arch/f08_stub.h has it (x86-64 ELF); elsewhere, or with ZF_NO_ASM,
- * the glue keeps its C form. */
+/* The fast path of the glue of the functions with library entries
+ * (MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Allreduce), in assembly
+ * where src/arch/f08_stub.h has it (x86-64 ELF); elsewhere, or with
+ * ZF_NO_ASM, the glue keeps its C form. */
 #include "arch/f08_stub.h"
 #ifndef ZF_FAST_ASM
 #define ZF_SLOW_ASM ZF_SLOW
 #define ZF_FAST_ASM_FN(name, alias, entry, slow)
+#define ZF_FAST_ASM_FN2(name, alias, entry, slow)
 #endif
 
 /* On a little-endian machine a Fortran status (mpif.h, mpi, mpi_f08) has
@@ -276,6 +278,25 @@ ZF_INLINE MPI_Status *zf_status_c(void *f, int f08)
     if (!f08 && zf_is_sentinel(f))
         return MPI_STATUS_IGNORE;
     return (MPI_Status *)f;
+}
+
+/* zf_status_fast and zf_status_c for an array of statuses (a call's
+ * array_of_statuses): the bindings' MPI_STATUSES_IGNORE (the C one on the
+ * fast path), or an array aligned as C statuses, which the C call writes
+ * directly (each Fortran status has the C layout and size: above).  0
+ * for anything else (another sentinel, a misaligned array). */
+ZF_INLINE int zf_statuses_fast(const void *f)
+{
+    if (!ZF_STATUS_DIRECT)
+        return 0;
+    if (zf_statuses_ignored(f))
+        return 1;
+    return !zf_is_sentinel(f) && ((uintptr_t)f & (_Alignof(MPI_Status) - 1)) == 0;
+}
+
+ZF_INLINE MPI_Status *zf_statuses_c(void *f)
+{
+    return zf_statuses_ignored(f) ? MPI_STATUSES_IGNORE : (MPI_Status *)f;
 }
 
 /* The MPI_ERROR of a status from zf_status_fast before the call, and
