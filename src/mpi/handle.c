@@ -571,16 +571,30 @@ static inline __attribute__((always_inline)) MPI_Fint handle_c2f(int kind, const
 
 /* f2c of an index that is not in the flat array, or before the table is
  * ready (its flat slots are all NULL until then). */
+/* What f2c answers for a Fortran index that names no live object.  For
+ * most kinds the null handle, which the C calls refuse (MPI_COMM_NULL,
+ * MPI_DATATYPE_NULL ...).  Not for requests: MPI_REQUEST_NULL is a valid
+ * argument of MPI_Wait and MPI_Test, so a stale or made-up request index
+ * would complete at once with an empty status.  It gets a request whose
+ * kind is none, which the request calls report as invalid
+ * (MPI_ERR_REQUEST, naming the call). */
+static zm_req_t bad_request;
+
+static const void *f2c_invalid(int kind, MPI_Fint f)
+{
+    return kind == HK_Request && f != 0 ? (const void *)&bad_request : NULL;
+}
+
 static const void *handle_f2c_slow(int kind, MPI_Fint f)
 {
     if (f <= 0)
-        return NULL;
+        return f2c_invalid(kind, f);
     htable_t *t = table_ready(kind);
     if (!t)
-        return NULL;
+        return f2c_invalid(kind, f);
     const void *h = slot_get(t, (uint32_t)f);
-    if (h && (uint32_t)f > t->npredef && !kinds[kind].valid(h))
-        return NULL;
+    if (!h || ((uint32_t)f > t->npredef && !kinds[kind].valid(h)))
+        return f2c_invalid(kind, f);
     return h;
 }
 
@@ -598,7 +612,7 @@ static inline __attribute__((always_inline)) const void *handle_f2c(int kind, MP
              * acquire load of the slot orders this read after it. */
             if ((uint32_t)f <= t->npredef_f2c || kinds[kind].valid(h))
                 return h;
-            return NULL;
+            return f2c_invalid(kind, f);
         }
     }
     return handle_f2c_slow(kind, f);

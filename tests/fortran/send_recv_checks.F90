@@ -87,6 +87,7 @@ program send_recv_checks_prog
   T_REQ :: req, req2, reqs(24)
   T_STATUSES(24)
   integer :: got(12)
+  logical :: flag
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -270,6 +271,21 @@ program send_recv_checks_prog
   end if
   call MPI_Type_free(pair, ierr)
   call MPI_Comm_free(dup, ierr)
+
+  ! A request index that names no request is MPI_ERR_REQUEST, not a
+  ! request that completes at once as MPI_REQUEST_NULL would.  (A copy of
+  ! the index of a request since completed is another matter: as a stale
+  ! MPI_Request in C, it may name a new request at the same address.)
+  SET_HANDLE(req, 77777)
+  call MPI_Wait(req, st, ierr)
+  call expect(ierr, MPI_ERR_REQUEST, 'MPI_Wait', 'wait on an index that is no request')
+  SET_HANDLE(req, -5)
+  call MPI_Test(req, flag, st, ierr)
+  call expect(ierr, MPI_ERR_REQUEST, 'MPI_Test', 'test of a negative request index')
+  reqs(1) = MPI_REQUEST_NULL
+  SET_HANDLE(reqs(2), 55555)
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(ierr /= MPI_SUCCESS, 'Waitall with an index that is no request: not reported')
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) write(*, '(a)') 'send_recv_checks: OK'
   call MPI_Finalize(ierr)
