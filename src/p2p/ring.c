@@ -64,7 +64,10 @@
  * Progress.  A rank that posts non-blocking receives or polls in a wait
  * says so in ring_poll (zm_p2p_ring_announce): it will look at its
  * receives again, and looking at a receive that is not complete drains
- * the rings (zm_p2p_req_done), as do all its receive calls.  Before the
+ * the rings (zm_p2p_req_done), as do its receive calls (MPI_Irecv only
+ * when no other receive is posted: behind one, what the rings hold
+ * counts as arriving after the new receive, and the next test or wait
+ * drains it, several entries to a line).  Before the
  * rank parks, for whatever reason, it clears the flag, fences and drains
  * (the ult layer's park hook, ring_park).  A sender pushes only while it
  * sees the flag, then looks at it again after a full fence; so either the
