@@ -11,6 +11,9 @@
  *   - enough tiny messages that each sender's ring (a byte ring of
  *     8 KiB) wraps hundreds of times, entries of several sizes meeting
  *     its end at different offsets;
+ *   - receives of different tags posted one behind another, which
+ *     leave the rings to MPI_Waitall: MPI's matching order holds
+ *     (selector_phase);
  *   - cancel of a tiny send packed between two others of the same
  *     envelope: the receiver gets the other two and never the cancelled
  *     one.
@@ -27,6 +30,10 @@
 #define TAG_BASE 100
 #define TAG_GO 30
 #define TAG_CANCEL 31
+#define TAG_SEL_A 32
+#define TAG_SEL_B 33
+#define SEL_K 16
+#define SEL_ROUNDS 200
 
 /* Sizes a sender cycles through: inline entries of every packing, the
  * payload area, and (1500) the locked path. */
@@ -166,6 +173,70 @@ static void wrap_phase(int rank, int size)
     }
 }
 
+/* Tag of message seq of every sender in the selector phase. */
+static int sel_tag(int seq)
+{
+    return (seq * 7 / 3) % 2 ? TAG_SEL_A : TAG_SEL_B;
+}
+
+/* Per window, every sender sends SEL_K messages of tags A and B; the
+ * receiver posts as many receives, specific ones for all but two of each
+ * tag (A and B interleaved), then MPI_ANY_TAG ones, all of MPI_ANY_SOURCE,
+ * one after another without a wait in between (so all but the first are
+ * posted behind others and leave the rings to MPI_Waitall).  MPI's
+ * matching must hold whatever arrived when: each message matches its
+ * receive's tag, and of two receives taking messages of one sender, the
+ * one posted first takes the earlier message whenever the later message
+ * would have matched it too. */
+static void selector_phase(int rank, int size)
+{
+    int rcv = size - 1, nsend = size - 1, ack = 0;
+    if (rank != rcv) {
+        for (int w = 0; w < SEL_ROUNDS; w++) {
+            int v[SEL_K][2];
+            MPI_Request q[SEL_K];
+            for (int i = 0; i < SEL_K; i++) {
+                v[i][0] = rank;
+                v[i][1] = w * SEL_K + i;
+                ZT_OK(MPI_Isend(v[i], 2, MPI_INT, rcv, sel_tag(v[i][1]), MPI_COMM_WORLD, &q[i]));
+            }
+            ZT_OK(MPI_Waitall(SEL_K, q, MPI_STATUSES_IGNORE));
+            ZT_OK(MPI_Recv(&ack, 1, MPI_INT, rcv, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+        return;
+    }
+    int n = nsend * SEL_K, v[16 * SEL_K][2], sel[16 * SEL_K];
+    MPI_Request q[16 * SEL_K];
+    for (int w = 0; w < SEL_ROUNDS; w++) {
+        int na = 0, nb = 0, k = 0;
+        for (int i = 0; i < SEL_K; i++)
+            sel_tag(w * SEL_K + i) == TAG_SEL_A ? na++ : nb++;
+        na = na * nsend - 2;
+        nb = nb * nsend - 2;
+        for (; na > 0 || nb > 0; k++)
+            sel[k] = (k % 2 && nb > 0) || na <= 0 ? (nb--, TAG_SEL_B) : (na--, TAG_SEL_A);
+        for (; k < n; k++)
+            sel[k] = MPI_ANY_TAG;
+        for (int i = 0; i < n; i++)
+            ZT_OK(MPI_Irecv(v[i], 2, MPI_INT, MPI_ANY_SOURCE, sel[i], MPI_COMM_WORLD, &q[i]));
+        ZT_OK(MPI_Waitall(n, q, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < n; i++) {
+            ZT_CHECK(v[i][0] >= 0 && v[i][0] < nsend && v[i][1] / SEL_K == w,
+                     "selector: receive %d got %d/%d in window %d", i, v[i][0], v[i][1], w);
+            ZT_CHECK(sel[i] == MPI_ANY_TAG || sel[i] == sel_tag(v[i][1]),
+                     "selector: receive %d for tag %d got one of tag %d", i, sel[i],
+                     sel_tag(v[i][1]));
+            for (int j = i + 1; j < n; j++)
+                if (v[j][0] == v[i][0] && (sel[i] == MPI_ANY_TAG || sel[i] == sel_tag(v[j][1])))
+                    ZT_CHECK(v[i][1] < v[j][1], "selector: receive %d took %d's message %d, "
+                             "later receive %d its earlier %d", i, v[i][0], v[i][1], j,
+                             v[j][1]);
+        }
+        for (int s = 0; s < nsend; s++)
+            ZT_OK(MPI_Send(&ack, 1, MPI_INT, s, TAG_GO, MPI_COMM_WORLD));
+    }
+}
+
 /* Rank 0 packs three 4-byte sends of one envelope and cancels the middle
  * one; the receiver, which polled meanwhile for another message, gets
  * the first and the third. */
@@ -215,6 +286,7 @@ int main(int argc, char **argv)
     /* The next phase's messages must not meet this one's ANY_TAG receives. */
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     wrap_phase(rank, size);
+    selector_phase(rank, size);
     for (int i = 0; i < 10; i++)
         cancel_phase(rank, size);
     ZT_OK(MPI_Comm_free(&comm[1]));
