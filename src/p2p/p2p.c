@@ -963,7 +963,14 @@ void zm_p2p_irecv(const zm_p2p_comm_t *c, void *buf, size_t count,
     zm_spin_lock(&me->lock);
     if (recv_arrived(me, req))
         return;
-    if (zm_p2p_ring_drain_into(me, req)) {
+    /* Behind another posted receive, this one is posted without a look
+     * at the rings: what they hold counts as arriving just after it
+     * (each sender's entries still match in order, and receives in the
+     * order posted), and the rank's next test or wait drains them in
+     * one go, several to a line, instead of one line per receive while
+     * the sender is still writing it (p2p_rate on two workers, median
+     * of 6 rounds: 8 B 24.9 -> 28.3 M msgs/s, 64 B 16.2 -> 17.8). */
+    if (zm_dlist_empty(&me->posted) && zm_p2p_ring_drain_into(me, req)) {
         zm_spin_unlock(&me->lock);
         return;
     }

@@ -137,9 +137,12 @@ typedef struct zmpi_request {
  * switch), which is most of a cross-worker round trip. */
 #define ZM_P2P_WAIT_SPINS 20000
 
-/* Largest payload a ring entry carries in its own cache line, next to
- * its envelope (ring.c). */
-#define ZM_P2P_RING_INLINE 32
+/* Largest payload a ring entry carries next to its envelope (ring.c);
+ * larger ones go into the ring's payload area, each on lines of its own.
+ * 64-byte messages inline in the packed ring: 15.6-16.0 M/s between two
+ * workers, against 13.9-15.4 with a line per entry and the payload in
+ * the area (bench/results/p2p.md, "Packed rings"). */
+#define ZM_P2P_RING_INLINE 64
 
 /* Largest message a sender may leave in a ring for a polling receiver
  * (ring.c): payloads above ZM_P2P_RING_INLINE go through the ring's
@@ -237,7 +240,7 @@ typedef struct zm_p2p_rank {
     struct zm_p2p_ring_sent {
         const struct zm_p2p_rank *dest; /* the receiver, or NULL */
         struct zm_p2p_ring *ring;  /* the ring it went through */
-        uint32_t pos;              /* its position there */
+        uint32_t pos;              /* its number there (ring.c's msgs) */
         int worker;                /* the worker that pushed it */
     } ring_sent[ZM_P2P_RING_DESTS];
 } __attribute__((aligned(ZM_CACHE_LINE))) zm_p2p_rank_t;

@@ -9,21 +9,37 @@
  * line moving between them when both post and send at once.  While the
  * receiver is polling in a wait anyway (wait.c, wait_poll), it can do the
  * matching itself: a sender on another worker then only writes one ring
- * entry (envelope and a small payload in one cache line) into a ring that belongs
- * to its worker and that receiver, and the receiver drains the ring into
- * its queues as if the sends had happened then.
+ * entry (envelope and a small payload) into a ring that belongs to its
+ * worker and that receiver, and the receiver drains the ring into its
+ * queues as if the sends had happened then.
+ *
+ * Packing.  Between two cores a message costs the cache lines that
+ * cross, not instructions (perf: the draining receiver stalled 94 % of
+ * its time on the load of each entry's sequence word when every entry
+ * had a line of its own).  So entries follow one another in a byte ring,
+ * several to a line: a 4-byte word (size, flags), the 12-byte envelope
+ * only when it differs from the ring's previous entry's, and the payload
+ * rounded to 4 bytes; an 8-byte message of a stream takes 12 bytes, five
+ * to a line.  The consumer looks at the word where the next entry will
+ * start; the producer zeroes that word before it publishes the entry in
+ * front of it, so the consumer finds 0 there until the next entry is in,
+ * never the last lap's bytes.  (Lines of their own for entries above
+ * 44 bytes, and a per-line stamp with a store closing each line, were
+ * measured and were slower: bench/results/p2p.md.)
  *
  * Payloads.  Up to ZM_P2P_RING_INLINE bytes travel in the entry itself.
  * Larger ones, up to ZM_P2P_RING_MAX (and never above the eager
  * threshold), go into the ring's payload area, a byte ring of its own
  * that the producer fills in order and the consumer gives back in order
  * (dhead), each payload starting on a cache line; the entry then holds
- * the payload's address.  A 1 KiB message so moves its 16 lines once to
- * the receiver, as a copy straight into a posted receive would, without
- * the receiver's lock, its request's lines or its queue.  When the ring
- * or the area is full the send takes the locked path, which drains first.
- * The consumer publishes head and dhead once per drained ring, not per
- * entry: the producer reads them only when it finds no room.
+ * the payload's position there.  The payload is written before the
+ * entry, so that the entry's line, which the consumer may be reading, is
+ * written in one go.  A 1 KiB message so moves its 16 lines once to the
+ * receiver, as a copy straight into a posted receive would, without the
+ * receiver's lock, its request's lines or its queue.  When the ring or
+ * the area is full the send takes the locked path, which drains first.
+ * The consumer publishes how far it drained once per drained ring, not
+ * per entry: the producer reads it only when it finds no room.
  *
  * Order.  The entries of one ring are drained in order, and a rank's
  * messages to one receiver stay in order because:
@@ -35,12 +51,23 @@
  *     drains them first).
  * Only the holder of the receiver's lock consumes, so each ring has one
  * producer (the worker's thread: ULTs of a worker never run at once) and
- * one consumer at a time.
+ * one consumer at a time.  An entry that reuses the previous entry's
+ * envelope reuses that of the ring's previous entry whichever rank of the
+ * worker pushed it: the envelope holds the sender's rank and context, so
+ * equal envelopes are the same sender's.
+ *
+ * Cancel.  Entries do not carry their send request (8 bytes more each):
+ * producer and consumer both number a ring's messages (64 bits, never
+ * wrapping), an unexpected message from a ring keeps its ring and number,
+ * and MPI_Cancel finds its send's message by them (zm_p2p_ring_find).
  *
  * Progress.  A rank that posts non-blocking receives or polls in a wait
  * says so in ring_poll (zm_p2p_ring_announce): it will look at its
  * receives again, and looking at a receive that is not complete drains
- * the rings (zm_p2p_req_done), as do all its receive calls.  Before the
+ * the rings (zm_p2p_req_done), as do its receive calls (MPI_Irecv only
+ * when no other receive is posted: behind one, what the rings hold
+ * counts as arriving after the new receive, and the next test or wait
+ * drains it, several entries to a line).  Before the
  * rank parks, for whatever reason, it clears the flag, fences and drains
  * (the ult layer's park hook, ring_park).  A sender pushes only while it
  * sees the flag, then looks at it again after a full fence; so either the
@@ -64,24 +91,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One ring entry: the envelope and a payload of up to ZM_P2P_RING_INLINE
- * bytes in one cache line.  A larger payload (up to ZM_P2P_RING_MAX)
- * lies in the ring's payload area instead, and `data` then holds its
- * address. */
-typedef struct ring_entry {
-    _Atomic uint32_t seq;     /* 1 + its position once filled; else stale */
-    uint32_t ctx;             /* communicator context */
-    int src;                  /* sender's rank in the communicator */
-    int tag;                  /* tag */
-    uint32_t bytes;           /* payload bytes (at most ZM_P2P_RING_MAX) */
-    uint32_t dend;            /* payload in the area: the area's tail after it */
-    zm_req_t *sreq;           /* the send, for MPI_Cancel (may be reused by then) */
-    unsigned char data[ZM_P2P_RING_INLINE];
-} __attribute__((aligned(ZM_CACHE_LINE))) ring_entry_t;
+/* The ring's entries lie one after the other in a byte ring of
+ * RING_BYTES, several to a cache line and crossing lines where they
+ * fall.  An entry starts with a 32-bit word (ENT_VALID, flags, payload
+ * bytes); then the envelope (ctx, src, tag) unless it is the ring's
+ * previous entry's (ENT_ENV clear); then the payload rounded up to 4
+ * bytes or, with ENT_AREA, its position in the payload area.  An 8-byte
+ * message of a stream so takes 12 bytes, five to a line.
+ *
+ * The consumer reads the word where the next entry will start.  Before
+ * the producer publishes an entry (storing its word, release) it zeroes
+ * the word after it, so that word is 0 until the next entry is there,
+ * and the consumer never takes the last lap's bytes for an entry.  An
+ * entry that would not fit before the ring's end is put at its start,
+ * and ENT_WRAP, stored where it would have gone, sends the consumer
+ * there. */
+#define RING_BYTES 8192u
+#define ENT_BYTES 0x07ffu
+#define ENT_ENV 0x0800u
+#define ENT_AREA 0x1000u
+#define ENT_WRAP 0x2000u
+#define ENT_VALID 0x4000u
+#define ENV_SIZE 12u
 
-_Static_assert(sizeof(ring_entry_t) == ZM_CACHE_LINE, "a ring entry is one cache line");
-
-#define RING_SLOTS 64u
+_Static_assert(ZM_P2P_RING_MAX <= ENT_BYTES, "an entry's word holds a ring message's size");
+_Static_assert(64 * (4 + ZM_P2P_RING_INLINE) + 4 <= RING_BYTES,
+               "a window of 64 inline messages of one envelope fits");
 
 /* Bytes of a ring's payload area: a whole window of 64 messages of
  * ZM_P2P_RING_MAX bytes fits.  Payloads start on a cache line, so that
@@ -91,18 +126,35 @@ _Static_assert(sizeof(ring_entry_t) == ZM_CACHE_LINE, "a ring entry is one cache
 
 struct zm_p2p_ring {
     /* The producer's line. */
-    uint32_t tail;            /* next position to fill */
-    uint32_t head_seen;       /* the consumer's head when last read */
+    uint32_t tail;            /* bytes of entries written (wraps) */
+    uint32_t hpos_seen;       /* the consumer's hpos when last read */
+    uint32_t msgs;            /* messages pushed (wraps) */
+    uint64_t id;              /* messages pushed, naming them for MPI_Cancel */
     uint32_t dtail;           /* payload bytes handed out (wraps) */
     uint32_t dhead_seen;      /* the consumer's dhead when last read */
+    uint32_t env[3];          /* envelope of the last entry pushed, if env_set */
+    int env_set;
     unsigned char *area;      /* the payload area, made by the first large push */
     /* The consumer's line (written under the receiver's lock). */
-    _Alignas(ZM_CACHE_LINE) _Atomic uint32_t head; /* next position to drain */
+    _Alignas(ZM_CACHE_LINE) _Atomic uint32_t hpos; /* bytes of entries drained (wraps) */
+    _Atomic uint32_t head;    /* messages drained (wraps) */
     _Atomic uint32_t dhead;   /* payload bytes given back */
-    ring_entry_t e[RING_SLOTS];
+    uint64_t hid;             /* messages drained, as `id` names them */
+    uint32_t henv[3];         /* envelope of the last entry drained */
+    const unsigned char *harea; /* `area`, once read */
+    _Alignas(ZM_CACHE_LINE) unsigned char bytes[RING_BYTES];
 };
 
-_Static_assert(ZM_P2P_RING_MAX * RING_SLOTS <= RING_DATA, "a full ring's payloads fit");
+/* One drained entry, read out of the ring. */
+typedef struct ring_msg {
+    uint32_t ctx;
+    int src, tag;
+    uint32_t bytes;
+    uint32_t dend;            /* with area: the area's tail after the payload */
+    int area;                 /* the payload lies in the payload area */
+    const unsigned char *p;   /* the payload */
+    uint64_t id;              /* its name for MPI_Cancel */
+} ring_msg_t;
 
 _Atomic int zm_p2p_rings_exist;
 
@@ -150,15 +202,13 @@ static struct zm_p2p_ring *ring_of(zm_p2p_rank_t *r, int w)
     return g;
 }
 
-/* The entry at position h of ring g if its producer has filled it, else
- * NULL. */
-static inline ring_entry_t *filled(struct zm_p2p_ring *g, uint32_t h)
+/* The word at byte `pos` (wrapping) of ring g's entries. */
+static inline _Atomic uint32_t *word_at(struct zm_p2p_ring *g, uint32_t pos)
 {
-    ring_entry_t *e = &g->e[h % RING_SLOTS];
-    return atomic_load_explicit(&e->seq, memory_order_acquire) == h + 1 ? e : NULL;
+    return (_Atomic uint32_t *)(void *)(g->bytes + pos % RING_BYTES);
 }
 
-/* Whether the entry at `pos` of ring g has been drained. */
+/* Whether the message numbered `pos` of ring g has been drained. */
 static int drained(const struct zm_p2p_ring *g, uint32_t pos)
 {
     return (int32_t)(atomic_load_explicit(&g->head, memory_order_acquire) - pos) > 0;
@@ -186,14 +236,23 @@ static struct zm_p2p_ring_sent *sent_slot(zm_p2p_rank_t *me, const zm_p2p_rank_t
     return NULL;
 }
 
-/* Copy n <= ZM_P2P_RING_INLINE bytes with at most two loads and stores
+/* Largest payload copied with copy_small rather than memcpy. */
+#define RING_SMALL 64
+
+/* Copy n <= RING_SMALL bytes with at most two loads and stores
  * of one width that may overlap: a call to memcpy costs more than the
  * copy of an envelope-sized payload. */
 static inline void copy_small(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    if (n >= 16) {
+    if (n >= 32) {
+        unsigned char a[32], b[32];
+        memcpy(a, s, 32);
+        memcpy(b, s + n - 32, 32);
+        memcpy(d, a, 32);
+        memcpy(d + n - 32, b, 32);
+    } else if (n >= 16) {
         unsigned char a[16], b[16];
         memcpy(a, s, 16);
         memcpy(b, s + n - 16, 16);
@@ -217,31 +276,103 @@ static inline void copy_small(void *dst, const void *src, size_t n)
     }
 }
 
+static inline uint32_t round_line(uint32_t bytes)
+{
+    return (bytes + ZM_CACHE_LINE - 1) & ~(uint32_t)(ZM_CACHE_LINE - 1);
+}
+
 /* Room for a payload of `bytes` in g's payload area (made on first use),
- * or NULL if the consumer has not given enough back yet.  The area's
- * tail after it goes to *dend, for the consumer to give it back with.
- * Payloads never wrap: one that would is put at the area's start, the
- * rest of the area counted as used by it.  The ring's producer only. */
-static unsigned char *area_take(struct zm_p2p_ring *g, size_t bytes, uint32_t *dend)
+ * or NULL if the consumer has not given enough back yet.  The payload's
+ * position in the area (wrapping) goes to *start; the consumer gives it
+ * back up to start + round_line(bytes).  Payloads never wrap: one that
+ * would is put at the area's start, the rest of the area counted as used
+ * by it.  The ring's producer only. */
+static unsigned char *area_take(struct zm_p2p_ring *g, size_t bytes, uint32_t *start)
 {
     if (ZM_UNLIKELY(!g->area)) {
         g->area = aligned_alloc(ZM_CACHE_LINE, RING_DATA);
         if (!g->area)
             return NULL;
     }
-    uint32_t need = ((uint32_t)bytes + ZM_CACHE_LINE - 1) & ~(uint32_t)(ZM_CACHE_LINE - 1);
-    uint32_t start = g->dtail, off = start % RING_DATA;
-    if (off + need > RING_DATA)
-        start += RING_DATA - off;
-    uint32_t end = start + need;
+    uint32_t s = g->dtail, off = s % RING_DATA;
+    if (off + round_line((uint32_t)bytes) > RING_DATA)
+        s += RING_DATA - off;
+    uint32_t end = s + round_line((uint32_t)bytes);
     if (end - g->dhead_seen > RING_DATA) {
         g->dhead_seen = atomic_load_explicit(&g->dhead, memory_order_acquire);
         if (end - g->dhead_seen > RING_DATA)
             return NULL;
     }
     g->dtail = end;
-    *dend = end;
-    return g->area + start % RING_DATA;
+    *start = s;
+    return g->area + s % RING_DATA;
+}
+
+/* Where the producer of g puts an entry of `need` bytes: its byte
+ * position (wrapping), or 1 (never a position: they are multiples of 4)
+ * when the consumer has not left room for it and for the zeroed word
+ * after it. */
+static uint32_t entry_room(struct zm_p2p_ring *g, uint32_t need)
+{
+    uint32_t at = g->tail, off = at % RING_BYTES;
+    if (off + need + 4 > RING_BYTES)
+        at += RING_BYTES - off; /* to the start, through a wrap word */
+    uint32_t end = at + need + 4;
+    if (end - g->hpos_seen > RING_BYTES) {
+        g->hpos_seen = atomic_load_explicit(&g->hpos, memory_order_acquire);
+        if (end - g->hpos_seen > RING_BYTES)
+            return 1;
+    }
+    return at;
+}
+
+/* Write the entry of a message from envelope env at byte position `at`
+ * of g (entry_room's), except its word: returns where an inline payload
+ * goes, or NULL when it lies in the area at `start`. */
+static inline unsigned char *entry_write(struct zm_p2p_ring *g, uint32_t at,
+                                         const uint32_t env[3], int same, int area,
+                                         uint32_t start)
+{
+    unsigned char *e = g->bytes + at % RING_BYTES;
+    uint32_t len = 4;
+    if (!same) {
+        memcpy(e + len, env, ENV_SIZE);
+        memcpy(g->env, env, ENV_SIZE);
+        g->env_set = 1;
+        len += ENV_SIZE;
+    }
+    if (area) {
+        memcpy(e + len, &start, 4);
+        return NULL;
+    }
+    return e + len;
+}
+
+/* Publish the entry of `need` bytes at `at` with word w: zero the word
+ * after it, send the consumer over the ring's end if the entry went to
+ * its start, then store the word (release: the entry and the zero come
+ * before it). */
+static inline void entry_publish(struct zm_p2p_ring *g, uint32_t at, uint32_t need, uint32_t w)
+{
+    atomic_store_explicit(word_at(g, at + need), 0, memory_order_relaxed);
+    if (ZM_UNLIKELY(at != g->tail))
+        atomic_store_explicit(word_at(g, g->tail), ENT_VALID | ENT_WRAP, memory_order_release);
+    atomic_store_explicit(word_at(g, at), w, memory_order_release);
+    g->tail = at + need;
+}
+
+/* Copy a message's payload into the ring (its entry or payload area).
+ * Contiguous data (the common case) is copied here: the datatype
+ * layer's call costs as much as the copy of a small message. */
+static inline void ring_copy_in(unsigned char *p, const void *buf, size_t count,
+                                const zm_dt_t *dt, size_t bytes)
+{
+    if (ZM_UNLIKELY(!dt->contig))
+        zm_dt_pack(p, buf, count, dt, bytes);
+    else if (bytes <= RING_SMALL)
+        copy_small(p, buf, bytes);
+    else
+        memcpy(p, buf, bytes);
 }
 
 /* Leave the message in the calling worker's ring of r and count it as
@@ -265,39 +396,30 @@ static inline int ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void
     struct zm_p2p_ring *g = s ? ring_of(r, w) : NULL;
     if (!g)
         return 0;
-    uint32_t pos = g->tail;
-    if (pos - g->head_seen >= RING_SLOTS) {
-        g->head_seen = atomic_load_explicit(&g->head, memory_order_acquire);
-        if (pos - g->head_seen >= RING_SLOTS)
-            return 0; /* full: the locked path drains it */
-    }
-    ring_entry_t *e = &g->e[pos % RING_SLOTS];
-    unsigned char *p = e->data;
-    if (bytes > ZM_P2P_RING_INLINE) {
-        p = area_take(g, bytes, &e->dend);
-        if (!p)
+    uint32_t env[3] = { c->ctx, (uint32_t)c->rank, (uint32_t)tag };
+    int same = g->env_set && g->env[0] == env[0] && g->env[1] == env[1] && g->env[2] == env[2];
+    int area = bytes > ZM_P2P_RING_INLINE;
+    uint32_t need = 4 + (same ? 0 : ENV_SIZE) + (area ? 4 : (((uint32_t)bytes + 3) & ~3u));
+    uint32_t at = entry_room(g, need);
+    if (at == 1)
+        return 0; /* full: the locked path drains it */
+    uint32_t start = 0;
+    unsigned char *p;
+    if (area) {
+        if (!(p = area_take(g, bytes, &start)))
             return 0; /* no room: the locked path drains the ring */
-        memcpy(e->data, &p, sizeof(p));
+        ring_copy_in(p, buf, count, dt, bytes);
+        entry_write(g, at, env, same, area, start);
+    } else {
+        p = entry_write(g, at, env, same, area, start);
+        ring_copy_in(p, buf, count, dt, bytes);
     }
-    /* Contiguous data (the common case) is copied here: the datatype
-     * layer's call costs as much as the copy of a small message. */
-    if (ZM_UNLIKELY(!dt->contig))
-        zm_dt_pack(p, buf, count, dt, bytes);
-    else if (bytes <= ZM_P2P_RING_INLINE)
-        copy_small(p, buf, bytes);
-    else
-        memcpy(p, buf, bytes);
-    e->ctx = c->ctx;
-    e->src = c->rank;
-    e->tag = tag;
-    e->bytes = (uint32_t)bytes;
-    e->sreq = req;
-    atomic_store_explicit(&e->seq, pos + 1, memory_order_release);
-    g->tail = pos + 1;
-    *s = (struct zm_p2p_ring_sent){ r, g, pos, w };
-    /* MPI_Cancel finds the message by the ring and position it had. */
+    entry_publish(g, at, need,
+                  ENT_VALID | (uint32_t)bytes | (same ? 0 : ENT_ENV) | (area ? ENT_AREA : 0));
+    *s = (struct zm_p2p_ring_sent){ r, g, g->msgs++, w };
+    /* MPI_Cancel finds the message by the ring and the name it had. */
     req->smsg = ZM_P2P_RING_MSG;
-    req->msg.sbuf = (const void *)(uintptr_t)pos;
+    req->msg.sbuf = (const void *)(uintptr_t)g->id++;
     req->msg.sdt = (const zm_dt_t *)(const void *)g;
     atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
     /* zm_p2p_count_sent, with the rank already at hand. */
@@ -325,32 +447,50 @@ zm_status_t zm_p2p_ring_isend(const zm_p2p_comm_t *c, const void *buf, size_t co
     return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, mode, req);
 }
 
-/* Where entry e's payload lies: in the entry, or in the payload area. */
-static inline const unsigned char *payload(const ring_entry_t *e)
+/* Read the entry at e (of ring g), whose word is w, into *m; returns
+ * its size.  The ring's consumer only. */
+static inline uint32_t entry_read(struct zm_p2p_ring *g, const unsigned char *e, uint32_t w,
+                                  ring_msg_t *m)
 {
-    if (ZM_LIKELY(e->bytes <= ZM_P2P_RING_INLINE))
-        return e->data;
-    const unsigned char *p;
-    memcpy(&p, e->data, sizeof(p));
-    return p;
+    uint32_t at = 4;
+    if (w & ENT_ENV) {
+        memcpy(g->henv, e + at, ENV_SIZE);
+        at += ENV_SIZE;
+    }
+    m->ctx = g->henv[0];
+    m->src = (int)g->henv[1];
+    m->tag = (int)g->henv[2];
+    m->bytes = w & ENT_BYTES;
+    m->id = g->hid++;
+    m->area = (w & ENT_AREA) != 0;
+    if (m->area) {
+        uint32_t start;
+        memcpy(&start, e + at, 4);
+        if (ZM_UNLIKELY(!g->harea))
+            g->harea = g->area; /* written before the entry was published */
+        m->p = g->harea + start % RING_DATA;
+        m->dend = start + round_line(m->bytes);
+        return at + 4;
+    }
+    m->p = e + at;
+    return at + ((m->bytes + 3) & ~3u);
 }
 
-/* Copy entry e's payload p into receive rr and complete it. */
-static inline void ring_deliver(const ring_entry_t *e, const unsigned char *p, zm_req_t *rr)
+/* Copy message m's payload into receive rr and complete it. */
+static inline void ring_deliver(const ring_msg_t *m, zm_req_t *rr)
 {
-    size_t n = recv_status(rr, e->src, e->tag, e->bytes);
-    if (ZM_LIKELY(rr->dt->contig && n <= ZM_P2P_RING_INLINE))
-        copy_small(rr->buf, p, n);
+    size_t n = recv_status(rr, m->src, m->tag, m->bytes);
+    if (ZM_LIKELY(rr->dt->contig && n <= RING_SMALL))
+        copy_small(rr->buf, m->p, n);
     else if (rr->dt->contig)
-        memcpy(rr->buf, p, n);
+        memcpy(rr->buf, m->p, n);
     else
-        zm_dt_unpack(rr->buf, rr->count, rr->dt, p, n);
+        zm_dt_unpack(rr->buf, rr->count, rr->dt, m->p, n);
     zm_p2p_req_complete_locked(rr);
 }
 
-/* Queue entry e (at position pos of ring g) as an unexpected message. */
-static void ring_queue(zm_p2p_rank_t *r, struct zm_p2p_ring *g, uint32_t pos,
-                       const ring_entry_t *e, const unsigned char *p)
+/* Queue message m of ring g as an unexpected message. */
+static void ring_queue(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t *e)
 {
     zm_msg_t *m = zm_p2p_eager_envelope(e->bytes);
     if (!m) {
@@ -361,82 +501,87 @@ static void ring_queue(zm_p2p_rank_t *r, struct zm_p2p_ring *g, uint32_t pos,
                 "rank %d: ending the job\n", r->world_rank, e->src);
         abort();
     }
-    memcpy(m->data, p, e->bytes);
+    memcpy(m->data, e->p, e->bytes);
     m->ctx = e->ctx;
     m->src = e->src;
     m->tag = e->tag;
     m->bytes = e->bytes;
-    m->sreq = e->sreq;
-    m->sbuf = (const void *)(uintptr_t)pos;
+    /* The send is named by its ring and number (zm_p2p_ring_find). */
+    m->sreq = NULL;
+    m->sbuf = (const void *)(uintptr_t)e->id;
     m->sdt = (const zm_dt_t *)(const void *)g;
     atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
     unexp_push(r, &r->unexp, m);
 }
 
-/* Match one drained entry as a send arriving now: into the receive slot
+/* Match one drained message as a send arriving now: into the receive slot
  * or the oldest matching posted receive, else into `want` (a receive being started, not
  * yet posted; set to NULL once it took one), else onto the unexpected
  * queue. */
-static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, uint32_t pos, ring_entry_t *e,
+static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t *e,
                       zm_req_t **want)
 {
     zm_req_t *probes = NULL;
-    const unsigned char *p = payload(e);
     /* A receive polling in MPI_Recv's slot is the oldest receive. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) ==
                     ZM_SLOT_ARMED) &&
-        zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, p, e->bytes))
+        zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, e->p, e->bytes))
         return;
     zm_req_t *rr = find_posted(r, e->ctx, e->src, e->tag, &probes);
     if (rr) {
         zm_dlist_unlink(&rr->link);
         rr->in_posted = 0;
-        ring_deliver(e, p, rr);
+        ring_deliver(e, rr);
     } else if (*want && match((*want)->ctx, (*want)->peer, (*want)->tag, e->ctx, e->src,
                               e->tag)) {
-        ring_deliver(e, p, *want);
+        ring_deliver(e, *want);
         *want = NULL;
     } else {
-        ring_queue(r, g, pos, e, p);
+        ring_queue(r, g, e);
     }
     if (ZM_UNLIKELY(probes != NULL))
         wake_probes(probes);
 }
 
 /* Drain ring g of r, oldest entry first, as ring_drain_into_slow does;
- * returns 1 once `*want` took an entry (draining then stops).  The
- * positions drained are published once, at the end: the producer reads
- * them only when it finds the ring or its payload area full, and a store
- * per entry would pull the consumer's line away from it for nothing. */
+ * returns 1 once `*want` took an entry (draining then stops).  How far
+ * it drained is published once, at the end: the producer reads it only
+ * when it finds the ring or its payload area full, and a store per entry
+ * would pull the consumer's line away from it for nothing. */
 static int ring_drain_one(zm_p2p_rank_t *r, struct zm_p2p_ring *g, zm_req_t **want)
 {
-    uint32_t h0 = atomic_load_explicit(&g->head, memory_order_relaxed), h = h0, dend = 0;
+    uint32_t h0 = atomic_load_explicit(&g->hpos, memory_order_relaxed), h = h0, n = 0, dend = 0;
     int stop = 0, large = 0;
-    for (;;) {
-        ring_entry_t *e = filled(g, h);
-        if (!e)
+    while (!stop) {
+        uint32_t w = atomic_load_explicit(word_at(g, h), memory_order_acquire);
+        if (!w)
             break;
-        int wanted = *want != NULL;
-        if (e->bytes > ZM_P2P_RING_INLINE) {
-            large = 1;
-            dend = e->dend;
+        if (ZM_UNLIKELY(w & ENT_WRAP)) {
+            h += RING_BYTES - h % RING_BYTES;
+            continue;
         }
-        ring_take(r, g, h, e, want);
-        h++;
+        ring_msg_t m;
+        h += entry_read(g, g->bytes + h % RING_BYTES, w, &m);
+        if (m.area) {
+            large = 1;
+            dend = m.dend;
+        }
+        int wanted = *want != NULL;
+        ring_take(r, g, &m, want);
+        n++;
         /* The entries left are newer than everything queued, so they may
          * wait for the next look: matched then, they go straight into
          * their receives instead of through envelopes. */
-        if (wanted && !*want) {
-            stop = 1;
-            break;
-        }
+        stop = wanted && !*want;
     }
     if (h != h0) {
         /* Release: every payload copy above is done before the producer
-         * may reuse its entry or its room in the area. */
+         * may reuse its bytes or its room in the area. */
         if (large)
             atomic_store_explicit(&g->dhead, dend, memory_order_release);
-        atomic_store_explicit(&g->head, h, memory_order_release);
+        atomic_store_explicit(&g->hpos, h, memory_order_release);
+        atomic_store_explicit(&g->head, atomic_load_explicit(&g->head, memory_order_relaxed) + n,
+                              memory_order_release);
     }
     return stop;
 }
@@ -580,7 +725,9 @@ int zm_p2p_ring_ready(zm_p2p_rank_t *r)
         struct zm_p2p_ring *g = atomic_load_explicit(&r->rings[w], memory_order_acquire);
         if (!g)
             continue;
-        if (filled(g, atomic_load_explicit(&g->head, memory_order_relaxed)))
+        if (atomic_load_explicit(word_at(g, atomic_load_explicit(&g->hpos,
+                                                                 memory_order_relaxed)),
+                                 memory_order_acquire))
             return 1;
     }
     return 0;
@@ -591,9 +738,14 @@ zm_msg_t *zm_p2p_ring_find(zm_p2p_rank_t *r, const zm_req_t *req)
     zm_dlink_t *pos;
     zm_dlist_for_each(pos, &r->unexp) {
         zm_msg_t *m = zm_container_of(pos, zm_msg_t, link);
-        if (m->kind == ZM_MSG_EAGER && m->sreq == req && m->sbuf == req->msg.sbuf &&
-            m->sdt == req->msg.sdt)
+        if (m->kind == ZM_MSG_EAGER && !m->sreq && m->sbuf == req->msg.sbuf &&
+            m->sdt == req->msg.sdt) {
+            /* The entry did not carry its send (8 bytes more per message):
+             * the ring and the message's number name it, and from now on
+             * the envelope names the send as other eager envelopes do. */
+            m->sreq = (zm_req_t *)req;
             return m;
+        }
     }
     return NULL;
 }
