@@ -23,7 +23,9 @@
 #   migration may gather the two ranks on one worker for some of the 7
 #   timings and not for others (0.057 against 0.114 us per half round trip
 #   on 2 workers), so ZMPI_WAKE_MIGRATE=0 keeps each rank on its worker
-#   unless the caller sets it.
+#   unless the caller sets it.  (That gathering came mostly from a flaw
+#   fixed in 4c27c71, which switched the busy-host policy on for good on
+#   a quiet host; the setting stays so that series remain comparable.)
 bin=$(cd "$1" 2>/dev/null && pwd) runs=${2:-6} iters=${3:-200000} np=${4:-2} nw=${5:-1}
 [ -x "$bin/zmpifort" ] || { echo "usage: $0 BINDIR [RUNS [ITERS [NP [WORKERS]]]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
