@@ -37,37 +37,46 @@ _Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, el
 #define ZF_ASM_ENDBR ""
 #endif
 #define ZF_SLOW_ASM static __attribute__((noipa, used))
+/* What both fast paths start and end with: the function's label, and its
+ * size and weak alias. */
+#define ZF_ASM_HEAD(name)                                                          \
+    ".pushsection .text\n"                                                        \
+    "\t.p2align 4\n"                                                              \
+    "\t.globl " #name "\n"                                                        \
+    "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR
+#define ZF_ASM_TAIL(name, alias)                                                   \
+    "\t.size " #name ", .-" #name "\n"                                             \
+    "\t.weak " #alias "\n"                                                        \
+    "\t.type " #alias ", @function\n"                                             \
+    "\t.set " #alias ", " #name "\n"                                              \
+    ".popsection\n"
+/* zf_cdesc_plain's test of a rank-1 descriptor at (reg): not
+ * CFI_type_struct (a sentinel), elements adjacent (sm == elem_len); jumps
+ * to label `yes` if it passes, to `no` if the rank is not 1, and falls
+ * through otherwise. */
+#define ZF_ASM_RANK1(reg, yes, no)                                                 \
+    "\tcmpb $1, 20(" reg ")\n"                                                    \
+    "\tjne " no "\n"                                                              \
+    "\tcmpw $6, 22(" reg ")\n"                                                    \
+    "\tje " no "\n"                                                               \
+    "\tmovq 8(" reg "), %rax\n"                                                   \
+    "\tcmpq %rax, 40(" reg ")\n"                                                  \
+    "\tje " yes "\n"
 #define ZF_FAST_ASM_FN(name, alias, entry, slow)                                   \
-    __asm__(".pushsection .text\n"                                                \
-            "\t.p2align 4\n"                                                       \
-            "\t.globl " #name "\n"                                                 \
-            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
+    __asm__(ZF_ASM_HEAD(name)                                                      \
             "\tcmpb $0, 20(%rdi)\n"       /* rank 0: never a sentinel */           \
             "\tjne 1f\n"                                                           \
             "0:\tmovq (%rdi), %rdi\n"     /* base_addr */                          \
             "\tjmp *" #entry "@GOTPCREL(%rip)\n"  /* no PLT stub */                \
-            "1:\tcmpb $1, 20(%rdi)\n"     /* rank 1 */                             \
-            "\tjne 2f\n"                                                           \
-            "\tcmpw $6, 22(%rdi)\n"       /* CFI_type_struct: a sentinel */        \
-            "\tje 2f\n"                                                            \
-            "\tmovq 8(%rdi), %rax\n"      /* elements adjacent: sm == elem_len */  \
-            "\tcmpq %rax, 40(%rdi)\n"                                              \
-            "\tje 0b\n"                                                            \
+            "1:\n" ZF_ASM_RANK1("%rdi", "0b", "2f")                                 \
             "2:\tjmp " #slow "\n"                                                  \
-            "\t.size " #name ", .-" #name "\n"                                     \
-            "\t.weak " #alias "\n"                                                 \
-            "\t.type " #alias ", @function\n"                                      \
-            "\t.set " #alias ", " #name "\n"                                       \
-            ".popsection\n");
+            ZF_ASM_TAIL(name, alias));
 
 /* ZF_FAST_ASM_FN for the functions with two choice buffers, the first
  * two arguments (MPI_Allreduce): both tested as above, both replaced by
  * their base addresses. */
 #define ZF_FAST_ASM_FN2(name, alias, entry, slow)                                  \
-    __asm__(".pushsection .text\n"                                                \
-            "\t.p2align 4\n"                                                       \
-            "\t.globl " #name "\n"                                                 \
-            "\t.type " #name ", @function\n" #name ":\n" ZF_ASM_ENDBR              \
+    __asm__(ZF_ASM_HEAD(name)                                                      \
             "\tcmpb $0, 20(%rdi)\n"       /* first: rank 0 */                      \
             "\tjne 3f\n"                                                           \
             "1:\tcmpb $0, 20(%rsi)\n"     /* second: rank 0 */                     \
@@ -75,27 +84,11 @@ _Static_assert(offsetof(CFI_cdesc_t, base_addr) == 0 && offsetof(CFI_cdesc_t, el
             "2:\tmovq (%rdi), %rdi\n"     /* the base addresses */                 \
             "\tmovq (%rsi), %rsi\n"                                                \
             "\tjmp *" #entry "@GOTPCREL(%rip)\n"                                   \
-            "3:\tcmpb $1, 20(%rdi)\n"     /* rank 1, no structure, adjacent */     \
-            "\tjne 9f\n"                                                           \
-            "\tcmpw $6, 22(%rdi)\n"                                                \
-            "\tje 9f\n"                                                            \
-            "\tmovq 8(%rdi), %rax\n"                                               \
-            "\tcmpq %rax, 40(%rdi)\n"                                              \
-            "\tje 1b\n"                                                            \
+            "3:\n" ZF_ASM_RANK1("%rdi", "1b", "9f")                                 \
             "\tjmp 9f\n"                                                           \
-            "4:\tcmpb $1, 20(%rsi)\n"                                              \
-            "\tjne 9f\n"                                                           \
-            "\tcmpw $6, 22(%rsi)\n"                                                \
-            "\tje 9f\n"                                                            \
-            "\tmovq 8(%rsi), %rax\n"                                               \
-            "\tcmpq %rax, 40(%rsi)\n"                                              \
-            "\tje 2b\n"                                                            \
+            "4:\n" ZF_ASM_RANK1("%rsi", "2b", "9f")                                 \
             "9:\tjmp " #slow "\n"                                                  \
-            "\t.size " #name ", .-" #name "\n"                                     \
-            "\t.weak " #alias "\n"                                                 \
-            "\t.type " #alias ", @function\n"                                      \
-            "\t.set " #alias ", " #name "\n"                                       \
-            ".popsection\n");
+            ZF_ASM_TAIL(name, alias));
 #endif
 
 #endif
