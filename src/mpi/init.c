@@ -283,7 +283,7 @@ void zmpi_rank_exit(int status)
      * as under mpiexec, instead of leaving the ranks that wait for it to
      * be reported as deadlocked without a word about it. */
     zm_mpi_rank_t *me = zm_ult_self() ? zm_mpi_me() : NULL;
-    if (status != 0 && me && me->initialized && !me->finalized) {
+    if (status != 0 && zm_mpi_live(me)) {
         fflush(stdout);
         fprintf(stderr, "zmpi: rank %d called exit(%d) before MPI_Finalize: ending the job\n",
                 me->world_rank, status);

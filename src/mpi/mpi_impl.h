@@ -227,12 +227,19 @@ int zm_mpi_check_buf_fail(struct zmpi_comm *c, const char *fn, const void *buf, 
 int zm_mpi_check_rank_fail(struct zmpi_comm *c, const char *fn, const char *what, int r);
 int zm_mpi_check_tag_fail(struct zmpi_comm *c, const char *fn, int tag, int allow_any);
 
+/* Whether the rank whose state is `me` (NULL: the thread is no rank) may
+ * call MPI now: between its MPI_Init and MPI_Finalize.  Any thread. */
+static inline int zm_mpi_live(const zm_mpi_rank_t *me)
+{
+    return me && me->initialized && !me->finalized;
+}
+
 /* Check that the library is usable from this thread; returns the rank
  * state or ends the job with a message naming `fn`.  ULT context. */
 static inline zm_mpi_rank_t *zm_mpi_enter(const char *fn)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
-    if (ZM_LIKELY(me && me->initialized && !me->finalized))
+    if (ZM_LIKELY(zm_mpi_live(me)))
         return me;
     return zm_mpi_enter_fail(fn);
 }

@@ -35,8 +35,7 @@ static inline int win_enter(const char *fn, MPI_Win win)
  * path reports). */
 static inline int win_live(MPI_Win win)
 {
-    zm_mpi_rank_t *me = zm_mpi_me();
-    return me && me->initialized && !me->finalized && win && win->magic == ZM_WIN_MAGIC;
+    return zm_mpi_live(zm_mpi_me()) && win && win->magic == ZM_WIN_MAGIC;
 }
 
 /* Nonzero if the rank has an access epoch to target t. */
