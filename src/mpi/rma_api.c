@@ -249,7 +249,7 @@ int zm_mpi_put_get(const char *fn, int get, void *obuf, MPI_Count ocount, MPI_Da
  * every argument again and reports.  These checks cost a few dozen
  * instructions against some 250 for the general ones (an 8-byte Put
  * went from 314 instructions to 56, callgrind). */
-static inline char *fast_target(int count, MPI_Datatype dt, int t, MPI_Aint disp, int tcount,
+static inline __attribute__((always_inline)) char *fast_target(int count, MPI_Datatype dt, int t, MPI_Aint disp, int tcount,
                                 MPI_Datatype tdt, MPI_Win win)
 {
     if (ZM_UNLIKELY(!win_live(win) || dt != tdt || count != tcount || count <= 0 ||
@@ -260,39 +260,48 @@ static inline char *fast_target(int count, MPI_Datatype dt, int t, MPI_Aint disp
         return NULL;
     const zm_rma_target_t *tg = &win->rma->t[t];
     /* A contiguous type's data is count * size bytes from offset 0; cmax
-     * keeps that product inside an int64_t, and the 128-bit offset keeps
-     * a wild displacement from wrapping around. */
-    uint64_t bytes = (uint64_t)count * dt->size;
-    unsigned __int128 off = (unsigned __int128)(uint64_t)disp * (uint64_t)tg->disp_unit;
-    if (ZM_UNLIKELY(off + bytes > tg->size))
+     * keeps that product inside an int64_t.  A wild displacement must not
+     * wrap around: the multiplication reports overflow, and the offset is
+     * compared with the room left after the data, which cannot wrap. */
+    uint64_t bytes = (uint64_t)count * dt->size, off;
+    if (ZM_UNLIKELY(__builtin_mul_overflow((uint64_t)disp, (uint64_t)tg->disp_unit, &off) ||
+                    bytes > tg->size || off > tg->size - bytes))
         return NULL;
     return tg->base + (size_t)off;
 }
 
-/* Put (get = 0) or Get through fast_target; returns 1 when done. */
-static inline int put_get_fast(int get, void *obuf, int count, MPI_Datatype dt, int t,
-                               MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win)
+/* The general Put and Get, out of line and with the API's own arguments:
+ * the fast paths below then call them as their last act (a jump, no
+ * frame), so the fast paths save no registers. */
+static __attribute__((noinline)) int put_slow(const void *origin_addr, int origin_count,
+                                              MPI_Datatype origin_datatype, int target_rank,
+                                              MPI_Aint target_disp, int target_count,
+                                              MPI_Datatype target_datatype, MPI_Win win)
 {
-    char *taddr = fast_target(count, dt, t, disp, tcount, tdt, win);
-    if (!taddr)
-        return 0;
-    size_t bytes = (size_t)count * dt->size;
-    if (get)
-        memcpy(obuf, taddr, bytes);
-    else
-        memcpy(taddr, obuf, bytes);
-    return 1;
+    return zm_mpi_put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
+                          target_rank, target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
+}
+
+static __attribute__((noinline)) int get_slow(void *origin_addr, int origin_count,
+                                              MPI_Datatype origin_datatype, int target_rank,
+                                              MPI_Aint target_disp, int target_count,
+                                              MPI_Datatype target_datatype, MPI_Win win)
+{
+    return zm_mpi_put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
+                          target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (put_get_fast(0, (void *)origin_addr, origin_count, origin_datatype, target_rank,
-                     target_disp, target_count, target_datatype, win))
-        return MPI_SUCCESS;
-    return zm_mpi_put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
-                          target_rank, target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
+    char *taddr = fast_target(origin_count, origin_datatype, target_rank, target_disp,
+                              target_count, target_datatype, win);
+    if (ZM_UNLIKELY(!taddr))
+        return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win);
+    memcpy(taddr, origin_addr, (size_t)origin_count * origin_datatype->size);
+    return MPI_SUCCESS;
 }
 ZM_WEAK(Put)
 
@@ -300,11 +309,13 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (put_get_fast(1, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                     target_count, target_datatype, win))
-        return MPI_SUCCESS;
-    return zm_mpi_put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
-                          target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
+    char *taddr = fast_target(origin_count, origin_datatype, target_rank, target_disp,
+                              target_count, target_datatype, win);
+    if (ZM_UNLIKELY(!taddr))
+        return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                        target_count, target_datatype, win);
+    memcpy(origin_addr, taddr, (size_t)origin_count * origin_datatype->size);
+    return MPI_SUCCESS;
 }
 ZM_WEAK(Get)
 

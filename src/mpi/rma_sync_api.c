@@ -411,7 +411,7 @@ static inline int flush_fast(int rank, MPI_Win win)
                     atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed) ||
                     !has_passive(win, rank)))
         return 0;
-    atomic_thread_fence(memory_order_seq_cst);
+    zm_arch_full_fence();
     zm_ult_yield();
     return 1;
 }
