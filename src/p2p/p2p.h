@@ -168,7 +168,7 @@ typedef struct zmpi_request {
  * lends (ring.c, "Loans"): the receiver copies it straight from the
  * sender's buffer into its receive, once, instead of out of a copy in
  * the ring's payload area.  ZMPI_RING_LOAN_MIN overrides it. */
-#define ZM_P2P_RING_LOAN_MIN 256
+#define ZM_P2P_RING_LOAN_MIN 64
 
 /* smsg of a send whose message went through a ring (ZM_P2P_RING_MSG, a
  * copy) or was lent (ZM_P2P_RING_LOAN, pending until read): MPI_Cancel
