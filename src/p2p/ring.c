@@ -411,9 +411,10 @@ static inline void ring_copy_in(unsigned char *p, const void *buf, size_t count,
 
 /* Whether a message of `bytes` may go through a ring at all, and whether
  * as a loan (*loan set): a non-blocking send (`lend`) of contiguous data
- * from loan_min bytes up to the eager threshold.  Others above the eager
- * threshold (MPI_T may lower it) wait for their receive, as a locked send
- * of them would. */
+ * from loan_min bytes up to the eager threshold, whatever ring_max says
+ * (its entry is small at any size).  Others above the eager threshold
+ * (MPI_T may lower it) wait for their receive, as a locked send of them
+ * would. */
 static inline int ring_fits(size_t bytes, const zm_dt_t *dt, int lend, int *loan)
 {
     *loan = lend && dt->contig && bytes >= loan_min && bytes <= zm_p2p_eager_max();
