@@ -17,6 +17,10 @@
  *   - an unmatched lent send can be cancelled, and nothing arrives;
  *   - senders move between workers (ZMPI_Migrate) with lent sends still
  *     unread, and the messages arrive in order.
+ * The layout must leave the last rank alone on its worker (2x2, 3x2,
+ * 5x3 with block placement): while it runs without MPI calls, ranks that
+ * share its worker cannot run at all, loans or not (MPI would be needed
+ * to let them), and the job would hang.
  */
 #include "zt.h"
 
