@@ -232,7 +232,8 @@ __attribute__((always_inline)) inline int zm_mpi_isend(const char *fn, const voi
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    return zm_mpi_isend("MPI_Isend", buf, count, dt, dest, tag, comm, request, ZM_SEND_STD);
+    return zm_mpi_isend("MPI_Isend", buf, count, dt, dest, tag, comm, request,
+                        ZM_SEND_STD | ZM_SEND_LEND);
 }
 ZM_WEAK(Isend)
 

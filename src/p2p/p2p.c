@@ -873,7 +873,7 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     req->pcomm = c;
     req->peer = dest;
     req->tag = tag;
-    req->mode = (uint8_t)mode;
+    req->mode = (uint8_t)(mode & ~ZM_SEND_LEND);
     /* A receiver polling in a wait matches small messages itself, from
      * the ring of the sender's worker (ring.c).  Only local ranks set
      * ring_poll, and its line is not the lock's, which the receiver
@@ -882,10 +882,10 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
      * and the eight arguments set up again, cost some 40 instructions of
      * a ring send's ~200. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->ring_poll, memory_order_relaxed)) &&
-        zm_dt_bytes(dt, count) <= ZM_P2P_RING_MAX &&
-        (mode == ZM_SEND_STD || mode == ZM_SEND_READY) && !EVENTS_ON())
+        (zm_dt_bytes(dt, count) <= ZM_P2P_RING_MAX || mode == (ZM_SEND_STD | ZM_SEND_LEND)) &&
+        (req->mode == ZM_SEND_STD || req->mode == ZM_SEND_READY) && !EVENTS_ON())
         return zm_p2p_ring_isend(c, buf, count, dt, dest, tag, mode, req);
-    return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, mode, req);
+    return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, req->mode, req);
 }
 
 zm_status_t zm_p2p_isend_locked(const zm_p2p_comm_t *c, const void *buf, size_t count,

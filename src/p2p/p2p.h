@@ -48,6 +48,11 @@ typedef struct zm_p2p_comm {
 enum { ZM_MSG_EAGER, ZM_MSG_RNDV, ZM_MSG_BUFFERED, ZM_MSG_MAIL, ZM_MSG_HEAP, ZM_MSG_NET_EAGER,
        ZM_MSG_NET_RNDV };
 enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
+/* Or'ed into a standard send's mode by MPI_Isend: the buffer is MPI's
+ * until the request's wait, so a receiver on another worker may read it
+ * in place (ring.c, "Loans").  Never set by sends that complete in the
+ * call (MPI_Send, the library's own messages). */
+#define ZM_SEND_LEND 0x10
 /* ZM_REQ_SCHED: a composite request of the API layer (src/mpi/sched.c),
  * completed by its owner once its point-to-point children are. */
 enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE, ZM_REQ_SCHED };
@@ -158,6 +163,18 @@ typedef struct zmpi_request {
  * ult.h, zm_ult_spin_point).  ZMPI_RING_MAX=32 gives the earlier
  * default. */
 #define ZM_P2P_RING_DEFAULT ZM_P2P_RING_MAX
+
+/* Smallest message an MPI_Isend to a polling receiver on another worker
+ * lends (ring.c, "Loans"): the receiver copies it straight from the
+ * sender's buffer into its receive, once, instead of out of a copy in
+ * the ring's payload area.  ZMPI_RING_LOAN_MIN overrides it. */
+#define ZM_P2P_RING_LOAN_MIN 64
+
+/* smsg of a send whose message went through a ring (ZM_P2P_RING_MSG, a
+ * copy) or was lent (ZM_P2P_RING_LOAN, pending until read): MPI_Cancel
+ * looks for it with zm_p2p_ring_find (never dereferenced). */
+#define ZM_P2P_RING_MSG ((zm_msg_t *)(uintptr_t)1)
+#define ZM_P2P_RING_LOAN ((zm_msg_t *)(uintptr_t)2)
 
 /* Receivers a rank keeps track of its last ring entry to (ring.c). */
 #define ZM_P2P_RING_DESTS 4
@@ -323,6 +340,7 @@ static inline void zm_p2p_req_reset(zm_req_t *req, int kind)
     req->in_posted = 0;
     req->cancelled = 0;
     req->st_error = ZM_OK;
+    req->smsg = NULL; /* a send's way is told by its smsg (zm_p2p_req_done) */
     atomic_store_explicit(&req->coop.active, 0, memory_order_relaxed);
 }
 
@@ -446,6 +464,11 @@ extern _Atomic int zm_p2p_rings_exist;
  * afterwards.  Any thread not holding that lock. */
 int zm_p2p_ring_settle(const zm_req_t *req);
 
+/* For zm_p2p_req_done: a lent send req is still pending; after a bounded
+ * number of such looks take it back (zm_p2p_ring_reclaim).  Nonzero if
+ * req is complete.  The sending rank (or a thread acting for it). */
+int zm_p2p_ring_loan_poll(const zm_req_t *req);
+
 /* Nonzero if the request's completion word says complete (no ring is
  * looked at: zm_p2p_req_done does that). */
 static inline int zm_p2p_req_complete_now(const zm_req_t *req)
@@ -462,9 +485,12 @@ static inline int zm_p2p_req_done(const zm_req_t *req)
     if (atomic_load_explicit((_Atomic uintptr_t *)&req->cstate, memory_order_acquire) ==
         ZM_REQ_DONE)
         return 1;
-    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)) &&
-        req->kind == ZM_REQ_RECV)
-        return zm_p2p_ring_settle(req);
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed))) {
+        if (req->kind == ZM_REQ_RECV)
+            return zm_p2p_ring_settle(req);
+        if (req->kind == ZM_REQ_SEND && req->smsg == ZM_P2P_RING_LOAN)
+            return zm_p2p_ring_loan_poll(req);
+    }
     return 0;
 }
 

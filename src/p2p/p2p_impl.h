@@ -112,9 +112,6 @@ void zm_p2p_mail_spill(zm_p2p_rank_t *me);
 
 /* ---- Rings of small messages for polling receivers (ring.c) ---- */
 
-/* smsg of a send that went through a ring: MPI_Cancel looks for its
- * message with zm_p2p_ring_find (never dereferenced). */
-#define ZM_P2P_RING_MSG ((zm_msg_t *)(uintptr_t)1)
 
 /* Size the rings' tables for `nworkers` workers and read ZMPI_RING_MAX,
  * the largest message sent through a ring (default ZM_P2P_RING_DEFAULT,
@@ -198,6 +195,13 @@ static inline void zm_p2p_ring_drain_sender(zm_p2p_rank_t *r)
  * for r, not holding r's lock, once each around its wait. */
 void zm_p2p_ring_block(zm_p2p_rank_t *r);
 void zm_p2p_ring_unblock(zm_p2p_rank_t *r);
+
+/* Take back lent send req (ring.c, "Loans") if still unread: drain its
+ * receiver's rings under the receiver's lock, as the receiver would,
+ * which copies the payload into the matching receive or an unexpected
+ * envelope and completes req.  Its sender, before it parks in a wait or
+ * after many looks at req; any thread not holding that lock. */
+void zm_p2p_ring_reclaim(zm_req_t *req);
 
 /* Whether some ring of r holds an entry (a cheap look, no lock).  Any
  * thread. */

@@ -59,7 +59,7 @@ static int send_withdraw(zm_p2p_rank_t *r, zm_req_t *req, zm_msg_t **drop)
 {
     zm_msg_t *m = req->smsg;
     *drop = NULL;
-    if (m == ZM_P2P_RING_MSG && !(m = zm_p2p_ring_find(r, req)))
+    if ((m == ZM_P2P_RING_MSG || m == ZM_P2P_RING_LOAN) && !(m = zm_p2p_ring_find(r, req)))
         return 0;
     if (m == &req->msg) {
         if (zm_p2p_req_done(req) || m->link.next == &m->link || !zm_p2p_unexp_holds(r, m))

@@ -41,6 +41,30 @@
  * The consumer publishes how far it drained once per drained ring, not
  * per entry: the producer reads it only when it finds no room.
  *
+ * Loans.  A payload copied into the area crosses the cores twice: the
+ * sender's copy pulls the area's lines to its core, the receiver's pulls
+ * them back.  MPI_Isend's buffer is MPI's until the request's wait, so a
+ * non-blocking send (ZM_SEND_LEND, from ZMPI_RING_LOAN_MIN bytes up to
+ * the eager threshold, contiguous) leaves only a descriptor in its entry
+ * (ENT_LOAN: size, buffer, request) and stays pending; whoever drains the
+ * entry copies straight from the sender's buffer into the matching
+ * receive (or an unexpected envelope) and then completes the send.  One
+ * copy, and a buffer the sender does not write between sends stays in
+ * the receiver's cache.  Draining needs the receiver's lock, so the
+ * entry is read exactly once: by the receiver, or by its sender taking
+ * it back (zm_p2p_ring_reclaim), which drains the receiver's rings under
+ * that lock itself as a sender whose receiver stopped polling does.  A
+ * sender takes back before it parks in a wait (wait.c, wait_reclaim) and
+ * after LOAN_POLLS looks at a pending loan (MPI_Test loops), so a send
+ * waited for before its receive is posted ends as an eager one would;
+ * a parked receiver never holds loans (it drained when it parked, and
+ * later pushes see its flag clear and drain at once).  A sender that
+ * migrates meanwhile keeps its buffer (ranks share the process), and
+ * MPI_Cancel finds the loan as any ring message: its drain turns an
+ * unmatched loan into an unexpected envelope named by ring and number.
+ * Blocking sends and the library's own messages never lend: they must
+ * complete in the call.
+ *
  * Order.  The entries of one ring are drained in order, and a rank's
  * messages to one receiver stay in order because:
  *   - every holder of the receiver's lock drains all its rings before it
@@ -96,7 +120,8 @@
  * fall.  An entry starts with a 32-bit word (ENT_VALID, flags, payload
  * bytes); then the envelope (ctx, src, tag) unless it is the ring's
  * previous entry's (ENT_ENV clear); then the payload rounded up to 4
- * bytes or, with ENT_AREA, its position in the payload area.  An 8-byte
+ * bytes or, with ENT_AREA, its position in the payload area, or with
+ * ENT_LOAN the loan's size, buffer and request (LOAN_SIZE).  An 8-byte
  * message of a stream so takes 12 bytes, five to a line.
  *
  * The consumer reads the word where the next entry will start.  Before
@@ -112,7 +137,11 @@
 #define ENT_AREA 0x1000u
 #define ENT_WRAP 0x2000u
 #define ENT_VALID 0x4000u
+#define ENT_LOAN 0x8000u
 #define ENV_SIZE 12u
+/* A loan's entry, after the envelope: payload bytes, the sender's buffer
+ * and its request (see "Loans"). */
+#define LOAN_SIZE 20u
 
 _Static_assert(ZM_P2P_RING_MAX <= ENT_BYTES, "an entry's word holds a ring message's size");
 _Static_assert(64 * (4 + ZM_P2P_RING_INLINE) + 4 <= RING_BYTES,
@@ -152,7 +181,8 @@ typedef struct ring_msg {
     uint32_t bytes;
     uint32_t dend;            /* with area: the area's tail after the payload */
     int area;                 /* the payload lies in the payload area */
-    const unsigned char *p;   /* the payload */
+    const unsigned char *p;   /* the payload (a loan's: the sender's buffer) */
+    zm_req_t *loan;           /* a loan's send request, completed once read */
     uint64_t id;              /* its name for MPI_Cancel */
 } ring_msg_t;
 
@@ -165,6 +195,9 @@ static size_t ring_max;
 /* Senders skip their fence: a parking rank forces one on them instead
  * (zm_arch_membarrier), which is rare next to the messages sent. */
 static int ring_asym;
+/* Smallest message a non-blocking send lends rather than copies:
+ * ZMPI_RING_LOAN_MIN (default ZM_P2P_RING_LOAN_MIN). */
+static size_t loan_min;
 
 static void ring_park(zm_ult_t *u);
 
@@ -174,6 +207,7 @@ void zm_p2p_ring_init(int nworkers)
     long m = zm_core_env_long("ZMPI_RING_MAX", ZM_P2P_RING_DEFAULT, 0);
     ring_max = m > ZM_P2P_RING_MAX ? ZM_P2P_RING_MAX : (size_t)m;
     ring_asym = zm_core_asym_fence();
+    loan_min = (size_t)zm_core_env_long("ZMPI_RING_LOAN_MIN", ZM_P2P_RING_LOAN_MIN, 0);
     zm_ult_set_park_hook(ring_park);
 }
 
@@ -375,20 +409,56 @@ static inline void ring_copy_in(unsigned char *p, const void *buf, size_t count,
         memcpy(p, buf, bytes);
 }
 
+/* Whether a message of `bytes` may go through a ring at all, and whether
+ * as a loan (*loan set): a non-blocking send (`lend`) of contiguous data
+ * from loan_min bytes up to the eager threshold, whatever ring_max says
+ * (its entry is small at any size).  Others above the eager threshold
+ * (MPI_T may lower it) wait for their receive, as a locked send of them
+ * would. */
+static inline int ring_fits(size_t bytes, const zm_dt_t *dt, int lend, int *loan)
+{
+    *loan = lend && dt->contig && bytes >= loan_min && bytes <= zm_p2p_eager_max();
+    return *loan ||
+           (bytes <= ring_max && (bytes <= ZM_P2P_RING_INLINE || bytes <= zm_p2p_eager_max()));
+}
+
+/* Write message body of the entry at `at` of g: a loan's descriptor, an
+ * inline payload, or the payload in the area (NULL if it has no room). */
+static inline int entry_body(struct zm_p2p_ring *g, uint32_t at, const uint32_t env[3],
+                             int same, int kind, const void *buf, size_t count,
+                             const zm_dt_t *dt, size_t bytes, zm_req_t *req)
+{
+    uint32_t start = 0;
+    if (kind == ENT_LOAN) {
+        unsigned char *p = entry_write(g, at, env, same, 0, 0);
+        uint32_t n = (uint32_t)bytes;
+        memcpy(p, &n, 4);
+        memcpy(p + 4, &buf, sizeof(void *));
+        memcpy(p + 12, &req, sizeof(void *));
+    } else if (kind == ENT_AREA) {
+        unsigned char *p = area_take(g, bytes, &start);
+        if (!p)
+            return 0; /* no room: the locked path drains the ring */
+        ring_copy_in(p, buf, count, dt, bytes);
+        entry_write(g, at, env, same, 1, start);
+    } else {
+        ring_copy_in(entry_write(g, at, env, same, 0, 0), buf, count, dt, bytes);
+    }
+    return 1;
+}
+
 /* Leave the message in the calling worker's ring of r and count it as
- * sent; 0 if it cannot go that way now (zm_p2p_ring_isend). */
+ * sent (a loan stays pending until read); 0 if it cannot go that way now
+ * (zm_p2p_ring_isend). */
 static inline int ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void *buf,
                             size_t count, const zm_dt_t *dt, size_t bytes, int tag,
-                            zm_req_t *req)
+                            zm_req_t *req, int lend)
 {
     /* Only a rank's ULT on a worker produces into that worker's ring
      * (threads acting for a rank, and threads of no rank, do not). */
     zm_ult_t *u = zm_ult_self();
-    if (!u || u->worker_id < 0 || u->foreign)
-        return 0;
-    /* A message above the eager threshold (MPI_T may lower it) waits for
-     * its receive, as a locked send of it would. */
-    if (bytes > ring_max || (bytes > ZM_P2P_RING_INLINE && bytes > zm_p2p_eager_max()))
+    int loan;
+    if (!u || u->worker_id < 0 || u->foreign || !ring_fits(bytes, dt, lend, &loan))
         return 0;
     int w = u->worker_id;
     zm_p2p_rank_t *me = &zm_p2p_ranks[u->id];
@@ -398,30 +468,29 @@ static inline int ring_push(zm_p2p_rank_t *r, const zm_p2p_comm_t *c, const void
         return 0;
     uint32_t env[3] = { c->ctx, (uint32_t)c->rank, (uint32_t)tag };
     int same = g->env_set && g->env[0] == env[0] && g->env[1] == env[1] && g->env[2] == env[2];
-    int area = bytes > ZM_P2P_RING_INLINE;
-    uint32_t need = 4 + (same ? 0 : ENV_SIZE) + (area ? 4 : (((uint32_t)bytes + 3) & ~3u));
+    uint32_t kind = loan ? ENT_LOAN : bytes > ZM_P2P_RING_INLINE ? ENT_AREA : 0;
+    uint32_t need = 4 + (same ? 0 : ENV_SIZE) +
+                    (loan ? LOAN_SIZE : kind ? 4 : (((uint32_t)bytes + 3) & ~3u));
     uint32_t at = entry_room(g, need);
     if (at == 1)
         return 0; /* full: the locked path drains it */
-    uint32_t start = 0;
-    unsigned char *p;
-    if (area) {
-        if (!(p = area_take(g, bytes, &start)))
-            return 0; /* no room: the locked path drains the ring */
-        ring_copy_in(p, buf, count, dt, bytes);
-        entry_write(g, at, env, same, area, start);
-    } else {
-        p = entry_write(g, at, env, same, area, start);
-        ring_copy_in(p, buf, count, dt, bytes);
+    /* MPI_Cancel finds the message by the ring and the name it had; a
+     * loan's request is the drainer's to complete from the publication
+     * on, so it is written first. */
+    req->smsg = loan ? ZM_P2P_RING_LOAN : ZM_P2P_RING_MSG;
+    req->msg.sbuf = (const void *)(uintptr_t)g->id;
+    req->msg.sdt = (const zm_dt_t *)(const void *)g;
+    req->msg.scount = 0; /* a loan's polls (zm_p2p_ring_loan_poll) */
+    if (!entry_body(g, at, env, same, (int)kind, buf, count, dt, bytes, req)) {
+        req->smsg = NULL;
+        return 0;
     }
     entry_publish(g, at, need,
-                  ENT_VALID | (uint32_t)bytes | (same ? 0 : ENT_ENV) | (area ? ENT_AREA : 0));
+                  ENT_VALID | kind | (loan ? 0 : (uint32_t)bytes) | (same ? 0 : ENT_ENV));
     *s = (struct zm_p2p_ring_sent){ r, g, g->msgs++, w };
-    /* MPI_Cancel finds the message by the ring and the name it had. */
-    req->smsg = ZM_P2P_RING_MSG;
-    req->msg.sbuf = (const void *)(uintptr_t)g->id++;
-    req->msg.sdt = (const zm_dt_t *)(const void *)g;
-    atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+    g->id++;
+    if (!loan)
+        atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
     /* zm_p2p_count_sent, with the rank already at hand. */
     zm_p2p_stats_sent(&me->stats, ZM_PROTO_EAGER, bytes);
     /* Pairs with the barrier the receiver makes after clearing
@@ -442,7 +511,9 @@ zm_status_t zm_p2p_ring_isend(const zm_p2p_comm_t *c, const void *buf, size_t co
                               const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
 {
     size_t bytes = zm_dt_bytes(dt, count);
-    if (ring_push(&zm_p2p_ranks[req->owner], c, buf, count, dt, bytes, tag, req))
+    int lend = mode & ZM_SEND_LEND;
+    mode &= ~ZM_SEND_LEND;
+    if (ring_push(&zm_p2p_ranks[req->owner], c, buf, count, dt, bytes, tag, req, lend))
         return ZM_OK;
     return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, mode, req);
 }
@@ -462,6 +533,16 @@ static inline uint32_t entry_read(struct zm_p2p_ring *g, const unsigned char *e,
     m->tag = (int)g->henv[2];
     m->bytes = w & ENT_BYTES;
     m->id = g->hid++;
+    m->loan = NULL;
+    if (w & ENT_LOAN) {
+        /* Lent: the payload is read straight from the sender's buffer,
+         * which stays MPI's until the drainer completes the send. */
+        memcpy(&m->bytes, e + at, 4);
+        memcpy(&m->p, e + at + 4, sizeof(void *));
+        memcpy(&m->loan, e + at + 12, sizeof(void *));
+        m->area = 0;
+        return at + LOAN_SIZE;
+    }
     m->area = (w & ENT_AREA) != 0;
     if (m->area) {
         uint32_t start;
@@ -525,8 +606,11 @@ static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t 
     /* A receive polling in MPI_Recv's slot is the oldest receive. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) ==
                     ZM_SLOT_ARMED) &&
-        zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, e->p, e->bytes))
+        zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, e->p, e->bytes)) {
+        if (e->loan)
+            zm_p2p_req_complete(e->loan);
         return;
+    }
     zm_req_t *rr = find_posted(r, e->ctx, e->src, e->tag, &probes);
     if (rr) {
         zm_dlist_unlink(&rr->link);
@@ -539,6 +623,9 @@ static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t 
     } else {
         ring_queue(r, g, e);
     }
+    /* The payload is copied out: the loan's buffer is its sender's again. */
+    if (e->loan)
+        zm_p2p_req_complete(e->loan);
     if (ZM_UNLIKELY(probes != NULL))
         wake_probes(probes);
 }
@@ -631,6 +718,32 @@ int zm_p2p_ring_settle(const zm_req_t *req)
     }
     return atomic_load_explicit((_Atomic uintptr_t *)&req->cstate, memory_order_acquire) ==
            ZM_REQ_DONE;
+}
+
+void zm_p2p_ring_reclaim(zm_req_t *req)
+{
+    zm_p2p_rank_t *r = &zm_p2p_ranks[req->owner];
+    /* The loan's entry was published before: draining under the lock
+     * reads it (or waits for the drainer reading it now) and so
+     * completes req. */
+    zm_spin_lock(&r->lock);
+    zm_p2p_ring_drain(r);
+    zm_spin_unlock(&r->lock);
+}
+
+/* Polls of a pending loan (MPI_Test, a polling wait) before its sender
+ * takes it back: about 0.2-0.5 ms of MPI_Test calls, in the order of a
+ * polling wait's bound (ZM_P2P_WAIT_SPINS). */
+#define LOAN_POLLS 8192
+
+int zm_p2p_ring_loan_poll(const zm_req_t *req)
+{
+    /* The counter lives in the request's unused rendezvous envelope,
+     * which only the sending rank touches. */
+    zm_req_t *q = (zm_req_t *)req;
+    if (++q->msg.scount >= LOAN_POLLS)
+        zm_p2p_ring_reclaim(q);
+    return zm_p2p_req_complete_now(q);
 }
 
 /* Stop the senders' pushes to r and drain what they left (see

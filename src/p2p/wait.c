@@ -172,11 +172,33 @@ static int wait_poll(zm_req_t *const *reqs, int n, int need_all)
 }
 
 
+/* Before the caller parks: take back every lent send among reqs that its
+ * receiver has not read yet (ring.c, "Loans").  Their receivers might
+ * only receive once this rank goes on (a send waited for before its
+ * receive is posted), and a parked rank never takes back, so the wait
+ * would never end.  Returns 1 if the wait is satisfied afterwards. */
+static __attribute__((noinline)) int wait_reclaim(zm_req_t *const *reqs, int n, int need_all)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        zm_req_t *q = reqs[i];
+        if (q && q->kind == ZM_REQ_SEND && q->smsg == ZM_P2P_RING_LOAN &&
+            !zm_p2p_req_complete_now(q)) {
+            zm_p2p_ring_reclaim(q);
+            any = 1;
+        }
+    }
+    return any && wait_satisfied(reqs, n, need_all);
+}
+
 void zm_p2p_wait(zm_req_t *const *reqs, int n, int need_all)
 {
     zm_p2p_rank_t *me, *rank;
     int n_done, reg;
     if (wait_satisfied(reqs, n, need_all) || wait_poll(reqs, n, need_all))
+        return;
+    if (ZM_UNLIKELY(atomic_load_explicit(&zm_p2p_rings_exist, memory_order_relaxed)) &&
+        wait_reclaim(reqs, n, need_all))
         return;
     /* `me` waits: the rank on its own ULT, or a foreign thread acting for
      * it (p2p.h); the receives are the rank's, under its lock. */
