@@ -127,6 +127,16 @@ static uint64_t busy_take(void)
     return b;
 }
 
+double zm_ult_lb_busy_peek(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    if (!__atomic_load_n(&job.measure, __ATOMIC_RELAXED) || !w || !w->current)
+        return 0;
+    zm_ult_t *u = w->current;
+    uint64_t b = u->busy + (w->since ? zm_arch_ticks() - w->since : 0);
+    return (double)b * sec_per_tick();
+}
+
 /* ---- Steps --------------------------------------------------------------- */
 
 struct zm_ult_lb_step {

@@ -474,4 +474,23 @@ void zm_ult_wake_all_on(zm_ult_t *const *us, const int *worker, int n, int skip)
  * running there.  ULT context of a scheduled job. */
 void zm_ult_move_self(int worker);
 
+/* The calling ULT's busy seconds since its last balancing step, without
+ * starting a new interval (0 while not measuring).  ULT context. */
+double zm_ult_lb_busy_peek(void);
+
+/* ---- Moving ULTs across processes (ult_lbproc.c) ----
+ * zm_ult_depart: parked ULT u leaves this process for good (its rank
+ * moved to another): it is no longer counted live and is never woken
+ * here; its record stays, as a record of another process's rank.  Its
+ * stack (in its rank's region) is the caller's to send.  A ULT of this
+ * process other than u must call it (the job keeps a live ULT).
+ * zm_ult_arrive: ULT `id`, whose stack the caller has written at its
+ * fixed address (the job's stack_at) with a context saved by
+ * zm_ult_capture at sp (frame: the len bytes saved there), becomes live
+ * here and ready on worker `worker`; it returns from zm_ult_capture with
+ * 1.  Returns 0, or -1 if the job places no stacks (not a checkpoint
+ * job).  Both: a ULT of a scheduled job. */
+void zm_ult_depart(zm_ult_t *u);
+int zm_ult_arrive(int id, void *sp, const unsigned char *frame, size_t len, int worker);
+
 #endif /* ZM_ULT_H */
