@@ -142,6 +142,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_communicator_stays MODE comm LB_PROC rotate
     REGEX "6 ranks, 2 moves, ok" "process 1 keeps its ranks: communicators other than"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # A message on its way to rank 1 when it enters ZMPI_Migrate: rank 1
+  # stays while it waits in its queue, and receives it after.
+  zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
+    REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
   zt_migrate_net(net_${be}_migrate_without_checkpoint MODE stay LB_PROC rotate
     REGEX "6 ranks, 0 moves, ok" "ranks stay in their processes: the job does not keep ranks"
     OPTS -n 6 -p 2 --interleave --net ${be})

@@ -20,6 +20,9 @@
  *   comm    rank 1 keeps a communicator: no rank of its process moves,
  *           the others do (ZMPI_LB_PROC=rotate; --lb-report says why);
  *   stay    no rank moves (a job without --checkpoint);
+ *   inflight  as rotate, but rank 0 sends rank 1 a message just before
+ *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
+ *           must not leave it behind (it stays while the message waits);
  *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
  *           by the test's regular expression).
  */
@@ -37,6 +40,7 @@
 static int64_t data_init[256] = { 1, 2, 3 };
 static int64_t bss_table[4096];
 static int me, np;
+static char mode[32];
 
 struct node {
     struct node *next;
@@ -83,8 +87,21 @@ static long dive(int depth, int iter, int *moved)
     long r;
     if (depth == 0) {
         pid_t before = getpid();
+        int inflight = strcmp(mode, "inflight") == 0 && np > 1;
+        int64_t msg[32];
+        if (inflight && me == 0) {
+            for (int i = 0; i < 32; i++)
+                msg[i] = pat(iter + 77, i);
+            MPI_Send(msg, 32, MPI_INT64_T, 1, 900 + iter, MPI_COMM_WORLD);
+        }
         ZMPI_Migrate(MPI_INFO_NULL);
         *moved = getpid() != before;
+        if (inflight && me == 1) {
+            MPI_Recv(msg, 32, MPI_INT64_T, 0, 900 + iter, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int i = 0; i < 32; i++)
+                if (msg[i] != (int64_t)iter * 7919 + 77 * 7919 + i)
+                    fail("message sent before the move", i);
+        }
         traffic(iter);
         r = 0;
     } else {
@@ -103,7 +120,6 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     /* Copied: getenv's string is in the process's environment, which is
      * not the rank's (another process has its own at that address). */
-    static char mode[32];
     snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
     MPI_Comm kept = MPI_COMM_NULL;
     if (strcmp(mode, "comm") == 0 && me == 1)

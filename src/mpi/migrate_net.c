@@ -434,10 +434,8 @@ static void wait_parked(int w)
 static int move_all(int self)
 {
     int n = zm_net_job.nranks, me = zm_net_job.proc, gone = 0;
+    /* Every rank of the process is parked (coordinate). */
     struct zmpi_group *wg = ((zm_mpi_rank_t *)zm_ult_get(self)->user)->world.group;
-    for (int w = 0; w < n; w++)
-        if (X.oldp[w] == me && X.newp[w] != me && w != self)
-            wait_parked(w);
     drop_world_colls();
     for (int w = 0; w < n; w++) {
         if (X.oldp[w] == X.newp[w])
@@ -515,13 +513,19 @@ static void step_ready(void)
         fail("out of memory");
 }
 
-/* This process's record for the next exchange. */
+/* This process's record for the next exchange.  A message that arrived
+ * for a rank since it came (it was on its way) keeps the rank here: the
+ * counts are read first, and the network lock taken once, so that every
+ * arrival they count is in its receiver's queue when the queues are
+ * looked at. */
 static void fill_record(void)
 {
     rec_hdr_t *h = hdr_of(X.rec);
     long sent, arrived;
     memset(X.rec, 0, X.rec_bytes);
     zm_p2p_remote_counts(&sent, &arrived);
+    zm_net_lock();
+    zm_net_unlock();
     h->sent = sent;
     h->arrived = arrived;
     h->block = zm_p2p_requests_live() > 0 || zm_mpi_sched_live() > 0;
@@ -531,6 +535,8 @@ static void fill_record(void)
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int w = zm_net_local_world(l);
         loads_of(X.rec)[w] = X.load[w];
+        if (!X.why[w] && !zm_p2p_rank_quiet(w))
+            X.why[w] = "a message to it arrived while it waited to move";
         movable_of(X.rec)[w] = X.why[w] == NULL;
     }
 }
@@ -636,6 +642,11 @@ static void release(int self)
 static int coordinate(int self)
 {
     uint64_t t0 = zm_arch_time_ns();
+    /* The others park after counting in: their queues are looked at, and
+     * their stacks may be sent, once they have. */
+    for (int l = 0; l < zm_net_job.nlocal; l++)
+        if (zm_net_local_world(l) != self)
+            wait_parked(zm_net_local_world(l));
     memcpy(X.oldp, zm_net_job.proc_of, sizeof(int) * (size_t)zm_net_job.nranks);
     agree();
     int moved = plan(), gone = 0;
