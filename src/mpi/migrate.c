@@ -109,7 +109,7 @@ void zm_mpi_migrate_relocal(void)
     int n = 0, size = zm_net_job.nranks;
     for (int r = 0; r < size; r++)
         b->local[r] = zm_net_is_remote(r) ? -1 : n++;
-    zm_ult_lb_step_t *step = zm_ult_lb_step_new(n);
+    zm_ult_lb_step_t *step = zm_ult_lb_step_renew(b->step, n);
     double *stated = malloc(sizeof(double) * (size_t)n);
     if (!step || !stated) {
         fprintf(stderr, "zmpi: out of memory for the balancer's state after ranks moved\n");
@@ -118,7 +118,7 @@ void zm_mpi_migrate_relocal(void)
     for (int i = 0; i < n; i++)
         stated[i] = -1;
     /* The old step and loads are no one's now: every rank of the process
-     * waits in the migration (the step struct is kept, as steps are). */
+     * waits in the migration. */
     free(b->stated);
     b->stated = stated;
     b->step = step;

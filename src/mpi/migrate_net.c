@@ -79,6 +79,7 @@ static struct {
     _Atomic int *flag;        /* per world rank: 0 running, 1 parked, 2 released */
     double *load;             /* per world rank: its load at this step */
     const char **why;         /* per world rank: why it may not move, or NULL */
+    uint64_t *bytes;          /* per world rank: bytes sent when it left (reports) */
     char mode[ZM_MPI_LB_PROC_MAX]; /* world rank 0's mode, when it is here */
     int *oldp, *newp;         /* the placement before and after */
     unsigned char *rec, *all; /* this process's record; everyone's */
@@ -143,16 +144,30 @@ static void done_cb(void *arg)
 }
 
 /* Drive the network until the n flags are set.  The caller is the only
- * rank of its process that runs: yielding costs nothing. */
+ * rank of its process that runs.  While nothing comes (other processes'
+ * ranks still compute before their call) it sleeps, from 20 us up to
+ * 1 ms, so that a waiting process does not take their cores; an idle
+ * worker polls meanwhile. */
 static void wait_flags(_Atomic int *f, int n)
 {
-    for (int i = 0; i < n;) {
+    uint64_t nap = 0;
+    for (int i = 0, idle = 0; i < n;) {
         if (atomic_load_explicit(&f[i], memory_order_acquire)) {
             i++;
+            nap = 0;
             continue;
         }
-        if (!zm_net_poll())
+        if (zm_net_poll()) {
+            idle = 0;
+            nap = 0;
+        } else if (++idle < 256) {
             zm_ult_yield();
+        } else {
+            nap = nap ? (nap * 2 < 1000000 ? nap * 2 : 1000000) : 20000;
+            if (zm_ult_sleep_until(zm_arch_time_ns() + nap) != 0)
+                zm_ult_yield();
+            idle = 0;
+        }
     }
 }
 
@@ -308,7 +323,7 @@ static int plan(void)
 
 /* Send rank w, saved in place and not running (or the caller itself, whose
  * frames below its saved context are not sent), to process dst. */
-static void send_rank(int w, int dst)
+static uint64_t send_rank(int w, int dst)
 {
     zm_rank_mem_t *h = zm_core_rank_mem(w);
     zm_mpi_rank_t *m = zm_ult_get(w)->user;
@@ -338,6 +353,7 @@ static void send_rank(int w, int dst)
     xfer((void *)sp, mt.stack_len, dst, 1);
     xfer(rw, rwlen, dst, 1);
     xfer((void *)h->heap_at, mt.heap_len, dst, 1);
+    return sizeof mt + PAGE + mt.stack_len + mt.rw_len + mt.heap_len;
 }
 
 /* The arriving rank's API state: its predefined communicators made here
@@ -441,7 +457,7 @@ static int move_all(int self)
         if (X.oldp[w] == X.newp[w])
             continue;
         if (X.oldp[w] == me) {
-            send_rank(w, X.newp[w]);
+            X.bytes[w] = send_rank(w, X.newp[w]);
             left(w, self);
             gone |= w == self;
         } else if (X.newp[w] == me) {
@@ -461,6 +477,9 @@ static int move_all(int self)
  * carry (attributes, type names, OpenMP) and a pin to its worker. */
 static const char *rank_why(zm_mpi_rank_t *me)
 {
+    if (!zm_ult_lb_can_move())
+        return "this architecture cannot move ranks (a ULT may not resume on another "
+               "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
     if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
@@ -501,11 +520,12 @@ static void step_ready(void)
         X.flag = calloc((size_t)n, sizeof(*X.flag));
         X.load = calloc((size_t)n, sizeof(double));
         X.why = calloc((size_t)n, sizeof(*X.why));
+        X.bytes = calloc((size_t)n, sizeof(*X.bytes));
         X.oldp = malloc(sizeof(int) * (size_t)n);
         X.newp = malloc(sizeof(int) * (size_t)n);
         X.rec = malloc(X.rec_bytes);
         X.all = malloc(X.rec_bytes * (size_t)np);
-        X.ready = X.flag && X.load && X.why && X.oldp && X.newp && X.rec && X.all;
+        X.ready = X.flag && X.load && X.why && X.bytes && X.oldp && X.newp && X.rec && X.all;
     }
     int ok = X.ready;
     zm_spin_unlock(&X.lock);
@@ -598,7 +618,8 @@ static void report(int moved, uint64_t ns)
         if (X.oldp[w] == me && X.why[w] && shown++ < 8)
             fprintf(stderr, "zmpi:   rank %d stays in process %d: %s\n", w, me, X.why[w]);
         if (X.oldp[w] == me && X.newp[w] != me)
-            fprintf(stderr, "zmpi:   rank %d: process %d -> %d\n", w, me, X.newp[w]);
+            fprintf(stderr, "zmpi:   rank %d: process %d -> %d (%llu bytes)\n", w, me,
+                    X.newp[w], (unsigned long long)X.bytes[w]);
     }
     fflush(stderr);
 }

@@ -127,6 +127,11 @@ static uint64_t busy_take(void)
     return b;
 }
 
+int zm_ult_lb_can_move(void)
+{
+    return CAN_MIGRATE;
+}
+
 double zm_ult_lb_busy_peek(void)
 {
     zm_worker_t *w = zm_ult_tl_worker;
@@ -176,6 +181,17 @@ zm_ult_lb_step_t *zm_ult_lb_step_new(int n)
         free(s->fixed), free(s->order), free(s->wl), free(s);
         return NULL;
     }
+    return s;
+}
+
+zm_ult_lb_step_t *zm_ult_lb_step_renew(zm_ult_lb_step_t *old, int n)
+{
+    zm_ult_lb_step_t *s = zm_ult_lb_step_new(n);
+    if (!s)
+        return NULL;
+    s->steps = old->steps;
+    free(old->ult), free(old->load), free(old->busy), free(old->cur), free(old->target);
+    free(old->fixed), free(old->order), free(old->wl), free(old);
     return s;
 }
 

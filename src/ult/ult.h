@@ -438,6 +438,12 @@ typedef struct zm_ult_lb_step zm_ult_lb_step_t;
 /* A step for n participants, or NULL if out of memory.  Any thread. */
 zm_ult_lb_step_t *zm_ult_lb_step_new(int n);
 
+/* A step for n participants that replaces `old` (freed), numbered on from
+ * it, or NULL (old kept) if out of memory: the ranks of the step's world
+ * in this process changed (ranks moved between processes).  No ULT may be
+ * in `old`.  Any thread. */
+zm_ult_lb_step_t *zm_ult_lb_step_renew(zm_ult_lb_step_t *old, int n);
+
 /* What a participant brings to a step. */
 typedef struct zm_ult_lb_args {
     int strategy;       /* ZM_ULT_LB_*; participant 0's is the step's */
@@ -473,6 +479,12 @@ void zm_ult_wake_all_on(zm_ult_t *const *us, const int *worker, int n, int skip)
 /* Move the calling ULT to worker `worker` (its new home): it returns
  * running there.  ULT context of a scheduled job. */
 void zm_ult_move_self(int worker);
+
+/* Whether a ULT may resume on another OS thread than the one it left on
+ * this architecture (x86-64: yes; elsewhere a compiler may keep the
+ * thread pointer across a call), so whether ranks may move at all.  Any
+ * thread. */
+int zm_ult_lb_can_move(void);
 
 /* The calling ULT's busy seconds since its last balancing step, without
  * starting a new interval (0 while not measuring).  ULT context. */
