@@ -11,8 +11,9 @@
  * rank 0 prints the median and the spread of the calls' time as rank 0
  * saw it (a barrier first, so that all start together), and whether it
  * moved.  With ZMPI_LB_PROC=none the same calls move nothing: the cost
- * of the agreement alone.  Built by another MPI (no ZMPI_HAS_MIGRATE)
- * it times MPI_Barrier instead, the floor of any collective step.
+ * of the agreement alone.  With MIGRATE_NET_BARRIER set, or built by
+ * another MPI (no ZMPI_HAS_MIGRATE), it times MPI_Barrier instead: the
+ * floor of a step that every rank of the job must reach.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -31,7 +32,7 @@ static int cmp(const void *a, const void *b)
 }
 
 /* One size: STEPS calls, their times at rank 0 (ms) into t, sorted. */
-static int measure(size_t mib, double *t)
+static int measure(size_t mib, double *t, int barrier)
 {
     size_t bytes = mib << 20;
     char *heap = bytes ? malloc(bytes) : NULL;
@@ -45,10 +46,11 @@ static int measure(size_t mib, double *t)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
 #ifdef ZMPI_HAS_MIGRATE
-        ZMPI_Migrate(MPI_INFO_NULL);
-#else
-        MPI_Barrier(MPI_COMM_WORLD);
+        if (!barrier)
+            ZMPI_Migrate(MPI_INFO_NULL);
+        else
 #endif
+            MPI_Barrier(MPI_COMM_WORLD);
         t[s] = (MPI_Wtime() - t0) * 1e3;
         moves += getpid() != before;
     }
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; k++) {
         size_t mib = argc > 1 ? (size_t)atol(argv[k + 1]) : dflt[k];
         double t[STEPS];
-        int moves = measure(mib, t);
+        int moves = measure(mib, t, getenv("MIGRATE_NET_BARRIER") != NULL);
         if (moves < 0) {
             fprintf(stderr, "rank %d: %s\n", rank, moves == -1 ? "out of memory" : "heap changed");
             MPI_Abort(MPI_COMM_WORLD, 1);

@@ -11,9 +11,9 @@
  *
  * 1. Each rank says whether it may move (the checkpoint's test, per rank:
  *    nothing posted or waiting for it, no error handler of its own, no
- *    attributes, names or OpenMP state) and, if it may, saves its context
- *    in place (zm_ult_capture); then it waits.  The last rank of the
- *    process to come coordinates the process from then on.
+ *    attributes, names or OpenMP state) and waits.  The last rank of the
+ *    process to come coordinates the process from then on (it saves its
+ *    context in place first, zm_ult_capture, since it runs on).
  * 2. The coordinators exchange, over the system MPI, their ranks' loads
  *    and whether each may move, plus what pins a whole process
  *    (communicators, derived datatypes) or the whole job (requests), and
@@ -25,12 +25,13 @@
  *    of moves), or moves from the most loaded process to the least while
  *    it is above the mean by more than the moved rank's load.  No process
  *    is left without a rank (its job would end).
- * 4. The coordinators drop WORLD's collective state that depends on the
- *    placement, send each moving rank (source) or receive it and map it at
- *    its addresses (destination), rewrite the placement tables, meet once
- *    more (so that no rank sends before every process knows the new
- *    placement and has its arrivals ready), and wake their ranks: an
- *    arrived rank returns from its zm_ult_capture with 1.
+ * 4. The ranks that leave are woken to save their context in place and
+ *    wait again.  The coordinators drop WORLD's collective state that
+ *    depends on the placement, send each moving rank (source) or receive
+ *    it and map it at its addresses (destination), rewrite the placement
+ *    tables, meet once more (so that no rank sends before every process
+ *    knows the new placement and has its arrivals ready), and wake their
+ *    ranks: an arrived rank returns from its zm_ult_capture with 1.
  *
  * The exchange goes over the network layer with one reserved tag
  * (zm_net_placement_tag); the system MPI keeps messages between two
@@ -51,6 +52,11 @@
 #define CHUNK ((size_t)1 << 30)
 
 enum { MODE_AUTO, MODE_NONE, MODE_ROTATE, MODE_LIST };
+
+/* What a waiting rank does when the coordinator wakes it: return (it
+ * stays), or save its context and wait again to be sent; CMD_FAILED: it
+ * could not save. */
+enum { CMD_STAY, CMD_SAVE, CMD_FAILED };
 
 /* What one process tells the others at each round; its ranks' loads
  * (double per world rank) and whether each may move (a byte per world
@@ -78,6 +84,7 @@ static struct {
     int arrived;              /* ranks of this process in the step */
     _Atomic int *flag;        /* per world rank: 0 running, 1 parked, 2 released */
     double *load;             /* per world rank: its load at this step */
+    _Atomic int *cmd;         /* per world rank: CMD_*, what it does when woken */
     const char **why;         /* per world rank: why it may not move, or NULL */
     uint64_t *bytes;          /* per world rank: bytes sent when it left (reports) */
     char mode[ZM_MPI_LB_PROC_MAX]; /* world rank 0's mode, when it is here */
@@ -138,37 +145,43 @@ static __attribute__((noreturn)) void fail(const char *what)
     zm_net_abort(1);
 }
 
+/* Operations of the coordinator in flight: it parks until the last one
+ * completes, as a rank waits for a receive; whoever progresses the
+ * network (an idle worker, usually) runs the callbacks and wakes it. */
+typedef struct xwait {
+    _Atomic int left;         /* operations not completed */
+    _Atomic int state;        /* 0 running, 1 parked, 2 all done */
+    zm_ult_t *u;              /* the coordinator */
+} xwait_t;
+
 static void done_cb(void *arg)
 {
-    atomic_store_explicit((_Atomic int *)arg, 1, memory_order_release);
+    xwait_t *x = arg;
+    zm_ult_t *u = x->u; /* read first: the waiter's frame may end once state is 2 */
+    if (atomic_fetch_sub_explicit(&x->left, 1, memory_order_acq_rel) == 1 &&
+        atomic_exchange_explicit(&x->state, 2, memory_order_acq_rel) == 1)
+        zm_ult_wake(u);
 }
 
-/* Drive the network until the n flags are set.  The caller is the only
- * rank of its process that runs.  While nothing comes (other processes'
- * ranks still compute before their call) it sleeps, from 20 us up to
- * 1 ms, so that a waiting process does not take their cores; an idle
- * worker polls meanwhile. */
-static void wait_flags(_Atomic int *f, int n)
+static int xwait_commit(void *arg)
 {
-    uint64_t nap = 0;
-    for (int i = 0, idle = 0; i < n;) {
-        if (atomic_load_explicit(&f[i], memory_order_acquire)) {
-            i++;
-            nap = 0;
-            continue;
-        }
-        if (zm_net_poll()) {
-            idle = 0;
-            nap = 0;
-        } else if (++idle < 256) {
+    int expect = 0;
+    return !atomic_compare_exchange_strong((_Atomic int *)arg, &expect, 1);
+}
+
+/* Wait until every operation of x completed: poll a little (the other
+ * side is often there already), then park.  Parked, the coordinator
+ * leaves the cores to the ranks of other processes that have yet to
+ * come. */
+static void xwait_done(xwait_t *x)
+{
+    for (int i = 0; i < 256 && atomic_load_explicit(&x->left, memory_order_acquire) > 0; i++)
+        if (!zm_net_poll())
             zm_ult_yield();
-        } else {
-            nap = nap ? (nap * 2 < 1000000 ? nap * 2 : 1000000) : 20000;
-            if (zm_ult_sleep_until(zm_arch_time_ns() + nap) != 0)
-                zm_ult_yield();
-            idle = 0;
-        }
-    }
+    if (atomic_load_explicit(&x->left, memory_order_acquire) > 0)
+        zm_ult_park(xwait_commit, (void *)&x->state);
+    while (atomic_load_explicit(&x->state, memory_order_acquire) != 2)
+        zm_ult_yield(); /* the last callback is between its two steps */
 }
 
 /* Send (send) or receive len bytes at buf to or from process proc. */
@@ -177,36 +190,33 @@ static void xfer(void *buf, size_t len, int proc, int send)
     int tag = zm_net_placement_tag();
     for (size_t off = 0; off < len; off += CHUNK) {
         size_t n = len - off < CHUNK ? len - off : CHUNK;
-        _Atomic int f = 0;
+        xwait_t x = { 1, 0, zm_ult_self() };
         zm_net_lock();
         if (send)
-            zm_net_send_locked((char *)buf + off, n, proc, tag, 0, done_cb, (void *)&f);
+            zm_net_send_locked((char *)buf + off, n, proc, tag, 0, done_cb, &x);
         else
-            zm_net_recv_locked((char *)buf + off, n, proc, tag, done_cb, (void *)&f);
+            zm_net_recv_locked((char *)buf + off, n, proc, tag, done_cb, &x);
         zm_net_unlock();
-        wait_flags(&f, 1);
+        xwait_done(&x);
     }
 }
 
 /* Every process's record into X.all (in process order), X.rec ours. */
 static void exchange(void)
 {
-    int np = zm_net_job.nprocs, me = zm_net_job.proc, tag = zm_net_placement_tag(), k = 0;
+    int np = zm_net_job.nprocs, me = zm_net_job.proc, tag = zm_net_placement_tag();
     size_t rb = X.rec_bytes;
-    _Atomic int *f = calloc((size_t)np * 2, sizeof(*f));
-    if (!f)
-        fail("out of memory");
+    xwait_t x = { 2 * (np - 1), 0, zm_ult_self() };
     memcpy(X.all + (size_t)me * rb, X.rec, rb);
     zm_net_lock();
     for (int p = 0; p < np; p++)
         if (p != me)
-            zm_net_recv_locked(X.all + (size_t)p * rb, rb, p, tag, done_cb, (void *)&f[k++]);
+            zm_net_recv_locked(X.all + (size_t)p * rb, rb, p, tag, done_cb, &x);
     for (int p = 0; p < np; p++)
         if (p != me)
-            zm_net_send_locked(X.rec, rb, p, tag, 0, done_cb, (void *)&f[k++]);
+            zm_net_send_locked(X.rec, rb, p, tag, 0, done_cb, &x);
     zm_net_unlock();
-    wait_flags(f, k);
-    free(f);
+    xwait_done(&x);
 }
 
 static rec_hdr_t *hdr_of(unsigned char *rec)
@@ -445,6 +455,29 @@ static void wait_parked(int w)
         zm_ult_yield();
 }
 
+/* Have the ranks of this process that leave (but the caller, saved
+ * already) save their context in place, and wait until they wait again.
+ * Saving costs a small stack mapped and unmapped, so only ranks that
+ * move pay it. */
+static void save_leaving(int self)
+{
+    int me = zm_net_job.proc;
+    for (int w = 0; w < zm_net_job.nranks; w++) {
+        if (X.oldp[w] != me || X.newp[w] == me || w == self)
+            continue;
+        atomic_store_explicit(&X.cmd[w], CMD_SAVE, memory_order_relaxed);
+        atomic_store_explicit(&X.flag[w], 0, memory_order_release);
+        zm_ult_wake(zm_ult_get(w));
+    }
+    for (int w = 0; w < zm_net_job.nranks; w++) {
+        if (X.oldp[w] != me || X.newp[w] == me || w == self)
+            continue;
+        wait_parked(w);
+        if (atomic_load_explicit(&X.cmd[w], memory_order_acquire) == CMD_FAILED)
+            fail("out of memory to save a leaving rank's context");
+    }
+}
+
 /* Send and receive the moving ranks, in world rank order in every
  * process; then the tables.  Returns whether the caller left. */
 static int move_all(int self)
@@ -452,6 +485,7 @@ static int move_all(int self)
     int n = zm_net_job.nranks, me = zm_net_job.proc, gone = 0;
     /* Every rank of the process is parked (coordinate). */
     struct zmpi_group *wg = ((zm_mpi_rank_t *)zm_ult_get(self)->user)->world.group;
+    save_leaving(self);
     drop_world_colls();
     for (int w = 0; w < n; w++) {
         if (X.oldp[w] == X.newp[w])
@@ -518,6 +552,7 @@ static void step_ready(void)
     if (!X.ready) {
         X.rec_bytes = (sizeof(rec_hdr_t) + (sizeof(double) + 1) * (size_t)n + 7) & ~(size_t)7;
         X.flag = calloc((size_t)n, sizeof(*X.flag));
+        X.cmd = calloc((size_t)n, sizeof(*X.cmd));
         X.load = calloc((size_t)n, sizeof(double));
         X.why = calloc((size_t)n, sizeof(*X.why));
         X.bytes = calloc((size_t)n, sizeof(*X.bytes));
@@ -525,7 +560,7 @@ static void step_ready(void)
         X.newp = malloc(sizeof(int) * (size_t)n);
         X.rec = malloc(X.rec_bytes);
         X.all = malloc(X.rec_bytes * (size_t)np);
-        X.ready = X.flag && X.load && X.why && X.bytes && X.oldp && X.newp && X.rec && X.all;
+        X.ready = X.flag && X.cmd && X.load && X.why && X.bytes && X.oldp && X.newp && X.rec && X.all;
     }
     int ok = X.ready;
     zm_spin_unlock(&X.lock);
@@ -562,10 +597,11 @@ static void fill_record(void)
 }
 
 /* Exchange records until no message between processes is in flight:
- * every rank of the job waits here, so the counts only catch up. */
-static void agree(void)
+ * every rank of the job waits here, so the counts only catch up.
+ * Returns the number of exchanges. */
+static int agree(void)
 {
-    for (;;) {
+    for (int rounds = 1;; rounds++) {
         fill_record();
         exchange();
         int64_t s = 0, a = 0;
@@ -574,7 +610,7 @@ static void agree(void)
             a += hdr_of(X.all + (size_t)p * X.rec_bytes)->arrived;
         }
         if (s == a)
-            return;
+            return rounds;
         for (int i = 0; i < 1000 && !zm_net_poll(); i++)
             zm_ult_yield();
     }
@@ -594,17 +630,20 @@ static double proc_load(const int *where, int p, int *count)
     return sum;
 }
 
-/* --lb-report: the process of world rank 0 prints the step, every
+/* --lb-report: the process of world rank 0 prints the step (the
+ * agreement's exchanges and time, which includes waiting for the other
+ * processes' ranks to come, and the moves' time), every
  * process why its ranks stayed (the first few) and what it sent. */
-static void report(int moved, uint64_t ns)
+static void report(int moved, int rounds, uint64_t agree_ns, uint64_t move_ns)
 {
     int me = zm_net_job.proc, n = zm_net_job.nranks, shown = 0;
     const char *pwhy = process_why();
     const rec_hdr_t *h0 = hdr_of(X.all + (size_t)X.oldp[0] * X.rec_bytes);
     if (X.oldp[0] == me) {
         fprintf(stderr, "zmpi: lb across processes, step %lu (%s): %d ranks in %d processes, "
-                "%d moved in %.3f ms\n", X.steps, h0->mode[0] ? h0->mode : "auto", n,
-                zm_net_job.nprocs, moved, (double)ns * 1e-6);
+                "%d moved; agreed in %d exchanges, %.3f ms; moved in %.3f ms\n", X.steps,
+                h0->mode[0] ? h0->mode : "auto", n, zm_net_job.nprocs, moved, rounds,
+                (double)agree_ns * 1e-6, (double)move_ns * 1e-6);
         for (int p = 0; p < zm_net_job.nprocs; p++) {
             int nb, na;
             double lb = proc_load(X.oldp, p, &nb), la = proc_load(X.newp, p, &na);
@@ -669,7 +708,8 @@ static int coordinate(int self)
         if (zm_net_local_world(l) != self)
             wait_parked(zm_net_local_world(l));
     memcpy(X.oldp, zm_net_job.proc_of, sizeof(int) * (size_t)zm_net_job.nranks);
-    agree();
+    int rounds = agree();
+    uint64_t t1 = zm_arch_time_ns();
     int moved = plan(), gone = 0;
     if (moved) {
         gone = move_all(self);
@@ -682,7 +722,7 @@ static int coordinate(int self)
     X.steps++;
     zm_spin_unlock(&X.lock);
     if (zm_ult_lb_reporting())
-        report(moved, zm_arch_time_ns() - t0);
+        report(moved, rounds, t1 - t0, zm_arch_time_ns() - t1);
     release(self);
     if (gone) {
         zm_ult_park(leave_commit, zm_ult_get(self));
@@ -702,6 +742,19 @@ static void say_off(int w)
     fflush(stderr);
 }
 
+/* Save the calling rank's context in place, as ZMPI_Checkpoint does: 1 in
+ * the process it moved to, 0 here after saving, -1 if out of memory.
+ * Inlined into its one caller, so that the save is made in that caller's
+ * frame, to which a moved rank returns (see zm_ult_capture). */
+static inline __attribute__((always_inline)) int save_here(int w)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    int r = zm_ult_capture(&h->ckpt_sp, h->ckpt_frame, ZM_RANK_MEM_FRAME, &h->ckpt_resumed);
+    if (r > 0)
+        zm_core_rank_mem(zm_ult_self()->id)->ckpt_resumed = 0;
+    return r;
+}
+
 int zm_mpi_migrate_cross(double load, const char *mode)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
@@ -712,29 +765,37 @@ int zm_mpi_migrate_cross(double load, const char *mode)
     }
     step_ready();
     atomic_store_explicit(&X.flag[w], 0, memory_order_relaxed);
+    atomic_store_explicit(&X.cmd[w], CMD_STAY, memory_order_relaxed);
     X.load[w] = load >= 0 ? load : zm_ult_lb_busy_peek();
     X.why[w] = rank_why(me);
     if (w == 0)
         snprintf(X.mode, sizeof X.mode, "%s", mode);
-    if (!X.why[w]) {
-        /* Saved here, as ZMPI_Checkpoint saves: a rank that moves comes
-         * back from this call in its new process, where only the call's
-         * result is to be trusted (see zm_ult_capture). */
-        zm_rank_mem_t *h = zm_core_rank_mem(w);
-        int r = zm_ult_capture(&h->ckpt_sp, h->ckpt_frame, ZM_RANK_MEM_FRAME, &h->ckpt_resumed);
-        if (r > 0) {
-            zm_core_rank_mem(zm_ult_self()->id)->ckpt_resumed = 0;
-            return 1;
-        }
-        if (r < 0)
-            X.why[w] = "out of memory to save its context";
-    }
     zm_spin_lock(&X.lock);
     int last = ++X.arrived == zm_net_job.nlocal;
     zm_spin_unlock(&X.lock);
     if (!last) {
         zm_ult_park(stay_commit, (void *)&X.flag[w]);
+        if (atomic_load_explicit(&X.cmd[w], memory_order_acquire) != CMD_SAVE)
+            return 0;
+        /* Chosen to move: save, then wait to be sent (never woken here).
+         * A rank that moved comes back from this call in its new process,
+         * where only the call's result is to be trusted. */
+        int r = save_here(w);
+        if (r > 0)
+            return 1;
+        if (r < 0)
+            atomic_store_explicit(&X.cmd[w], CMD_FAILED, memory_order_relaxed);
+        zm_ult_park(stay_commit, (void *)&X.flag[w]);
         return 0;
+    }
+    /* The coordinator saves itself before it knows whether it moves: it
+     * runs on until the move is done, in frames below this one. */
+    if (!X.why[w]) {
+        int r = save_here(w);
+        if (r > 0)
+            return 1;
+        if (r < 0)
+            X.why[w] = "out of memory to save its context";
     }
     return coordinate(w);
 }
