@@ -146,6 +146,12 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
     REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
+  # A checkpoint of ranks that moved, restarted in three layouts.
+  add_test(NAME net_${be}_migrate_then_checkpoint_restart
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_migrate_net> ${be})
+  set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
+    LABELS net)
   zt_migrate_net(net_${be}_migrate_without_checkpoint MODE stay LB_PROC rotate
     REGEX "6 ranks, 0 moves, ok" "ranks stay in their processes: the job does not keep ranks"
     OPTS -n 6 -p 2 --interleave --net ${be})

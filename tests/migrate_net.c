@@ -11,7 +11,8 @@
  * message to a rank that just moved must reach it) and reduces over
  * MPI_COMM_WORLD (a collective right after a move), both checked.  Which
  * process a rank runs in is its getpid(); rank 0 prints how many moves
- * the ranks saw in all.
+ * the ranks saw in all.  With MIG_CKPT=DIR the ranks take a checkpoint
+ * after the rounds (tests/migrate_ckpt.sh restarts it).
  *
  * MIG_MODE (environment) selects what the test expects:
  *   rotate  every rank moves at every round (ZMPI_LB_PROC=rotate);
@@ -41,6 +42,7 @@ static int64_t data_init[256] = { 1, 2, 3 };
 static int64_t bss_table[4096];
 static int me, np;
 static char mode[32];
+static char ckpt_dir[512];
 
 struct node {
     struct node *next;
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
     /* Copied: getenv's string is in the process's environment, which is
      * not the rank's (another process has its own at that address). */
     snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
+    snprintf(ckpt_dir, sizeof ckpt_dir, "%s", getenv("MIG_CKPT") ? getenv("MIG_CKPT") : "");
     MPI_Comm kept = MPI_COMM_NULL;
     if (strcmp(mode, "comm") == 0 && me == 1)
         MPI_Comm_dup(MPI_COMM_SELF, &kept);
@@ -184,6 +187,12 @@ int main(int argc, char **argv)
         if (data_init[0] != 1 || data_init[2] != 3 || data_init[255] != pat(5, 0))
             fail(".data global", 0);
     }
+#ifdef ZMPI_HAS_CHECKPOINT
+    /* MIG_CKPT=DIR: a checkpoint of the moved ranks, from which
+     * zmpirun --restart DIR resumes here and ends as the job would. */
+    if (ckpt_dir[0] && ZMPI_Checkpoint(ckpt_dir) != MPI_SUCCESS)
+        fail("checkpoint after the moves", 0);
+#endif
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_COMM_NULL)
