@@ -101,3 +101,58 @@ foreach(be ${ZMPI_NET_BACKENDS})
   set_tests_properties(migrate_rotate_net_${be}_8x2p PROPERTIES TIMEOUT 120 LABELS net
     ENVIRONMENT "MPIEXEC_TIMEOUT=100;${ZT_MIGRATE_FIXED}")
 endforeach()
+zmpi_add_priv_program(zt_migrate_net migrate_net.c)
+
+# ---- Across processes (docs/migrate.md, "Across processes") ----
+# tests/migrate_net.c: ranks with heap data, globals and 40 frames of
+# stack moved between 2 and 3 processes of a --checkpoint job at every
+# round and checked byte for byte, with a ring message and an Allreduce
+# right after each move; the balancer's own moves from stated loads; a
+# process whose rank keeps a communicator keeps its ranks (and
+# --lb-report says so); a job without --checkpoint keeps every rank in
+# its process and says why.  Over every system MPI zmpi was built for.
+# zt_migrate_net(<name> MODE <m> [LB_PROC <p>] [REGEX <re>...] OPTS <zmpirun options>...)
+function(zt_migrate_net name)
+  cmake_parse_arguments(T "" "MODE;LB_PROC" "REGEX;OPTS" ${ARGN})
+  set(res)
+  foreach(re ${T_REGEX})
+    list(APPEND res --regex ${re})
+  endforeach()
+  add_test(NAME ${name}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_net.sh ${res} --
+            env MIG_MODE=${T_MODE} ZMPI_LB_PROC=${T_LB_PROC} MPIEXEC_TIMEOUT=120
+            $<TARGET_FILE:zmpirun> -w 2 --lb-report ${T_OPTS} $<TARGET_FILE:zt_migrate_net>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS net)
+endfunction()
+foreach(be ${ZMPI_NET_BACKENDS})
+  zt_migrate_net(net_${be}_migrate_rotate_6x2p MODE rotate LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_rotate_7x3p MODE rotate LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
+  # Rank 0 states 10, the others 1, at the first round: ranks 2 and 4
+  # leave process 0 (12 > mean 7.5 by more than 1), then one comes back.
+  zt_migrate_net(net_${be}_migrate_auto_loads MODE auto LB_PROC auto
+    REGEX "6 ranks, 3 moves, ok" "process 0: load 12, 3 ranks -> 10, 1 ranks"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_list MODE list LB_PROC 0:1,3:0
+    REGEX "6 ranks, 2 moves, ok" "rank 0: process 0 -> 1" "rank 3: process 1 -> 0"
+    OPTS --checkpoint -n 6 -p 2 --net ${be})
+  # Rank 1 keeps a communicator: its process keeps its ranks; process 0's
+  # rotate there but one (a process keeps a rank).
+  zt_migrate_net(net_${be}_migrate_communicator_stays MODE comm LB_PROC rotate
+    REGEX "6 ranks, 2 moves, ok" "process 1 keeps its ranks: communicators other than"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # A message on its way to rank 1 when it enters ZMPI_Migrate: rank 1
+  # stays while it waits in its queue, and receives it after.
+  zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
+    REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
+  # A checkpoint of ranks that moved, restarted in three layouts.
+  add_test(NAME net_${be}_migrate_then_checkpoint_restart
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_migrate_net> ${be})
+  set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
+    LABELS net)
+  zt_migrate_net(net_${be}_migrate_without_checkpoint MODE stay LB_PROC rotate
+    REGEX "6 ranks, 0 moves, ok" "ranks stay in their processes: the job does not keep ranks"
+    OPTS -n 6 -p 2 --interleave --net ${be})
+endforeach()

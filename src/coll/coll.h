@@ -207,6 +207,16 @@ void zm_coll_settle(zm_coll_shm_t *s, int me);
  * collective `me` ran, whose data it may still read.  ULT context. */
 void zm_coll_quiesce(zm_coll_shm_t *s, int me);
 
+/* Drop a rank's reference to its communicator's collective state s (its
+ * stand-in, and the block of its process's members, of a communicator
+ * across processes) when ranks moved between processes (ZMPI_Migrate,
+ * src/mpi/migrate_net.c): the process groups, leaders and in-process
+ * blocks depend on the placement, and the next collective attaches anew
+ * (its blocking and non-blocking numbering starts again at 0, in every
+ * rank alike).  Only while every rank of the process waits in that call
+ * with no collective pending.  Any ULT of the process. */
+void zm_coll_placement_drop(zm_coll_shm_t *s);
+
 /* Run a blocking collective as rank `me` of block `s`.  On a mismatch
  * between the ranks' arguments, or a copy that does not fit, writes a
  * message (naming the rank and the argument) to err and returns the

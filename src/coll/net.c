@@ -102,6 +102,18 @@ void zm_coll_net_detach(zm_coll_shm_t *s)
     free(s);
 }
 
+void zm_coll_placement_drop(zm_coll_shm_t *s)
+{
+    /* Every rank of the process waits in the migration call, done with
+     * its collectives on the block: nothing to wait for (as the quiesce
+     * of a communicator's free would). */
+    if (s->nx && s->nx->local) {
+        zm_coll_detach(s->nx->local);
+        s->nx->local = NULL;
+    }
+    zm_coll_detach(s);
+}
+
 /* The tag of rank me's next blocking collective on s. */
 static int next_tag(zm_coll_shm_t *s)
 {

@@ -21,6 +21,7 @@
  */
 #include "mpi/mpi_impl.h"
 #include "mpi/threads.h"
+#include "mpi/migrate_net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -268,6 +269,22 @@ void *zm_mpi_ckpt_clone(int rank, char *err, size_t errlen)
         return zm_arch_image_clone(rank, 0, 0, err, errlen);
     C.images[rank] = zm_arch_image_clone(rank, zm_core_rank_mem(rank)->copy_at, 0, err, errlen);
     return C.images[rank];
+}
+
+void zm_mpi_ckpt_rw(int rank, void **start, size_t *len)
+{
+    zm_arch_clone_rw(zm_arch_image_own(C.images[rank]), start, len);
+}
+
+int zm_mpi_ckpt_adopt(int rank, char *err, size_t errlen)
+{
+    /* A rank that ran here before left its copy mapped at its place (a
+     * copy is never unmapped, src/arch/image_clone_linux.c): its writable
+     * segment is overwritten by what arrives. */
+    if (C.images[rank])
+        return 0;
+    C.images[rank] = zm_arch_image_clone(rank, zm_core_rank_mem(rank)->copy_at, 1, err, errlen);
+    return C.images[rank] ? 0 : -1;
 }
 
 /* ---- Writing a checkpoint ------------------------------------------------- */

@@ -17,9 +17,11 @@
  * see docs/migrate.md for what stays valid and why.
  */
 #include "mpi_impl.h"
+#include "mpi/migrate_net.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The balancing of one world in this process. */
@@ -98,6 +100,31 @@ static world_lb_t *world_of(const struct zmpi_comm *c)
     return b;
 }
 
+void zm_mpi_migrate_relocal(void)
+{
+    /* The job's world: context 0, first world rank 0. */
+    world_lb_t *b = world_find(atomic_load_explicit(&worlds.head, memory_order_acquire), 0, 0);
+    if (!b || !b->local)
+        return;
+    int n = 0, size = zm_net_job.nranks;
+    for (int r = 0; r < size; r++)
+        b->local[r] = zm_net_is_remote(r) ? -1 : n++;
+    zm_ult_lb_step_t *step = zm_ult_lb_step_renew(b->step, n);
+    double *stated = malloc(sizeof(double) * (size_t)n);
+    if (!step || !stated) {
+        fprintf(stderr, "zmpi: out of memory for the balancer's state after ranks moved\n");
+        zm_net_abort(1);
+    }
+    for (int i = 0; i < n; i++)
+        stated[i] = -1;
+    /* The old step and loads are no one's now: every rank of the process
+     * waits in the migration. */
+    free(b->stated);
+    b->stated = stated;
+    b->step = step;
+    b->n = n;
+}
+
 /* This rank's index among its world's ranks in this process. */
 static int local_index(const world_lb_t *b, const struct zmpi_comm *c)
 {
@@ -105,14 +132,21 @@ static int local_index(const world_lb_t *b, const struct zmpi_comm *c)
 }
 
 /* Read the hints of ZMPI_Migrate into a: zmpi_lb (the strategy) and
- * zmpi_lb_tolerance (accepted imbalance, a number >= 0).  Other keys are
+ * zmpi_lb_tolerance (accepted imbalance, a number >= 0), and zmpi_lb_proc
+ * (moves across processes: migrate_net.c) into proc, which holds
+ * ZM_MPI_LB_PROC_MAX bytes (ZMPI_LB_PROC, else empty: auto).  Other keys are
  * ignored, as MPI does with hints it does not know.  The entries are read
  * in place: this runs in every rank at every step.  Returns MPI_SUCCESS
  * or the error raised on the world communicator. */
-static int read_hints(struct zmpi_comm *c, const char *fn, MPI_Info hints, zm_ult_lb_args_t *a)
+static int read_hints(struct zmpi_comm *c, const char *fn, MPI_Info hints, zm_ult_lb_args_t *a,
+                      char *proc)
 {
+    const char *env = getenv("ZMPI_LB_PROC");
     a->strategy = zm_ult_lb_default();
     a->tolerance = ZM_ULT_LB_TOLERANCE;
+    proc[0] = 0;
+    if (env && zm_mpi_lb_proc_valid(env))
+        snprintf(proc, ZM_MPI_LB_PROC_MAX, "%s", env);
     if (hints == MPI_INFO_NULL)
         return MPI_SUCCESS;
     if (hints->magic != ZM_INFO_MAGIC)
@@ -134,6 +168,12 @@ static int read_hints(struct zmpi_comm *c, const char *fn, MPI_Info hints, zm_ul
                                     "\"%.40s\" of info key zmpi_lb_tolerance (want a number "
                                     ">= 0, e.g. 0.05)", v);
             a->tolerance = t;
+        } else if (strcmp(e->key, "zmpi_lb_proc") == 0) {
+            if (!zm_mpi_lb_proc_valid(v))
+                return zm_mpi_error(c, MPI_ERR_INFO_VALUE, fn, "(hints): invalid value "
+                                    "\"%.40s\" of info key zmpi_lb_proc (want auto, none, "
+                                    "rotate or RANK:PROC[,RANK:PROC...])", v);
+            snprintf(proc, ZM_MPI_LB_PROC_MAX, "%s", v);
         }
     }
     return MPI_SUCCESS;
@@ -145,7 +185,8 @@ int PZMPI_Migrate(MPI_Info hints)
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     struct zmpi_comm *c = &me->world;
     zm_ult_lb_args_t a;
-    int rc = read_hints(c, fn, hints, &a);
+    char proc[ZM_MPI_LB_PROC_MAX];
+    int rc = read_hints(c, fn, hints, &a, proc);
     if (rc != MPI_SUCCESS)
         return rc;
     /* The rank itself must come: a thread it created cannot stand for it
@@ -168,6 +209,21 @@ int PZMPI_Migrate(MPI_Info hints)
      * report names the call. */
     zm_p2p_waiter()->wait_call = fn;
     zm_p2p_waiter()->wait_req = NULL;
+    /* The job's world across processes: ranks may move to another process
+     * first.  One that moved comes back here in its new process, where
+     * the pointers above belonged to the old one: all are taken again. */
+    if (ZM_UNLIKELY(zm_net_remote != NULL) && c->p.ctx == 0 && c->p.world == NULL &&
+        c->p.size == zm_net_job.nranks) {
+        zm_mpi_migrate_cross(a.load, proc);
+        me = zm_mpi_me();
+        c = &me->world;
+        b = world_of(c);
+        if (!b)
+            return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for the balancer's state");
+        idx = local_index(b, c);
+        zm_p2p_waiter()->wait_call = fn;
+        zm_p2p_waiter()->wait_req = NULL;
+    }
     zm_ult_lb_join(b->step, idx, &a);
     return MPI_SUCCESS;
 }

@@ -269,6 +269,27 @@ static int placement_start(zm_net_job_t *j, long spare)
     return 0;
 }
 
+void zm_net_placement_set(const int *proc_of)
+{
+    zm_net_job_t *j = &zm_net_job;
+    /* The tables are this file's own malloc'd arrays (placement_start):
+     * const only to the readers. */
+    int *proc = (int *)j->proc_of, *local = (int *)j->local;
+    uint8_t *rm = (uint8_t *)zm_net_remote;
+    j->nlocal = 0;
+    for (int w = 0; w < j->nranks; w++) {
+        proc[w] = proc_of[w];
+        rm[w] = proc[w] != j->proc;
+        if (!rm[w])
+            local[j->nlocal++] = w;
+    }
+}
+
+int zm_net_placement_tag(void)
+{
+    return net.info.tag_ub;
+}
+
 /* Number the world ranks over the processes and mark the remote ones. */
 static int layout(int np_env)
 {
@@ -530,7 +551,8 @@ void zm_net_recv_locked(void *buf, size_t bytes, int proc, int tag, zm_net_done_
 int zm_net_data_tag_locked(void)
 {
     int t = net.next_tag++;
-    if (net.next_tag > net.info.tag_ub || net.next_tag <= 0)
+    /* tag_ub itself is kept for moving ranks (zm_net_placement_tag). */
+    if (net.next_tag >= net.info.tag_ub || net.next_tag <= 0)
         net.next_tag = 1;
     return t;
 }

@@ -89,6 +89,19 @@ static inline int zm_net_local_world(int l)
     return zm_net_job.local ? zm_net_job.local[l] : l;
 }
 
+/* Rewrite the placement (zm_net_job's proc_of, local, nlocal and
+ * zm_net_remote) from proc_of[w], the new process of every world rank w,
+ * at a point where every process does the same (a cross-process
+ * migration, src/mpi/migrate_net.c) and nothing reads the tables: every
+ * rank of the process waits in that call and no message is in flight.
+ * A job of several processes only; the caller keeps its array. */
+void zm_net_placement_set(const int *proc_of);
+
+/* The tag that carries a moving rank's bytes between processes: the
+ * system MPI's largest, which rendezvous data tags never take.  Any
+ * thread, in a job of several processes. */
+int zm_net_placement_tag(void);
+
 /* Decide the job's shape from the environment and, when a launcher
  * started several processes, load the network backend and start the
  * system MPI.  `np_env` is the ZMPI_NP value (0 if unset).  On failure

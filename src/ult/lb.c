@@ -127,6 +127,21 @@ static uint64_t busy_take(void)
     return b;
 }
 
+int zm_ult_lb_can_move(void)
+{
+    return CAN_MIGRATE;
+}
+
+double zm_ult_lb_busy_peek(void)
+{
+    zm_worker_t *w = zm_ult_tl_worker;
+    if (!__atomic_load_n(&job.measure, __ATOMIC_RELAXED) || !w || !w->current)
+        return 0;
+    zm_ult_t *u = w->current;
+    uint64_t b = u->busy + (w->since ? zm_arch_ticks() - w->since : 0);
+    return (double)b * sec_per_tick();
+}
+
 /* ---- Steps --------------------------------------------------------------- */
 
 struct zm_ult_lb_step {
@@ -166,6 +181,17 @@ zm_ult_lb_step_t *zm_ult_lb_step_new(int n)
         free(s->fixed), free(s->order), free(s->wl), free(s);
         return NULL;
     }
+    return s;
+}
+
+zm_ult_lb_step_t *zm_ult_lb_step_renew(zm_ult_lb_step_t *old, int n)
+{
+    zm_ult_lb_step_t *s = zm_ult_lb_step_new(n);
+    if (!s)
+        return NULL;
+    s->steps = old->steps;
+    free(old->ult), free(old->load), free(old->busy), free(old->cur), free(old->target);
+    free(old->fixed), free(old->order), free(old->wl), free(old);
     return s;
 }
 

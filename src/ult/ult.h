@@ -438,6 +438,12 @@ typedef struct zm_ult_lb_step zm_ult_lb_step_t;
 /* A step for n participants, or NULL if out of memory.  Any thread. */
 zm_ult_lb_step_t *zm_ult_lb_step_new(int n);
 
+/* A step for n participants that replaces `old` (freed), numbered on from
+ * it, or NULL (old kept) if out of memory: the ranks of the step's world
+ * in this process changed (ranks moved between processes).  No ULT may be
+ * in `old`.  Any thread. */
+zm_ult_lb_step_t *zm_ult_lb_step_renew(zm_ult_lb_step_t *old, int n);
+
 /* What a participant brings to a step. */
 typedef struct zm_ult_lb_args {
     int strategy;       /* ZM_ULT_LB_*; participant 0's is the step's */
@@ -473,5 +479,30 @@ void zm_ult_wake_all_on(zm_ult_t *const *us, const int *worker, int n, int skip)
 /* Move the calling ULT to worker `worker` (its new home): it returns
  * running there.  ULT context of a scheduled job. */
 void zm_ult_move_self(int worker);
+
+/* Whether a ULT may resume on another OS thread than the one it left on
+ * this architecture (x86-64: yes; elsewhere a compiler may keep the
+ * thread pointer across a call), so whether ranks may move at all.  Any
+ * thread. */
+int zm_ult_lb_can_move(void);
+
+/* The calling ULT's busy seconds since its last balancing step, without
+ * starting a new interval (0 while not measuring).  ULT context. */
+double zm_ult_lb_busy_peek(void);
+
+/* ---- Moving ULTs across processes (ult_lbproc.c) ----
+ * zm_ult_depart: parked ULT u leaves this process for good (its rank
+ * moved to another): it is no longer counted live and is never woken
+ * here; its record stays, as a record of another process's rank.  Its
+ * stack (in its rank's region) is the caller's to send.  A ULT of this
+ * process other than u must call it (the job keeps a live ULT).
+ * zm_ult_arrive: ULT `id`, whose stack the caller has written at its
+ * fixed address (the job's stack_at) with a context saved by
+ * zm_ult_capture at sp (frame: the len bytes saved there), becomes live
+ * here and ready on worker `worker`; it returns from zm_ult_capture with
+ * 1.  Returns 0, or -1 if the job places no stacks (not a checkpoint
+ * job).  Both: a ULT of a scheduled job. */
+void zm_ult_depart(zm_ult_t *u);
+int zm_ult_arrive(int id, void *sp, const unsigned char *frame, size_t len, int worker);
 
 #endif /* ZM_ULT_H */

@@ -1,0 +1,204 @@
+/*
+ * migrate_net.c: ranks moved between processes by ZMPI_Migrate keep their
+ * whole state (tests/migrate.cmake; docs/migrate.md, "Across processes").
+ *
+ * Run with zmpirun --checkpoint -p 2 or 3.  Each of ITERS rounds calls
+ * ZMPI_Migrate from the bottom of a recursion DEPTH frames deep whose
+ * frames hold a pattern of the rank's, then checks byte for byte: every
+ * frame on the way back up, its globals (initialized, .bss), heap blocks
+ * of several sizes (malloc, calloc, realloc, posix_memalign) and a linked
+ * list in its heap.  Right after each move it sends around a ring (a
+ * message to a rank that just moved must reach it) and reduces over
+ * MPI_COMM_WORLD (a collective right after a move), both checked.  Which
+ * process a rank runs in is its getpid(); rank 0 prints how many moves
+ * the ranks saw in all.  With MIG_CKPT=DIR the ranks take a checkpoint
+ * after the rounds (tests/migrate_ckpt.sh restarts it).
+ *
+ * MIG_MODE (environment) selects what the test expects:
+ *   rotate  every rank moves at every round (ZMPI_LB_PROC=rotate);
+ *   auto    ranks of the first process state a load 10 times the
+ *           others' (ZMPI_Set_load): the balancer moves one rank, once;
+ *   comm    rank 1 keeps a communicator: no rank of its process moves,
+ *           the others do (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   stay    no rank moves (a job without --checkpoint);
+ *   inflight  as rotate, but rank 0 sends rank 1 a message just before
+ *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
+ *           must not leave it behind (it stays while the message waits);
+ *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
+ *           by the test's regular expression).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ITERS 6
+#define DEPTH 40
+
+static int64_t data_init[256] = { 1, 2, 3 };
+static int64_t bss_table[4096];
+static int me, np;
+static char mode[32];
+static char ckpt_dir[512];
+
+struct node {
+    struct node *next;
+    int64_t v;
+};
+
+static void fail(const char *what, long at)
+{
+    fprintf(stderr, "rank %d: %s wrong (at %ld)\n", me, what, at);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static int64_t pat(int64_t salt, long i)
+{
+    return (int64_t)me * 1000003 + salt * 7919 + i;
+}
+
+/* One round's checks after the move: a ring message and a reduction. */
+static void traffic(int iter)
+{
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    int64_t out[64], in[64], sum = 0, want = 0;
+    for (int i = 0; i < 64; i++)
+        out[i] = pat(iter, i);
+    MPI_Sendrecv(out, 64, MPI_INT64_T, right, iter, in, 64, MPI_INT64_T, left, iter,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 64; i++)
+        if (in[i] != (int64_t)left * 1000003 + iter * 7919 + i)
+            fail("ring message", i);
+    int64_t mine = me + iter;
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    for (int r = 0; r < np; r++)
+        want += r + iter;
+    if (sum != want)
+        fail("allreduce", iter);
+}
+
+/* DEPTH frames, each with a pattern; migrate at the bottom. */
+static long dive(int depth, int iter, int *moved)
+{
+    volatile int64_t frame[64];
+    for (int i = 0; i < 64; i++)
+        frame[i] = pat(depth * 100 + iter, i);
+    long r;
+    if (depth == 0) {
+        pid_t before = getpid();
+        int inflight = strcmp(mode, "inflight") == 0 && np > 1;
+        int64_t msg[32];
+        if (inflight && me == 0) {
+            for (int i = 0; i < 32; i++)
+                msg[i] = pat(iter + 77, i);
+            MPI_Send(msg, 32, MPI_INT64_T, 1, 900 + iter, MPI_COMM_WORLD);
+        }
+        ZMPI_Migrate(MPI_INFO_NULL);
+        *moved = getpid() != before;
+        if (inflight && me == 1) {
+            MPI_Recv(msg, 32, MPI_INT64_T, 0, 900 + iter, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (int i = 0; i < 32; i++)
+                if (msg[i] != (int64_t)iter * 7919 + 77 * 7919 + i)
+                    fail("message sent before the move", i);
+        }
+        traffic(iter);
+        r = 0;
+    } else {
+        r = dive(depth - 1, iter, moved) + 1;
+    }
+    for (int i = 0; i < 64; i++)
+        if (frame[i] != pat(depth * 100 + iter, i))
+            fail("stack frame", depth);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* Copied: getenv's string is in the process's environment, which is
+     * not the rank's (another process has its own at that address). */
+    snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
+    snprintf(ckpt_dir, sizeof ckpt_dir, "%s", getenv("MIG_CKPT") ? getenv("MIG_CKPT") : "");
+    MPI_Comm kept = MPI_COMM_NULL;
+    if (strcmp(mode, "comm") == 0 && me == 1)
+        MPI_Comm_dup(MPI_COMM_SELF, &kept);
+    int64_t *small = malloc(100 * sizeof *small), *big = calloc(300000, sizeof *big);
+    char *grown = malloc(16);
+    void *aligned = NULL;
+    struct node *list = NULL;
+    if (!small || !big || !grown || posix_memalign(&aligned, 4096, 8192) != 0)
+        fail("allocation", 0);
+    grown = realloc(grown, 200000);
+    for (long i = 0; i < 100; i++)
+        small[i] = pat(1, i);
+    for (long i = 0; i < 300000; i += 997)
+        big[i] = pat(2, i);
+    memset(grown, me & 0x7f, 200000);
+    memset(aligned, (me + 1) & 0x7f, 8192);
+    for (long i = 0; i < 500; i++) {
+        struct node *n = malloc(sizeof *n);
+        n->v = pat(3, i);
+        n->next = list;
+        list = n;
+    }
+    for (long i = 0; i < 4096; i++)
+        bss_table[i] = pat(4, i);
+    data_init[255] = pat(5, 0);
+    int moves = 0;
+    for (int iter = 0; iter < ITERS; iter++) {
+        if (strcmp(mode, "auto") == 0)
+            ZMPI_Set_load(me % np == 0 && iter == 0 ? 10.0 : 1.0);
+        int moved = 0;
+        if (dive(DEPTH, iter, &moved) != DEPTH)
+            fail("recursion", iter);
+        moves += moved;
+        if (strcmp(mode, "rotate") == 0 && !moved)
+            fail("a move (rotate moves every rank)", iter);
+        if (strcmp(mode, "stay") == 0 && moved)
+            fail("no move (the job keeps its ranks in their processes)", iter);
+        if (kept != MPI_COMM_NULL && moved)
+            fail("a rank holding a communicator stays", iter);
+        for (long i = 0; i < 100; i++)
+            if (small[i] != pat(1, i))
+                fail("malloc block", i);
+        for (long i = 0; i < 300000; i++)
+            if (big[i] != (i % 997 == 0 ? pat(2, i) : 0))
+                fail("calloc block", i);
+        for (long i = 0; i < 200000; i++)
+            if (grown[i] != (char)(me & 0x7f))
+                fail("realloc block", i);
+        for (long i = 0; i < 8192; i++)
+            if (((char *)aligned)[i] != (char)((me + 1) & 0x7f))
+                fail("aligned block", i);
+        long k = 500;
+        for (struct node *n = list; n; n = n->next)
+            if (n->v != pat(3, --k))
+                fail("heap list", k);
+        if (k != 0)
+            fail("heap list length", k);
+        for (long i = 0; i < 4096; i++)
+            if (bss_table[i] != pat(4, i))
+                fail(".bss global", i);
+        if (data_init[0] != 1 || data_init[2] != 3 || data_init[255] != pat(5, 0))
+            fail(".data global", 0);
+    }
+#ifdef ZMPI_HAS_CHECKPOINT
+    /* MIG_CKPT=DIR: a checkpoint of the moved ranks, from which
+     * zmpirun --restart DIR resumes here and ends as the job would. */
+    if (ckpt_dir[0] && ZMPI_Checkpoint(ckpt_dir) != MPI_SUCCESS)
+        fail("checkpoint after the moves", 0);
+#endif
+    int all = 0;
+    MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (kept != MPI_COMM_NULL)
+        MPI_Comm_free(&kept);
+    if (me == 0)
+        printf("migrate_net %s: %d ranks, %d moves, ok\n", mode, np, all);
+    MPI_Finalize();
+    return 0;
+}
