@@ -363,8 +363,10 @@ void zm_p2p_rank_open(int id)
     r->ult = zm_ult_get(id);
     r->world_rank = id;
     /* Without its ring table (out of memory) the rank is sent to through
-     * its lock only. */
-    (void)zm_p2p_ring_rank_open(r);
+     * its lock only.  A rank back from another process keeps its drained
+     * rings, to which senders' records may still point. */
+    if (!r->rings)
+        (void)zm_p2p_ring_rank_open(r);
 }
 
 size_t zm_p2p_eager_max(void)

@@ -269,8 +269,10 @@ typedef struct zm_p2p_rank {
 zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max);
 
 /* Set up the state of rank `id`, a ULT reserved at run time for a
- * spawned rank (zm_ult_reserve), before it is launched.  The record was
- * reserved zeroed by zm_p2p_init.  ULT context, the spawning rank. */
+ * spawned rank (zm_ult_reserve), before it is launched, or a rank that
+ * migration brings into this process.  The record was reserved zeroed by
+ * zm_p2p_init.  ULT context: the spawning rank, or the coordinator of a
+ * migration while every local rank waits in it. */
 void zm_p2p_rank_open(int id);
 
 /* Per-rank state, indexed by world rank (set by zm_p2p_init); only the
@@ -632,8 +634,8 @@ typedef void (*zm_p2p_event_fn_t)(int ev, int owner, uint32_t ctx, int src, int 
 
 /* Nonzero if rank `rank` has no posted receive and no message waiting
  * for it (its rings drained first): what a checkpoint requires of a rank,
- * since neither could be carried into a restarted job.  The rank's own
- * ULT. */
+ * since neither could be carried into a restarted job.  Any ULT on a
+ * worker: it takes the rank's lock (migration asks it of parked ranks). */
 int zm_p2p_rank_quiet(int rank);
 
 /* Request objects of the process taken and not freed (pending, persistent
