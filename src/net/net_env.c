@@ -22,6 +22,35 @@
  * MPI completes inside MPI_Isend (small messages mostly do) costs no
  * request slot and no later completion test.
  *
+ * Batches: the eager envelopes of non-blocking sends to one process are
+ * gathered in a send buffer per destination process and travel as one
+ * message of kind ZM_NET_KIND_BATCH (net_batch.h).  The rules, and why
+ * they keep MPI's semantics:
+ *   - a batch is sent when it could take no further envelope of the size
+ *     just added, when a blocking send to its process comes (which joins
+ *     it: one message), before any other envelope to its process leaves
+ *     (env_send here, zm_net_isend_locked in net.c: a rendezvous's RTS,
+ *     an Ssend, a Bsend, a collective's message, a one-sided, partitioned
+ *     or port message, the deadlock detection's), at every poll of the
+ *     network by any thread (zm_net_env_poll_locked: a rank that waits,
+ *     tests or probes, an idle worker), by the progress thread when
+ *     nobody else polls (net.c), and before the closing barrier;
+ *   - so the envelopes to a process leave in the order they were made,
+ *     whichever path each took, and the receiver hands a batch's
+ *     envelopes on in that order before its next message: the
+ *     non-overtaking order per (source, communicator, tag) holds as for
+ *     single envelopes;
+ *   - a batched send is an eager one, complete when it returns, as it was
+ *     before (its data is copied): cancelling it finds it complete, as
+ *     before; Ssend and Bsend go by rendezvous and are never batched;
+ *   - each envelope counts as sent when it is added, so while a batch is
+ *     unsent the job's envelopes sent exceed those received and the
+ *     deadlock detection cannot conclude;
+ *   - a batch waits at most until the next poll of any thread of its
+ *     process: idle workers poll all the time, a rank that waits polls,
+ *     and the progress thread polls when a batch is pending (at most its
+ *     nap of 10 ms when every worker computes without MPI calls).
+ *
  * Everything here runs under the network lock.
  */
 #include "net/net_impl.h"
@@ -57,6 +86,25 @@ typedef struct big_hdr {
     uint64_t bytes;             /* the body's size */
 } big_hdr_t;
 
+/* A batch's header: its envelopes follow, each behind an entry header of
+ * BATCH_ENT bytes (its length, 32 bits, then 4 unused) and padded to 8
+ * bytes, so every envelope's header stays 8-byte aligned. */
+typedef struct batch_hdr {
+    char pad[ZM_NET_KIND_AT];   /* where other envelopes keep their own fields */
+    int32_t kind;               /* ZM_NET_KIND_BATCH */
+    int32_t n;                  /* envelopes in it */
+} batch_hdr_t;
+
+#define BATCH_ENT 8
+
+/* The batch being filled for one destination process. */
+typedef struct batch {
+    char *buf;                  /* a pool buffer, or NULL when empty */
+    size_t used;                /* bytes in it, header included */
+    int n;                      /* envelopes in it */
+    int at;                     /* its index in E.pend while not empty */
+} batch_t;
+
 /* A big envelope's body on its way. */
 typedef struct big_recv {
     char *pkt;                  /* headroom + bytes, malloc'd */
@@ -78,6 +126,9 @@ static struct {
     const void *cur;            /* the envelope being handed on (zm_net_keep) */
     int cur_owned;              /* it is a malloc'd block the handler may take */
     int cur_taken;              /* and the handler took it */
+    batch_t *batch;             /* per destination process (nprocs), NULL until used */
+    int *pend;                  /* processes whose batch is not empty */
+    _Atomic int npend;          /* their number (read without the lock: progress thread) */
 } E;
 
 size_t zm_net_env_room(void)
@@ -119,6 +170,7 @@ static void env_put(void *b)
  * look (some 300 instructions with MPICH).  Not counted. */
 static void env_send(void *buf, size_t bytes, int proc, int now)
 {
+    zm_net_batch_flush_locked(proc); /* the batch's envelopes came first */
     if (!now) {
         zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
         return;
@@ -131,6 +183,99 @@ static void env_send(void *buf, size_t bytes, int proc, int now)
         env_put(buf);
     else
         zm_net_slot_use_locked(s, env_put, buf);
+}
+
+/* ---- Batches (see the top of the file) --------------------------------- */
+
+/* The bytes an envelope of `bytes` bytes takes in a batch. */
+static inline size_t batch_ent(size_t bytes)
+{
+    return BATCH_ENT + ((bytes + 7) & ~(size_t)7);
+}
+
+size_t zm_net_batch_max(void)
+{
+    return (zm_net_env_room() - sizeof(batch_hdr_t)) / 2 - BATCH_ENT;
+}
+
+int zm_net_batch_pending(void)
+{
+    return atomic_load_explicit(&E.npend, memory_order_relaxed) > 0;
+}
+
+int zm_net_batch_has_locked(int proc)
+{
+    return E.batch && E.batch[proc].n > 0;
+}
+
+/* Send process proc's batch (not empty) and leave it empty. */
+static void batch_send(int proc)
+{
+    batch_t *b = &E.batch[proc];
+    batch_hdr_t *h = (batch_hdr_t *)b->buf;
+    size_t bytes = b->used;
+    h->kind = ZM_NET_KIND_BATCH;
+    h->n = b->n;
+    int last = atomic_load_explicit(&E.npend, memory_order_relaxed) - 1;
+    E.pend[b->at] = E.pend[last];
+    E.batch[E.pend[last]].at = b->at;
+    atomic_store_explicit(&E.npend, last, memory_order_relaxed);
+    b->buf = NULL;
+    b->n = 0;
+    env_send(h, bytes, proc, 1); /* not counted: its envelopes were */
+}
+
+void zm_net_batch_flush_locked(int proc)
+{
+    if (ZM_UNLIKELY(E.batch != NULL) && E.batch[proc].n > 0)
+        batch_send(proc);
+}
+
+void zm_net_batch_flush_all_locked(void)
+{
+    int n;
+    while ((n = atomic_load_explicit(&E.npend, memory_order_relaxed)) > 0)
+        batch_send(E.pend[n - 1]);
+}
+
+void *zm_net_batch_add_locked(int proc, size_t bytes)
+{
+    if (ZM_UNLIKELY(!E.batch)) {
+        int np = zm_net_job.nprocs;
+        E.batch = calloc((size_t)np, sizeof(batch_t));
+        E.pend = malloc(sizeof(int) * (size_t)np);
+        if (!E.batch || !E.pend)
+            zm_net_fatal("allocating send batches");
+    }
+    batch_t *b = &E.batch[proc];
+    size_t need = batch_ent(bytes);
+    if (b->n > 0 && b->used + need > zm_net_env_room())
+        batch_send(proc);
+    if (b->n == 0) {
+        int n = atomic_load_explicit(&E.npend, memory_order_relaxed);
+        b->buf = zm_net_env_buf_locked();
+        b->used = sizeof(batch_hdr_t);
+        b->at = n;
+        E.pend[n] = proc;
+        atomic_store_explicit(&E.npend, n + 1, memory_order_relaxed);
+    }
+    char *e = b->buf + b->used;
+    uint32_t len = (uint32_t)bytes;
+    memcpy(e, &len, sizeof(len));
+    b->used += need;
+    b->n++;
+    zm_net_count_sent_locked();
+    return e + BATCH_ENT;
+}
+
+void zm_net_batch_done_locked(int proc, int now)
+{
+    batch_t *b = &E.batch[proc];
+    /* Full for another envelope of the size just added: out now, so a
+     * stream's batches leave while the sender makes the next. */
+    size_t last = b->used - sizeof(batch_hdr_t);
+    if (now || b->used + last / (size_t)b->n > zm_net_env_room())
+        batch_send(proc);
 }
 
 void zm_net_env_send_locked(void *buf, size_t bytes, int proc)
@@ -175,6 +320,27 @@ void *zm_net_keep(void *pkt, size_t bytes)
 
 static int arrival(char *pkt, size_t bytes, int src, int owned);
 
+/* A batch in `pkt` (behind the headroom, `bytes` bytes): hand its
+ * envelopes on one by one, in order.  Each is given to the handler as a
+ * block whose headroom is the bytes in front of it (the batch's own):
+ * handlers only read what they are given and copy what they keep
+ * (zm_net_keep), so nothing there is written. */
+static int batch_arrival(char *pkt, size_t bytes, int src)
+{
+    char *p = pkt + E.headroom + sizeof(batch_hdr_t), *end = pkt + E.headroom + bytes;
+    int did = 0;
+    while (end - p >= BATCH_ENT) {
+        uint32_t len;
+        memcpy(&len, p, sizeof(len));
+        char *env = p + BATCH_ENT;
+        if (len > (size_t)(end - env))
+            zm_net_fatal("unpacking a batch of messages");
+        did |= arrival(env - E.headroom, len, src, 0);
+        p += batch_ent(len);
+    }
+    return did;
+}
+
 /* A big envelope's body is in: hand it on, and let the ring go on. */
 static void big_done(void *arg)
 {
@@ -209,6 +375,12 @@ static int arrival(char *pkt, size_t bytes, int src, int owned)
     if (kind == ZM_NET_KIND_BIG) {
         big_start((const big_hdr_t *)(pkt + E.headroom), src);
         return 1;
+    }
+    if (kind == ZM_NET_KIND_BATCH) {
+        int real = batch_arrival(pkt, bytes, src);
+        if (owned)
+            free(pkt);
+        return real;
     }
     E.cur = pkt;
     E.cur_owned = owned;
@@ -267,6 +439,8 @@ int zm_net_env_poll_locked(size_t headroom)
     const zm_net_backend_t *be = zm_net_be();
     if (ZM_UNLIKELY(!E.on))
         ring_start(headroom);
+    if (atomic_load_explicit(&E.npend, memory_order_relaxed) > 0)
+        zm_net_batch_flush_all_locked();
     if (E.unposted)
         ring_repost();
     int did = 0, n = 0, max = E.streak ? RING_BATCH : 1;
@@ -298,6 +472,10 @@ void zm_net_env_stop_locked(void)
         E.ring[i] = NULL;
     }
     E.on = 0;
+    free(E.batch);
+    free(E.pend);
+    E.batch = NULL;
+    E.pend = NULL;
     while (E.pool) {
         void *b = E.pool;
         E.pool = *(void **)b;
