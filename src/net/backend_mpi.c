@@ -344,6 +344,18 @@ static int be_barrier(void)
     return MPI_Barrier(B.comm) == MPI_SUCCESS ? 0 : -1;
 }
 
+/* Batches within a node (net_backend.h).  Open MPI's shared-memory
+ * transport sends up to 4 KiB eagerly (btl_vader_eager_limit), its match
+ * header included: a stream of 2 KiB messages in batches of 4 208 bytes
+ * ran at 1.6 GB/s against 5.5 one by one.  MPICH over UCX took batches of
+ * 8 KiB at the best rate of those tried (2, 4, 8 and 16 KiB: 512 B-1 KiB
+ * streams 10-20 % faster with 8 KiB than with 2 KiB). */
+#if defined(OPEN_MPI)
+#define BATCH_NODE (4096 - 64)
+#else
+#define BATCH_NODE (8192 + 64)
+#endif
+
 static const zm_net_backend_t table = {
     .abi = ZM_NET_ABI,
     .name = ZM_NET_BACKEND_NAME,
@@ -361,6 +373,7 @@ static const zm_net_backend_t table = {
     .post_cancel = be_post_cancel,
     .allgather = be_allgather,
     .barrier = be_barrier,
+    .batch_node = BATCH_NODE,
 };
 
 /* The module's only export. */

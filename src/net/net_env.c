@@ -131,9 +131,25 @@ static struct {
     _Atomic int npend;          /* their number (read without the lock: progress thread) */
 } E;
 
+/* The room of a job whose processes share a node: a batch as large as
+ * the backend likes (net_backend.h), at least ENV_ROOM_NODE.  Worked out
+ * once; a race of two first callers writes the same value twice. */
+static size_t node_room(void)
+{
+    static _Atomic size_t room;
+    size_t r = atomic_load_explicit(&room, memory_order_relaxed);
+    if (ZM_UNLIKELY(r == 0)) {
+        r = zm_net_be() ? zm_net_be()->batch_node : 0;
+        if (r < ENV_ROOM_NODE)
+            r = ENV_ROOM_NODE;
+        atomic_store_explicit(&room, r, memory_order_relaxed);
+    }
+    return r;
+}
+
 size_t zm_net_env_room(void)
 {
-    return zm_net_job.nnodes > 1 ? ENV_ROOM_NET : ENV_ROOM_NODE;
+    return zm_net_job.nnodes > 1 ? ENV_ROOM_NET : node_room();
 }
 
 /* ---- Sending ------------------------------------------------------------- */
