@@ -109,6 +109,10 @@ typedef struct zm_net_backend {
      * shared-memory eager limit, past which its rendezvous made a batch
      * slower than the envelopes one by one. */
     size_t batch_node;
+
+    /* The same between processes of different nodes (the system MPI on
+     * TCP): up to its eager limit there. */
+    size_t batch_net;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);

@@ -209,9 +209,25 @@ static inline size_t batch_ent(size_t bytes)
     return BATCH_ENT + ((bytes + 7) & ~(size_t)7);
 }
 
+/* The largest batch: the room of a preposted receive, or less between
+ * nodes if the backend says so (net_backend.h).  Any thread; worked out
+ * once, like node_room. */
+static size_t batch_cap(void)
+{
+    static _Atomic size_t cap;
+    size_t c = atomic_load_explicit(&cap, memory_order_relaxed);
+    if (ZM_UNLIKELY(c == 0)) {
+        c = zm_net_env_room();
+        if (zm_net_job.nnodes > 1 && zm_net_be() && zm_net_be()->batch_net < c)
+            c = zm_net_be()->batch_net;
+        atomic_store_explicit(&cap, c, memory_order_relaxed);
+    }
+    return c;
+}
+
 size_t zm_net_batch_max(void)
 {
-    return (zm_net_env_room() - sizeof(batch_hdr_t)) / 2 - BATCH_ENT;
+    return (batch_cap() - sizeof(batch_hdr_t)) / 2 - BATCH_ENT;
 }
 
 int zm_net_batch_pending(void)
@@ -265,7 +281,7 @@ void *zm_net_batch_add_locked(int proc, size_t bytes)
     }
     batch_t *b = &E.batch[proc];
     size_t need = batch_ent(bytes);
-    if (b->n > 0 && b->used + need > zm_net_env_room())
+    if (b->n > 0 && b->used + need > batch_cap())
         batch_send(proc);
     if (b->n == 0) {
         int n = atomic_load_explicit(&E.npend, memory_order_relaxed);
@@ -290,7 +306,7 @@ void zm_net_batch_done_locked(int proc, int now)
     /* Full for another envelope of the size just added: out now, so a
      * stream's batches leave while the sender makes the next. */
     size_t last = b->used - sizeof(batch_hdr_t);
-    if (now || b->used + last / (size_t)b->n > zm_net_env_room())
+    if (now || b->used + last / (size_t)b->n > batch_cap())
         batch_send(proc);
 }
 
