@@ -28,14 +28,9 @@ size_t zm_net_batch_max(void);
 void *zm_net_batch_add_locked(int proc, size_t bytes);
 
 /* With the network lock held: the envelope from zm_net_batch_add_locked
- * is filled.  Sends the batch now when `now` (a blocking send: its own
- * envelope and those before it leave in one message) or when it could
- * take no further envelope of this size. */
-void zm_net_batch_done_locked(int proc, int now);
-
-/* With the network lock held: whether the batch to `proc` holds an
- * envelope not sent yet. */
-int zm_net_batch_has_locked(int proc);
+ * is filled.  Sends the batch if it could take no further envelope of
+ * this size. */
+void zm_net_batch_done_locked(int proc);
 
 /* With the network lock held: send the batch to `proc` now if it holds
  * an envelope. */

@@ -131,25 +131,28 @@ static struct {
     _Atomic int npend;          /* their number (read without the lock: progress thread) */
 } E;
 
-/* The room of a job whose processes share a node: a batch as large as
- * the backend likes (net_backend.h), at least ENV_ROOM_NODE.  Worked out
- * once; a race of two first callers writes the same value twice. */
-static size_t node_room(void)
+/* The room of a preposted receive (zm_net_env_room): between processes
+ * of one node a batch as large as the backend likes (net_backend.h), at
+ * least ENV_ROOM_NODE.  0 until the first call works it out; a race of
+ * two first callers writes the same value twice. */
+static _Atomic size_t env_room;
+
+static size_t env_room_init(void)
 {
-    static _Atomic size_t room;
-    size_t r = atomic_load_explicit(&room, memory_order_relaxed);
-    if (ZM_UNLIKELY(r == 0)) {
+    size_t r = ENV_ROOM_NET;
+    if (zm_net_job.nnodes <= 1) {
         r = zm_net_be() ? zm_net_be()->batch_node : 0;
         if (r < ENV_ROOM_NODE)
             r = ENV_ROOM_NODE;
-        atomic_store_explicit(&room, r, memory_order_relaxed);
     }
+    atomic_store_explicit(&env_room, r, memory_order_relaxed);
     return r;
 }
 
 size_t zm_net_env_room(void)
 {
-    return zm_net_job.nnodes > 1 ? ENV_ROOM_NET : node_room();
+    size_t r = atomic_load_explicit(&env_room, memory_order_relaxed);
+    return ZM_LIKELY(r != 0) ? r : env_room_init();
 }
 
 /* ---- Sending ------------------------------------------------------------- */
@@ -179,18 +182,11 @@ static void env_put(void *b)
     E.npool++;
 }
 
-/* Send pool buffer `buf` (`bytes` bytes); it returns to the pool when the
- * system MPI is done with it.  `now`: look at once whether the send
- * completed (no slot then); else leave that to a later poll, so that a
- * send that follows at once (a rendezvous's data) is not delayed by the
- * look (some 300 instructions with MPICH).  Not counted. */
-static void env_send(void *buf, size_t bytes, int proc, int now)
+/* Send pool buffer `buf` (`bytes` bytes) now and look at once whether the
+ * send completed (no slot then); it returns to the pool when the system
+ * MPI is done with it.  Not counted; the batch to proc must be empty. */
+static inline void env_send_now(void *buf, size_t bytes, int proc)
 {
-    zm_net_batch_flush_locked(proc); /* the batch's envelopes came first */
-    if (!now) {
-        zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
-        return;
-    }
     int s = zm_net_slot_free_locked();
     int r = zm_net_be()->isend_now(buf, bytes, proc, ZM_NET_TAG_ENV, s);
     if (r < 0)
@@ -199,6 +195,20 @@ static void env_send(void *buf, size_t bytes, int proc, int now)
         env_put(buf);
     else
         zm_net_slot_use_locked(s, env_put, buf);
+}
+
+/* Send pool buffer `buf` (`bytes` bytes) after the batch to proc, if one
+ * waits.  `now`: env_send_now; else leave the look at its completion to
+ * a later poll, so that a send that follows at once (a rendezvous's data)
+ * is not delayed by it (some 300 instructions with MPICH).  Not
+ * counted. */
+static void env_send(void *buf, size_t bytes, int proc, int now)
+{
+    zm_net_batch_flush_locked(proc); /* the batch's envelopes came first */
+    if (now)
+        env_send_now(buf, bytes, proc);
+    else
+        zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
 }
 
 /* ---- Batches (see the top of the file) --------------------------------- */
@@ -235,11 +245,6 @@ int zm_net_batch_pending(void)
     return atomic_load_explicit(&E.npend, memory_order_relaxed) > 0;
 }
 
-int zm_net_batch_has_locked(int proc)
-{
-    return E.batch && E.batch[proc].n > 0;
-}
-
 /* Send process proc's batch (not empty) and leave it empty. */
 static void batch_send(int proc)
 {
@@ -254,7 +259,7 @@ static void batch_send(int proc)
     atomic_store_explicit(&E.npend, last, memory_order_relaxed);
     b->buf = NULL;
     b->n = 0;
-    env_send(h, bytes, proc, 1); /* not counted: its envelopes were */
+    env_send_now(h, bytes, proc); /* not counted: its envelopes were */
 }
 
 void zm_net_batch_flush_locked(int proc)
@@ -270,7 +275,9 @@ void zm_net_batch_flush_all_locked(void)
         batch_send(E.pend[n - 1]);
 }
 
-void *zm_net_batch_add_locked(int proc, size_t bytes)
+/* Room for an envelope of `bytes` bytes at the end of process proc's
+ * batch, sending the batch first if it has no room left.  Not counted. */
+static void *batch_reserve(int proc, size_t bytes)
 {
     if (ZM_UNLIKELY(!E.batch)) {
         int np = zm_net_job.nprocs;
@@ -296,24 +303,47 @@ void *zm_net_batch_add_locked(int proc, size_t bytes)
     memcpy(e, &len, sizeof(len));
     b->used += need;
     b->n++;
-    zm_net_count_sent_locked();
     return e + BATCH_ENT;
 }
 
-void zm_net_batch_done_locked(int proc, int now)
+void *zm_net_batch_add_locked(int proc, size_t bytes)
+{
+    zm_net_count_sent_locked();
+    return batch_reserve(proc, bytes);
+}
+
+void zm_net_batch_done_locked(int proc)
 {
     batch_t *b = &E.batch[proc];
     /* Full for another envelope of the size just added: out now, so a
      * stream's batches leave while the sender makes the next. */
     size_t last = b->used - sizeof(batch_hdr_t);
-    if (now || b->used + last / (size_t)b->n > batch_cap())
+    if (b->used + last / (size_t)b->n > batch_cap())
         batch_send(proc);
+}
+
+/* A blocking send's envelope in `buf` while a batch to proc waits: it
+ * joins the batch if it fits and they leave as one message, else it
+ * leaves right after the batch.  Not counted. */
+static __attribute__((noinline)) void env_join(void *buf, size_t bytes, int proc)
+{
+    if (bytes > zm_net_batch_max()) {
+        env_send(buf, bytes, proc, 1);
+        return;
+    }
+    memcpy(batch_reserve(proc, bytes), buf, bytes);
+    env_put(buf);
+    batch_send(proc);
 }
 
 void zm_net_env_send_locked(void *buf, size_t bytes, int proc)
 {
     zm_net_count_sent_locked();
-    env_send(buf, bytes, proc, 1);
+    if (ZM_UNLIKELY(E.batch != NULL) && E.batch[proc].n > 0) {
+        env_join(buf, bytes, proc);
+        return;
+    }
+    env_send_now(buf, bytes, proc);
 }
 
 void zm_net_env_send_first_locked(void *buf, size_t bytes, int proc)

@@ -148,23 +148,29 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
  * raised by the program) is packed into a block of its own first.
  * `batch`: a non-blocking send, whose small envelope may wait in the
  * batch to its process (net_batch.h) until the next poll; a blocking one
- * is sent at once, joining the batch (and sending it) if one is waiting,
- * so that it costs one message of the system MPI either way. */
+ * is sent at once (joining the batch, and sending it, if one waits:
+ * zm_net_env_send_locked), as before batches, at no extra cost. */
 static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
                               const zm_dt_t *dt, size_t bytes, int wdest, int proc, int tag,
                               int batch)
 {
     size_t len = sizeof(net_hdr_t) + bytes;
-    if (ZM_LIKELY(len <= zm_net_env_room())) {
+    if (batch && len <= zm_net_batch_max()) {
         zm_net_lock();
-        int joins = len <= zm_net_batch_max() && (batch || zm_net_batch_has_locked(proc));
-        net_hdr_t *h = joins ? zm_net_batch_add_locked(proc, len) : zm_net_env_buf_locked();
+        net_hdr_t *h = zm_net_batch_add_locked(proc, len);
         hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
         zm_dt_pack(h + 1, buf, count, dt, bytes);
-        if (joins)
-            zm_net_batch_done_locked(proc, !batch);
-        else
-            zm_net_env_send_locked(h, len, proc);
+        zm_net_batch_done_locked(proc);
+        count_locked(&net_sent, c->ctx);
+        zm_net_unlock();
+        return ZM_OK;
+    }
+    if (ZM_LIKELY(len <= zm_net_env_room())) {
+        zm_net_lock();
+        net_hdr_t *h = zm_net_env_buf_locked();
+        hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
+        zm_dt_pack(h + 1, buf, count, dt, bytes);
+        zm_net_env_send_locked(h, len, proc);
         count_locked(&net_sent, c->ctx);
         zm_net_unlock();
         return ZM_OK;
