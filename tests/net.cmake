@@ -40,6 +40,14 @@ foreach(b ${ZT_NET_P2P_SMALL})
                     TIMEOUT 60)
 endforeach()
 
+# Batches of small envelopes between processes (tests/net_batch.c): mixed
+# windows in order, a sender that computes, Issend and cancel inside a
+# batched stream.  In one process as well, where nothing is batched.
+zmpi_add_program(zt_net_batch net_batch.c)
+foreach(b window ssend cancel)
+  zmpi_add_mpi_test(net_batch_${b}_3x2 PROGRAM net_batch NP 3 WORKERS 2 ARGS ${b} TIMEOUT 60)
+endforeach()
+
 if(NOT ZMPI_NET_BACKENDS)
   return()
 endif()
@@ -102,6 +110,21 @@ foreach(be ${ZMPI_NET_BACKENDS})
                     ARGS compute)
 endforeach()
 
+foreach(be ${ZMPI_NET_BACKENDS})
+  foreach(b window compute ssend cancel)
+    # Two senders of one process to rank 1 share its batch (rank 3, in
+    # rank 1's process, sends through memory).
+    zmpi_add_net_test(net_${be}_batch_${b}_2px2i PROGRAM net_batch NP 4 PROCS 2 BACKEND ${be}
+                      OPTS --interleave ARGS ${b})
+  endforeach()
+  zmpi_add_net_test(net_${be}_batch_window_3px1 PROGRAM net_batch NP 3 PROCS 3 BACKEND ${be}
+                    ARGS window)
+  # One worker per process, the sender's busy: only the progress thread
+  # can send its batch.
+  zmpi_add_net_test(net_${be}_batch_compute_2px1w1 PROGRAM net_batch NP 2 PROCS 2
+                    BACKEND ${be} OPTS -w 1 ARGS compute)
+endforeach()
+
 # "Separate nodes": the system MPI forced onto TCP, no shared memory
 # between the processes (one backend is enough: the code path is ours).
 # Open MPI's when it was built: Debian's MPICH 4.0.2 over UCX's TCP
@@ -113,6 +136,8 @@ list(GET ZMPI_NET_BACKENDS 0 ZT_NET_BE0)
 if("openmpi" IN_LIST ZMPI_NET_BACKENDS)
   set(ZT_NET_BE0 openmpi)
 endif()
+zmpi_add_net_test(net_${ZT_NET_BE0}_batch_window_sepnodes PROGRAM net_batch NP 4 PROCS 2
+                  BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave ARGS window)
 foreach(prog coll_all p2p_large)
   zmpi_add_net_test(net_${ZT_NET_BE0}_${prog}_sepnodes PROGRAM ${prog} NP 4 PROCS 2
                     BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave)

@@ -432,6 +432,7 @@ void zm_net_finalize(void)
         return;
     progress_stop();
     zm_spin_lock(&net.lock);
+    zm_net_batch_flush_all_locked();
     if (zm_net_job.nprocs > 1 && net.be->barrier() != 0)
         zm_net_fatal("the closing barrier");
     zm_net_env_stop_locked();
@@ -517,6 +518,8 @@ void zm_net_slot_use_locked(int s, zm_net_done_fn *done, void *arg)
 void zm_net_isend_locked(const void *buf, size_t bytes, int proc, int tag, int sync,
                          zm_net_done_fn *done, void *arg)
 {
+    if (tag == ZM_NET_TAG_ENV)
+        zm_net_batch_flush_locked(proc); /* batched envelopes first (net_env.c) */
     int s = slot_take(done, arg);
     if (net.be->isend(buf, bytes, proc, tag, sync, s) != 0)
         zm_net_fatal("a send");
@@ -741,6 +744,8 @@ static void *progress_main(void *arg)
     unsigned seen = atomic_load_explicit(&net.polls, memory_order_relaxed), rma_seen = 0;
     while (!atomic_load_explicit(&net.prog_stop, memory_order_acquire)) {
         dd_tick();
+        if (zm_net_batch_pending())
+            zm_net_poll(); /* sends it (net_env.c, "Batches") */
         if (atomic_load_explicit(&net.prog_holds, memory_order_relaxed) <= 0) {
             progress_nap(10 * 1000 * 1000);
             continue;

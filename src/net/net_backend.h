@@ -22,7 +22,7 @@
 
 /* Bumped whenever the table changes: a module built for another version
  * is refused. */
-#define ZM_NET_ABI 2
+#define ZM_NET_ABI 3
 
 /* The export every backend module defines. */
 #define ZM_NET_ENTRY "zmpi_net_backend"
@@ -103,6 +103,16 @@ typedef struct zm_net_backend {
 
     /* Blocking barrier over all processes (start-up and shut-down only). */
     int (*barrier)(void);
+
+    /* The largest message of batched envelopes (net_env.c, "Batches") to
+     * send between processes of one node: up to the system MPI's
+     * shared-memory eager limit, past which its rendezvous made a batch
+     * slower than the envelopes one by one. */
+    size_t batch_node;
+
+    /* The same between processes of different nodes (the system MPI on
+     * TCP): up to its eager limit there. */
+    size_t batch_net;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);

@@ -22,6 +22,35 @@
  * MPI completes inside MPI_Isend (small messages mostly do) costs no
  * request slot and no later completion test.
  *
+ * Batches: the eager envelopes of non-blocking sends to one process are
+ * gathered in a send buffer per destination process and travel as one
+ * message of kind ZM_NET_KIND_BATCH (net_batch.h).  The rules, and why
+ * they keep MPI's semantics:
+ *   - a batch is sent when it could take no further envelope of the size
+ *     just added, when a blocking send to its process comes (which joins
+ *     it: one message), before any other envelope to its process leaves
+ *     (env_send here, zm_net_isend_locked in net.c: a rendezvous's RTS,
+ *     an Ssend, a Bsend, a collective's message, a one-sided, partitioned
+ *     or port message, the deadlock detection's), at every poll of the
+ *     network by any thread (zm_net_env_poll_locked: a rank that waits,
+ *     tests or probes, an idle worker), by the progress thread when
+ *     nobody else polls (net.c), and before the closing barrier;
+ *   - so the envelopes to a process leave in the order they were made,
+ *     whichever path each took, and the receiver hands a batch's
+ *     envelopes on in that order before its next message: the
+ *     non-overtaking order per (source, communicator, tag) holds as for
+ *     single envelopes;
+ *   - a batched send is an eager one, complete when it returns, as it was
+ *     before (its data is copied): cancelling it finds it complete, as
+ *     before; Ssend and Bsend go by rendezvous and are never batched;
+ *   - each envelope counts as sent when it is added, so while a batch is
+ *     unsent the job's envelopes sent exceed those received and the
+ *     deadlock detection cannot conclude;
+ *   - a batch waits at most until the next poll of any thread of its
+ *     process: idle workers poll all the time, a rank that waits polls,
+ *     and the progress thread polls when a batch is pending (at most its
+ *     nap of 10 ms when every worker computes without MPI calls).
+ *
  * Everything here runs under the network lock.
  */
 #include "net/net_impl.h"
@@ -57,6 +86,25 @@ typedef struct big_hdr {
     uint64_t bytes;             /* the body's size */
 } big_hdr_t;
 
+/* A batch's header: its envelopes follow, each behind an entry header of
+ * BATCH_ENT bytes (its length, 32 bits, then 4 unused) and padded to 8
+ * bytes, so every envelope's header stays 8-byte aligned. */
+typedef struct batch_hdr {
+    char pad[ZM_NET_KIND_AT];   /* where other envelopes keep their own fields */
+    int32_t kind;               /* ZM_NET_KIND_BATCH */
+    int32_t n;                  /* envelopes in it */
+} batch_hdr_t;
+
+#define BATCH_ENT 8
+
+/* The batch being filled for one destination process. */
+typedef struct batch {
+    char *buf;                  /* a pool buffer, or NULL when empty */
+    size_t used;                /* bytes in it, header included */
+    int n;                      /* envelopes in it */
+    int at;                     /* its index in E.pend while not empty */
+} batch_t;
+
 /* A big envelope's body on its way. */
 typedef struct big_recv {
     char *pkt;                  /* headroom + bytes, malloc'd */
@@ -78,11 +126,33 @@ static struct {
     const void *cur;            /* the envelope being handed on (zm_net_keep) */
     int cur_owned;              /* it is a malloc'd block the handler may take */
     int cur_taken;              /* and the handler took it */
+    batch_t *batch;             /* per destination process (nprocs), NULL until used */
+    int *pend;                  /* processes whose batch is not empty */
+    _Atomic int npend;          /* their number (read without the lock: progress thread) */
 } E;
+
+/* The room of a preposted receive (zm_net_env_room): between processes
+ * of one node a batch as large as the backend likes (net_backend.h), at
+ * least ENV_ROOM_NODE.  0 until the first call works it out; a race of
+ * two first callers writes the same value twice. */
+static _Atomic size_t env_room;
+
+static size_t env_room_init(void)
+{
+    size_t r = ENV_ROOM_NET;
+    if (zm_net_job.nnodes <= 1) {
+        r = zm_net_be() ? zm_net_be()->batch_node : 0;
+        if (r < ENV_ROOM_NODE)
+            r = ENV_ROOM_NODE;
+    }
+    atomic_store_explicit(&env_room, r, memory_order_relaxed);
+    return r;
+}
 
 size_t zm_net_env_room(void)
 {
-    return zm_net_job.nnodes > 1 ? ENV_ROOM_NET : ENV_ROOM_NODE;
+    size_t r = atomic_load_explicit(&env_room, memory_order_relaxed);
+    return ZM_LIKELY(r != 0) ? r : env_room_init();
 }
 
 /* ---- Sending ------------------------------------------------------------- */
@@ -112,17 +182,11 @@ static void env_put(void *b)
     E.npool++;
 }
 
-/* Send pool buffer `buf` (`bytes` bytes); it returns to the pool when the
- * system MPI is done with it.  `now`: look at once whether the send
- * completed (no slot then); else leave that to a later poll, so that a
- * send that follows at once (a rendezvous's data) is not delayed by the
- * look (some 300 instructions with MPICH).  Not counted. */
-static void env_send(void *buf, size_t bytes, int proc, int now)
+/* Send pool buffer `buf` (`bytes` bytes) now and look at once whether the
+ * send completed (no slot then); it returns to the pool when the system
+ * MPI is done with it.  Not counted; the batch to proc must be empty. */
+static inline void env_send_now(void *buf, size_t bytes, int proc)
 {
-    if (!now) {
-        zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
-        return;
-    }
     int s = zm_net_slot_free_locked();
     int r = zm_net_be()->isend_now(buf, bytes, proc, ZM_NET_TAG_ENV, s);
     if (r < 0)
@@ -133,10 +197,153 @@ static void env_send(void *buf, size_t bytes, int proc, int now)
         zm_net_slot_use_locked(s, env_put, buf);
 }
 
+/* Send pool buffer `buf` (`bytes` bytes) after the batch to proc, if one
+ * waits.  `now`: env_send_now; else leave the look at its completion to
+ * a later poll, so that a send that follows at once (a rendezvous's data)
+ * is not delayed by it (some 300 instructions with MPICH).  Not
+ * counted. */
+static void env_send(void *buf, size_t bytes, int proc, int now)
+{
+    zm_net_batch_flush_locked(proc); /* the batch's envelopes came first */
+    if (now)
+        env_send_now(buf, bytes, proc);
+    else
+        zm_net_isend_locked(buf, bytes, proc, ZM_NET_TAG_ENV, 0, env_put, buf);
+}
+
+/* ---- Batches (see the top of the file) --------------------------------- */
+
+/* The bytes an envelope of `bytes` bytes takes in a batch. */
+static inline size_t batch_ent(size_t bytes)
+{
+    return BATCH_ENT + ((bytes + 7) & ~(size_t)7);
+}
+
+/* The largest batch: the room of a preposted receive, or less between
+ * nodes if the backend says so (net_backend.h).  Any thread; worked out
+ * once, like node_room. */
+static size_t batch_cap(void)
+{
+    static _Atomic size_t cap;
+    size_t c = atomic_load_explicit(&cap, memory_order_relaxed);
+    if (ZM_UNLIKELY(c == 0)) {
+        c = zm_net_env_room();
+        if (zm_net_job.nnodes > 1 && zm_net_be() && zm_net_be()->batch_net < c)
+            c = zm_net_be()->batch_net;
+        atomic_store_explicit(&cap, c, memory_order_relaxed);
+    }
+    return c;
+}
+
+size_t zm_net_batch_max(void)
+{
+    return (batch_cap() - sizeof(batch_hdr_t)) / 2 - BATCH_ENT;
+}
+
+int zm_net_batch_pending(void)
+{
+    return atomic_load_explicit(&E.npend, memory_order_relaxed) > 0;
+}
+
+/* Send process proc's batch (not empty) and leave it empty. */
+static void batch_send(int proc)
+{
+    batch_t *b = &E.batch[proc];
+    batch_hdr_t *h = (batch_hdr_t *)b->buf;
+    size_t bytes = b->used;
+    h->kind = ZM_NET_KIND_BATCH;
+    h->n = b->n;
+    int last = atomic_load_explicit(&E.npend, memory_order_relaxed) - 1;
+    E.pend[b->at] = E.pend[last];
+    E.batch[E.pend[last]].at = b->at;
+    atomic_store_explicit(&E.npend, last, memory_order_relaxed);
+    b->buf = NULL;
+    b->n = 0;
+    env_send_now(h, bytes, proc); /* not counted: its envelopes were */
+}
+
+void zm_net_batch_flush_locked(int proc)
+{
+    if (ZM_UNLIKELY(E.batch != NULL) && E.batch[proc].n > 0)
+        batch_send(proc);
+}
+
+void zm_net_batch_flush_all_locked(void)
+{
+    int n;
+    while ((n = atomic_load_explicit(&E.npend, memory_order_relaxed)) > 0)
+        batch_send(E.pend[n - 1]);
+}
+
+/* Room for an envelope of `bytes` bytes at the end of process proc's
+ * batch, sending the batch first if it has no room left.  Not counted. */
+static void *batch_reserve(int proc, size_t bytes)
+{
+    if (ZM_UNLIKELY(!E.batch)) {
+        int np = zm_net_job.nprocs;
+        E.batch = calloc((size_t)np, sizeof(batch_t));
+        E.pend = malloc(sizeof(int) * (size_t)np);
+        if (!E.batch || !E.pend)
+            zm_net_fatal("allocating send batches");
+    }
+    batch_t *b = &E.batch[proc];
+    size_t need = batch_ent(bytes);
+    if (b->n > 0 && b->used + need > batch_cap())
+        batch_send(proc);
+    if (b->n == 0) {
+        int n = atomic_load_explicit(&E.npend, memory_order_relaxed);
+        b->buf = zm_net_env_buf_locked();
+        b->used = sizeof(batch_hdr_t);
+        b->at = n;
+        E.pend[n] = proc;
+        atomic_store_explicit(&E.npend, n + 1, memory_order_relaxed);
+    }
+    char *e = b->buf + b->used;
+    uint32_t len = (uint32_t)bytes;
+    memcpy(e, &len, sizeof(len));
+    b->used += need;
+    b->n++;
+    return e + BATCH_ENT;
+}
+
+void *zm_net_batch_add_locked(int proc, size_t bytes)
+{
+    zm_net_count_sent_locked();
+    return batch_reserve(proc, bytes);
+}
+
+void zm_net_batch_done_locked(int proc)
+{
+    batch_t *b = &E.batch[proc];
+    /* Full for another envelope of the size just added: out now, so a
+     * stream's batches leave while the sender makes the next. */
+    size_t last = b->used - sizeof(batch_hdr_t);
+    if (b->used + last / (size_t)b->n > batch_cap())
+        batch_send(proc);
+}
+
+/* A blocking send's envelope in `buf` while a batch to proc waits: it
+ * joins the batch if it fits and they leave as one message, else it
+ * leaves right after the batch.  Not counted. */
+static __attribute__((noinline)) void env_join(void *buf, size_t bytes, int proc)
+{
+    if (bytes > zm_net_batch_max()) {
+        env_send(buf, bytes, proc, 1);
+        return;
+    }
+    memcpy(batch_reserve(proc, bytes), buf, bytes);
+    env_put(buf);
+    batch_send(proc);
+}
+
 void zm_net_env_send_locked(void *buf, size_t bytes, int proc)
 {
     zm_net_count_sent_locked();
-    env_send(buf, bytes, proc, 1);
+    if (ZM_UNLIKELY(E.batch != NULL) && E.batch[proc].n > 0) {
+        env_join(buf, bytes, proc);
+        return;
+    }
+    env_send_now(buf, bytes, proc);
 }
 
 void zm_net_env_send_first_locked(void *buf, size_t bytes, int proc)
@@ -175,6 +382,27 @@ void *zm_net_keep(void *pkt, size_t bytes)
 
 static int arrival(char *pkt, size_t bytes, int src, int owned);
 
+/* A batch in `pkt` (behind the headroom, `bytes` bytes): hand its
+ * envelopes on one by one, in order.  Each is given to the handler as a
+ * block whose headroom is the bytes in front of it (the batch's own):
+ * handlers only read what they are given and copy what they keep
+ * (zm_net_keep), so nothing there is written. */
+static int batch_arrival(char *pkt, size_t bytes, int src)
+{
+    char *p = pkt + E.headroom + sizeof(batch_hdr_t), *end = pkt + E.headroom + bytes;
+    int did = 0;
+    while (end - p >= BATCH_ENT) {
+        uint32_t len;
+        memcpy(&len, p, sizeof(len));
+        char *env = p + BATCH_ENT;
+        if (len > (size_t)(end - env))
+            zm_net_fatal("unpacking a batch of messages");
+        did |= arrival(env - E.headroom, len, src, 0);
+        p += batch_ent(len);
+    }
+    return did;
+}
+
 /* A big envelope's body is in: hand it on, and let the ring go on. */
 static void big_done(void *arg)
 {
@@ -209,6 +437,12 @@ static int arrival(char *pkt, size_t bytes, int src, int owned)
     if (kind == ZM_NET_KIND_BIG) {
         big_start((const big_hdr_t *)(pkt + E.headroom), src);
         return 1;
+    }
+    if (kind == ZM_NET_KIND_BATCH) {
+        int real = batch_arrival(pkt, bytes, src);
+        if (owned)
+            free(pkt);
+        return real;
     }
     E.cur = pkt;
     E.cur_owned = owned;
@@ -267,6 +501,8 @@ int zm_net_env_poll_locked(size_t headroom)
     const zm_net_backend_t *be = zm_net_be();
     if (ZM_UNLIKELY(!E.on))
         ring_start(headroom);
+    if (atomic_load_explicit(&E.npend, memory_order_relaxed) > 0)
+        zm_net_batch_flush_all_locked();
     if (E.unposted)
         ring_repost();
     int did = 0, n = 0, max = E.streak ? RING_BATCH : 1;
@@ -298,6 +534,10 @@ void zm_net_env_stop_locked(void)
         E.ring[i] = NULL;
     }
     E.on = 0;
+    free(E.batch);
+    free(E.pend);
+    E.batch = NULL;
+    E.pend = NULL;
     while (E.pool) {
         void *b = E.pool;
         E.pool = *(void **)b;

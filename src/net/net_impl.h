@@ -8,10 +8,15 @@
 #define ZM_NET_IMPL_H
 
 #include "net/net.h"
+#include "net/net_batch.h"
 
 /* Kind of the network layer's announcement of an envelope too big for a
  * preposted receive (net_env.c): its body follows with a data tag. */
 #define ZM_NET_KIND_BIG 60
+
+/* Kind of a batch: several envelopes to one process in one message of the
+ * system MPI (net_env.c, "Batches"). */
+#define ZM_NET_KIND_BATCH 59
 
 /* The loaded backend (NULL in a one-process job).  Any thread; written
  * once at start. */
@@ -53,6 +58,14 @@ int zm_net_env_poll_locked(size_t headroom);
  * Counted by the caller. */
 void zm_net_env_big_locked(const void *buf, size_t bytes, int proc, zm_net_done_fn *done,
                            void *arg);
+
+/* net_env.c: send every batch that holds an envelope (a poll, the
+ * closing barrier, the progress thread). */
+void zm_net_batch_flush_all_locked(void);
+
+/* net_env.c: nonzero while some batch holds an envelope not sent yet.
+ * Any thread (a snapshot, read without the lock by the progress thread). */
+int zm_net_batch_pending(void);
 
 /* net_env.c: cancel the preposted receives and free the buffers
  * (shut-down, after the closing barrier). */

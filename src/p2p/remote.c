@@ -22,6 +22,7 @@
  * messages are matched in the order they were sent.
  */
 #include "p2p/p2p_impl.h"
+#include "net/net_batch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,11 +145,26 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
  * complete when this returns.  An envelope that fits is packed straight
  * into a send buffer of the network's pool, under the network lock (a
  * copy of at most zm_net_env_room() bytes); a larger one (a threshold
- * raised by the program) is packed into a block of its own first. */
+ * raised by the program) is packed into a block of its own first.
+ * `batch`: a non-blocking send, whose small envelope may wait in the
+ * batch to its process (net_batch.h) until the next poll; a blocking one
+ * is sent at once (joining the batch, and sending it, if one waits:
+ * zm_net_env_send_locked), as before batches, at no extra cost. */
 static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
-                              const zm_dt_t *dt, size_t bytes, int wdest, int proc, int tag)
+                              const zm_dt_t *dt, size_t bytes, int wdest, int proc, int tag,
+                              int batch)
 {
     size_t len = sizeof(net_hdr_t) + bytes;
+    if (batch && len <= zm_net_batch_max()) {
+        zm_net_lock();
+        net_hdr_t *h = zm_net_batch_add_locked(proc, len);
+        hdr_fill(h, c, wdest, tag, bytes, HDR_EAGER);
+        zm_dt_pack(h + 1, buf, count, dt, bytes);
+        zm_net_batch_done_locked(proc);
+        count_locked(&net_sent, c->ctx);
+        zm_net_unlock();
+        return ZM_OK;
+    }
     if (ZM_LIKELY(len <= zm_net_env_room())) {
         zm_net_lock();
         net_hdr_t *h = zm_net_env_buf_locked();
@@ -232,7 +248,11 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         return ZM_OK;
     }
     if (bytes <= eager && mode != ZM_SEND_SYNC) {
-        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, proc, tag)) != ZM_OK)
+        /* A request of the pool is a non-blocking send's (MPI_Isend, a
+         * persistent send's start); blocking sends and collectives use
+         * requests of their own (pooled 0), which are sent at once. */
+        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, proc, tag, req->pooled)) !=
+            ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
