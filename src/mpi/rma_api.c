@@ -270,27 +270,6 @@ static inline __attribute__((always_inline)) char *fast_target(int count, MPI_Da
     return tg->base + (size_t)off;
 }
 
-/* The general Put and Get, out of line and with the API's own arguments:
- * the fast paths below then call them as their last act (a jump, no
- * frame), so the fast paths save no registers. */
-static __attribute__((noinline)) int put_slow(const void *origin_addr, int origin_count,
-                                              MPI_Datatype origin_datatype, int target_rank,
-                                              MPI_Aint target_disp, int target_count,
-                                              MPI_Datatype target_datatype, MPI_Win win)
-{
-    return zm_mpi_put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
-                          target_rank, target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
-}
-
-static __attribute__((noinline)) int get_slow(void *origin_addr, int origin_count,
-                                              MPI_Datatype origin_datatype, int target_rank,
-                                              MPI_Aint target_disp, int target_count,
-                                              MPI_Datatype target_datatype, MPI_Win win)
-{
-    return zm_mpi_put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
-                          target_disp, target_count, target_datatype, win, ZM_RMA_BLOCKING);
-}
-
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
@@ -298,8 +277,9 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
     char *taddr = fast_target(origin_count, origin_datatype, target_rank, target_disp,
                               target_count, target_datatype, win);
     if (ZM_UNLIKELY(!taddr))
-        return put_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                        target_count, target_datatype, win);
+        return zm_mpi_put_get("MPI_Put", 0, (void *)origin_addr, origin_count, origin_datatype,
+                              target_rank, target_disp, target_count, target_datatype, win,
+                              ZM_RMA_BLOCKING);
     memcpy(taddr, origin_addr, (size_t)origin_count * origin_datatype->size);
     return MPI_SUCCESS;
 }
@@ -312,8 +292,9 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
     char *taddr = fast_target(origin_count, origin_datatype, target_rank, target_disp,
                               target_count, target_datatype, win);
     if (ZM_UNLIKELY(!taddr))
-        return get_slow(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                        target_count, target_datatype, win);
+        return zm_mpi_put_get("MPI_Get", 1, origin_addr, origin_count, origin_datatype,
+                              target_rank, target_disp, target_count, target_datatype, win,
+                              ZM_RMA_BLOCKING);
     memcpy(origin_addr, taddr, (size_t)origin_count * origin_datatype->size);
     return MPI_SUCCESS;
 }
