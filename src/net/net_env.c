@@ -24,7 +24,7 @@
  *
  * Batches: the eager envelopes of non-blocking sends to one process are
  * gathered in a send buffer per destination process and travel as one
- * message of kind ZM_NET_KIND_BATCH (net_batch.h).  The rules, and why
+ * message of kind ZM_NET_KIND_BATCH (net.h, "Batches").  The rules, and why
  * they keep MPI's semantics:
  *   - a batch is sent when it could take no further envelope of the size
  *     just added, when a blocking send to its process comes (which joins

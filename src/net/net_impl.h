@@ -8,7 +8,6 @@
 #define ZM_NET_IMPL_H
 
 #include "net/net.h"
-#include "net/net_batch.h"
 
 /* Kind of the network layer's announcement of an envelope too big for a
  * preposted receive (net_env.c): its body follows with a data tag. */

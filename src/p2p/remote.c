@@ -22,7 +22,6 @@
  * messages are matched in the order they were sent.
  */
 #include "p2p/p2p_impl.h"
-#include "net/net_batch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +146,7 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
  * copy of at most zm_net_env_room() bytes); a larger one (a threshold
  * raised by the program) is packed into a block of its own first.
  * `batch`: a non-blocking send, whose small envelope may wait in the
- * batch to its process (net_batch.h) until the next poll; a blocking one
+ * batch to its process (net.h, "Batches") until the next poll; a blocking one
  * is sent at once (joining the batch, and sending it, if one waits:
  * zm_net_env_send_locked), as before batches, at no extra cost. */
 static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t count,
