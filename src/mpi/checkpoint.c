@@ -356,7 +356,7 @@ static const char *obstacle(zm_mpi_rank_t *me)
 {
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
-    if (zm_p2p_requests_live() > 0 || zm_mpi_sched_live() > 0)
+    if (zm_mpi_requests_exist())
         return "requests exist (pending, persistent, or complete but not freed by a wait, "
                "test or MPI_Request_free)";
     if (zm_mpi_comm_live() > 0)

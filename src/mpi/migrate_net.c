@@ -533,7 +533,7 @@ static const char *rank_why(zm_mpi_rank_t *me)
  * the process: which rank holds the object is not known. */
 static const char *process_why(void)
 {
-    if (zm_p2p_requests_live() > 0 || zm_mpi_sched_live() > 0)
+    if (zm_mpi_requests_exist())
         return "requests exist in its process (pending, persistent, or not freed), so no "
                "rank of the job moves";
     if (zm_mpi_comm_live() > 0)
@@ -578,12 +578,14 @@ static void fill_record(void)
     rec_hdr_t *h = hdr_of(X.rec);
     long sent, arrived;
     memset(X.rec, 0, X.rec_bytes);
-    zm_p2p_remote_counts(&sent, &arrived);
+    /* Their only writers hold the network lock: under it the two counts
+     * are of one moment. */
     zm_net_lock();
+    zm_p2p_remote_counts(&sent, &arrived);
     zm_net_unlock();
     h->sent = sent;
     h->arrived = arrived;
-    h->block = zm_p2p_requests_live() > 0 || zm_mpi_sched_live() > 0;
+    h->block = zm_mpi_requests_exist();
     h->pinned = process_why() != NULL;
     if (zm_net_proc_of(0) == zm_net_job.proc)
         memcpy(h->mode, X.mode, sizeof h->mode);

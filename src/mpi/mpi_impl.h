@@ -494,6 +494,15 @@ void zm_mpi_sched_free(zm_mpi_sched_t *s);
  * generalized requests.  Any thread. */
 long zm_mpi_sched_live(void);
 
+/* Nonzero while any request object of the process exists (pending,
+ * persistent, or complete and not yet freed), a schedule's included:
+ * what neither a checkpoint nor a move across processes can carry.  Any
+ * thread (a snapshot). */
+static inline int zm_mpi_requests_exist(void)
+{
+    return zm_p2p_requests_live() > 0 || zm_mpi_sched_live() > 0;
+}
+
 /* Like zm_mpi_sched_new, but the messages go on the communicator's
  * point-to-point context (MPI_Isendrecv): they match the user's receives
  * and sends, and the request's status is its receive's.  NULL if out of

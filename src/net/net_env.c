@@ -221,7 +221,7 @@ static inline size_t batch_ent(size_t bytes)
 
 /* The largest batch: the room of a preposted receive, or less between
  * nodes if the backend says so (net_backend.h).  Any thread; worked out
- * once, like node_room. */
+ * once, like env_room. */
 static size_t batch_cap(void)
 {
     static _Atomic size_t cap;

@@ -602,17 +602,13 @@ static void ring_queue(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t
 static void ring_take(zm_p2p_rank_t *r, struct zm_p2p_ring *g, const ring_msg_t *e,
                       zm_req_t **want)
 {
-    zm_req_t *probes = NULL;
+    zm_req_t *probes = NULL, *rr;
     /* A receive polling in MPI_Recv's slot is the oldest receive. */
     if (ZM_UNLIKELY(atomic_load_explicit(&r->slot_state, memory_order_relaxed) ==
                     ZM_SLOT_ARMED) &&
         zm_p2p_slot_offer_packed(r, e->ctx, e->src, e->tag, e->p, e->bytes)) {
-        if (e->loan)
-            zm_p2p_req_complete(e->loan);
-        return;
-    }
-    zm_req_t *rr = find_posted(r, e->ctx, e->src, e->tag, &probes);
-    if (rr) {
+        /* Taken by the slot. */
+    } else if ((rr = find_posted(r, e->ctx, e->src, e->tag, &probes))) {
         zm_dlist_unlink(&rr->link);
         rr->in_posted = 0;
         ring_deliver(e, rr);
