@@ -91,9 +91,15 @@ uint64_t zm_arch_thread_cpu_ns(uint64_t clock);
 
 /* Nanoseconds the calling thread has spent ready to run but waiting for a
  * CPU so far (the kernel's run delay; where the kernel does not keep it, 1
- * ms per involuntary context switch).  System calls: for rare callers
- * only.  Any thread. */
+ * ms per involuntary context switch).  One system call (a read of a
+ * descriptor the thread opens at its first call and keeps until
+ * zm_arch_thread_wait_end): for rare callers only.  Any thread. */
 uint64_t zm_arch_thread_wait_ns(void);
+
+/* Closes the descriptor zm_arch_thread_wait_ns keeps for the calling
+ * thread, if it opened one; a thread that samples its wait calls this
+ * before it ends.  Any thread, for itself. */
+void zm_arch_thread_wait_end(void);
 
 /* Resolution of zm_arch_time_ns in seconds. */
 double zm_arch_time_resolution(void);

@@ -151,6 +151,32 @@ uint64_t zm_arch_thread_cpu_ns(uint64_t clock)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Each thread's descriptor of its own /proc/thread-self/schedstat, opened
+ * at its first sample and kept, so that a sample is one pread instead of
+ * open, read and close (a worker samples after each long hand-off and at
+ * each step of a stepped sleep).  The value stored is the descriptor plus
+ * one, so that 0 means not opened yet.  zm_arch_thread_wait_end closes it.
+ * (Not a pthread key with a destructor: a key made by zmpi before MPICH's
+ * UCX made its own crashed UCX's profile clean-up at exit, in a rank that
+ * calls exit with MPICH as the network: test net_mpich_fault_exit3.) */
+static __thread int sched_fd1;
+
+/* The calling thread's schedstat descriptor, or -1 where there is none
+ * (no CONFIG_SCHED_INFO, no /proc): tried once per thread. */
+static int sched_fd(void)
+{
+    if (sched_fd1 == 0)
+        sched_fd1 = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC) + 1;
+    return sched_fd1 - 1;
+}
+
+void zm_arch_thread_wait_end(void)
+{
+    if (sched_fd1 > 0)
+        close(sched_fd1 - 1);
+    sched_fd1 = 0;
+}
+
 uint64_t zm_arch_thread_wait_ns(void)
 {
     /* The scheduler's own account (CONFIG_SCHED_INFO): run time, time
@@ -158,10 +184,9 @@ uint64_t zm_arch_thread_wait_ns(void)
      * kernel thread adds microseconds here, a host whose cores other work
      * keeps busy adds whole time slices. */
     char buf[96];
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    int fd = sched_fd();
     if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
         unsigned long long run, delay;
         if (n > 0) {
             buf[n] = 0;

@@ -672,6 +672,7 @@ static void *worker_thread(void *arg)
 {
     zm_arch_fault_thread_init();
     worker_loop(arg);
+    zm_arch_thread_wait_end();
     return NULL;
 }
 
