@@ -120,7 +120,8 @@ typedef struct zmpi_request {
     zm_msg_t msg;                  /* rendezvous envelope of a send */
     /* Own line: a large copy that completes this request, split in chunks
      * so that the waiter, if it is polling on another worker, copies half
-     * of it (p2p.c, coop_copy).  Written once per copy by the completer. */
+     * of it (coop.c, zm_p2p_coop_copy).  Written once per copy by the
+     * completer. */
     struct {
         _Atomic int active;        /* chunks may still be taken */
         char *dst;                 /* destination buffer */
@@ -366,7 +367,7 @@ typedef long long zm_p2p_v16_t __attribute__((vector_size(16)));
  * envelope and cooperative-copy lines into the cache for nothing.  The
  * rendezvous envelope is written in full whenever it is queued, and only
  * read (zm_p2p_cancel) when smsg, zeroed here, points at it; of the
- * cooperative copy only `active` is read before coop_copy sets the
+ * cooperative copy only `active` is read before zm_p2p_coop_copy sets the
  * rest.  The head is zeroed with vector
  * stores: for a size like this the compiler's memset is a `rep stos`,
  * whose start-up alone costs tens of cycles. */
