@@ -123,6 +123,14 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # can send its batch.
   zmpi_add_net_test(net_${be}_batch_compute_2px1w1 PROGRAM net_batch NP 2 PROCS 2
                     BACKEND ${be} OPTS -w 1 ARGS compute)
+  # A blocking collective's batched envelope, and no poll to send it: one
+  # worker per process, the progress thread off (ZMPI_NET_DEADLOCK=0).
+  zmpi_add_net_test(net_${be}_batch_coll_2px1w1 PROGRAM net_batch NP 2 PROCS 2
+                    BACKEND ${be} OPTS -w 1 ARGS coll)
+  set_tests_properties(net_${be}_batch_coll_2px1w1 PROPERTIES
+                       ENVIRONMENT "MPIEXEC_TIMEOUT=100;ZMPI_NET_DEADLOCK=0")
+  zmpi_add_net_test(net_${be}_batch_coll_2px2i PROGRAM net_batch NP 4 PROCS 2 BACKEND ${be}
+                    OPTS --interleave ARGS coll)
 endforeach()
 
 # "Separate nodes": the system MPI forced onto TCP, no shared memory

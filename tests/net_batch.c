@@ -5,7 +5,7 @@
  * processes (tests/net.cmake: 2 processes x 2 ranks interleaved, 3
  * processes x 1 rank, separate nodes over TCP, for each backend) and in
  * one process, where nothing is batched and the checks hold alike.  At
- * least 3 ranks (2 for "compute").
+ * least 3 ranks (2 for "compute" and "coll").
  *
  * Usage: net_batch <behaviour>
  *   window   every rank but 1 sends windows of messages of mixed sizes
@@ -26,7 +26,17 @@
  *            must stay incomplete until then, and all arrive in order;
  *   cancel   rank 0 cancels one of a stream of batched sends to rank 1
  *            and tells rank 1 whether the cancel took; rank 1 receives
- *            exactly the messages that were not cancelled, in order.
+ *            exactly the messages that were not cancelled, in order;
+ *   coll     the messages of a blocking collective batch too
+ *            (zm_p2p_isend_batch): rank 0 enters an MPI_Alltoall with
+ *            rank 1's part already arrived, so it never waits, and then
+ *            computes for 1.5 s without an MPI call; rank 1 must finish
+ *            its MPI_Alltoall meanwhile (rank 0's envelope may not stay in
+ *            its batch: run with one worker and no progress thread, only
+ *            the collective itself can send it), shown by its finishing
+ *            time on the node's monotonic clock.  Ranks from 2 on take
+ *            part in the Alltoall only, and must not share rank 0's
+ *            worker (it computes).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "zt.h"
@@ -266,13 +276,47 @@ static void b_cancel(int rank)
     }
 }
 
+static void b_coll(int rank, int size)
+{
+    long out[64], in[64];
+    ZT_CHECK(size <= 64, "coll takes at most 64 ranks");
+    for (int i = 0; i < size; i++)
+        out[i] = 1000L * rank + i;
+    if (rank == 0) {
+        /* Rank 1's Isend and its Alltoall envelope travel in one batch:
+         * once the probe sees the first, the second has arrived too. */
+        int flag = 0;
+        while (!flag)
+            ZT_OK(MPI_Iprobe(1, 6, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        ZT_OK(MPI_Recv(&flag, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int one = 1;
+    if (rank == 1)
+        ZT_OK(MPI_Isend(&one, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &rq));
+    ZT_OK(MPI_Alltoall(out, 1, MPI_LONG, in, 1, MPI_LONG, MPI_COMM_WORLD));
+    double done = zt_now_s();
+    for (int i = 0; i < size; i++)
+        ZT_CHECK(in[i] == 1000L * i + rank, "Alltoall: from rank %d got %ld", i, in[i]);
+    if (rank == 0) {
+        (void)compute_until(done + 1.5);
+        double t1 = zt_now_s(), other = 0;
+        ZT_OK(MPI_Recv(&other, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        ZT_CHECK(other < t1, "rank 1 finished its Alltoall only %.3f s after rank 0 stopped "
+                 "computing (%.3f s after rank 0 finished its own)", other - t1, other - done);
+    } else if (rank == 1) {
+        ZT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        ZT_OK(MPI_Send(&done, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
     ZT_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ZT_CHECK(argc > 1 && size >= 2, "usage: net_batch window|compute|ssend|cancel");
+    ZT_CHECK(argc > 1 && size >= 2, "usage: net_batch window|compute|ssend|cancel|coll");
     if (!strcmp(argv[1], "window")) {
         ZT_CHECK(size >= 3, "window needs 3 ranks or more");
         b_window(rank, size);
@@ -282,6 +326,8 @@ int main(int argc, char **argv)
         b_ssend(rank);
     } else if (!strcmp(argv[1], "cancel")) {
         b_cancel(rank);
+    } else if (!strcmp(argv[1], "coll")) {
+        b_coll(rank, size);
     } else {
         ZT_CHECK(0, "unknown behaviour %s", argv[1]);
     }

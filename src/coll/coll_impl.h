@@ -542,6 +542,8 @@ typedef struct coll_nmsgs {
     int tag, me;
     int n, cap;                     /* messages, room */
     int left;                       /* receives whose signature is not checked yet */
+    int batch;                      /* the rank waits right after posting: sends may
+                                     * batch (zm_p2p_isend_batch) */
     zm_status_t ended;              /* poll: the mismatch that ended the set */
     coll_nmsg_t *m;                 /* the messages */
     zm_req_t *reqs;                 /* two per message: signature (or all), data;
@@ -658,9 +660,11 @@ typedef struct coll_nsched coll_nsched_t;
  * post them, behind signatures with history digest hist (0 for
  * non-blocking calls).  With `hold` set the schedule holds a's operation
  * and derived types until it is freed (non-blocking calls: the user may
- * free them).  NULL if out of memory.  ULT context, rank me. */
+ * free them).  `blocking`: the caller waits for the schedule right after
+ * (zm_coll_nsched_wait), so its sends to other processes may batch.  NULL
+ * if out of memory.  ULT context, rank me. */
 coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                                    int tag, int hold, uint32_t hist);
+                                    int tag, int hold, uint32_t hist, int blocking);
 
 /* Nonzero once every message is complete.  Any thread. */
 int zm_coll_nsched_done(const coll_nsched_t *x);

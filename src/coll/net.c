@@ -156,7 +156,7 @@ zm_status_t zm_coll_net_run(zm_coll_shm_t *s, int me, const zm_coll_args_t *a, c
     if (zm_coll_net_hier_run(s, me, a, tag, hist, &st, err, errlen))
         return st;
     zm_coll_args_t p = prepared(a, me, s->size);
-    coll_nsched_t *x = zm_coll_nsched_start(s, me, &p, tag, 0, hist);
+    coll_nsched_t *x = zm_coll_nsched_start(s, me, &p, tag, 0, hist, 1);
     if (!x) {
         free(p.tmp);
         return ZM_ERR_NOMEM;
@@ -203,7 +203,7 @@ static zm_status_t nbc_post(zm_coll_shm_t *s, int me, zm_coll_args_t *p, int tag
                             zm_req_t *req, int hold)
 {
     net_nbc_t *t = malloc(sizeof(*t));
-    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, tag, hold, 0) : NULL;
+    coll_nsched_t *x = t ? zm_coll_nsched_start(s, me, p, tag, hold, 0, 0) : NULL;
     if (!x) {
         free(t);
         free(p->tmp);

@@ -332,7 +332,7 @@ static void nsched_free(coll_nsched_t *x)
 }
 
 coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args_t *a,
-                                    int tag, int hold, uint32_t hist)
+                                    int tag, int hold, uint32_t hist, int blocking)
 {
     int n = s->size;
     coll_nsched_t *x = calloc(1, sizeof(*x));
@@ -357,6 +357,7 @@ coll_nsched_t *zm_coll_nsched_start(zm_coll_shm_t *s, int me, const zm_coll_args
     else if (!is_reduction(a->kind))
         plan_all(x);
     zm_coll_sig_fill(&x->ms.sig, &x->a, 0, hist);
+    x->ms.batch = blocking;
     if (zm_coll_nmsgs_post(&x->ms) != 0) {
         nsched_free(x);
         return NULL;

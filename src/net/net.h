@@ -288,4 +288,11 @@ void zm_net_batch_done_locked(int proc);
  * an envelope. */
 void zm_net_batch_flush_locked(int proc);
 
+/* Send every batch that holds an envelope now; one relaxed load when none
+ * does.  For a sender that batched envelopes and may leave the library
+ * without polling the network (a blocking collective whose receives had
+ * all arrived).  Any thread that holds neither the network lock nor a
+ * rank's lock. */
+void zm_net_batch_flush_all(void);
+
 #endif /* ZM_NET_H */

@@ -275,6 +275,15 @@ void zm_net_batch_flush_all_locked(void)
         batch_send(E.pend[n - 1]);
 }
 
+void zm_net_batch_flush_all(void)
+{
+    if (!zm_net_batch_pending())
+        return;
+    zm_net_lock();
+    zm_net_batch_flush_all_locked();
+    zm_net_unlock();
+}
+
 /* Room for an envelope of `bytes` bytes at the end of process proc's
  * batch, sending the batch first if it has no room left.  Not counted. */
 static void *batch_reserve(int proc, size_t bytes)

@@ -730,6 +730,21 @@ zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
     return zm_p2p_isend_locked(c, buf, count, dt, dest, tag, req->mode, req);
 }
 
+zm_status_t zm_p2p_isend_batch(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                               const zm_dt_t *dt, int dest, int tag, zm_req_t *req)
+{
+    int wdest = c->world ? c->world[dest] : dest;
+    if (zm_p2p_ranks[wdest].local)
+        return zm_p2p_isend(c, buf, count, dt, dest, tag, ZM_SEND_STD, req);
+    zm_p2p_req_reset(req, ZM_REQ_SEND);
+    req->owner = wdest;
+    req->pcomm = c;
+    req->peer = dest;
+    req->tag = tag;
+    req->mode = ZM_SEND_STD;
+    return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, ZM_SEND_STD | ZM_SEND_BATCH, req);
+}
+
 zm_status_t zm_p2p_isend_locked(const zm_p2p_comm_t *c, const void *buf, size_t count,
                                 const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
 {

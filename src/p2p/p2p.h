@@ -53,6 +53,10 @@ enum { ZM_SEND_STD, ZM_SEND_SYNC, ZM_SEND_READY, ZM_SEND_BUFFERED };
  * in place (ring.c, "Loans").  Never set by sends that complete in the
  * call (MPI_Send, the library's own messages). */
 #define ZM_SEND_LEND 0x10
+/* Or'ed into the mode zm_p2p_remote_isend gets from zm_p2p_isend_batch:
+ * an eager envelope to another process may wait in the batch to that
+ * process (net.h, "Batches") although its request is not of the pool. */
+#define ZM_SEND_BATCH 0x20
 /* ZM_REQ_SCHED: a composite request of the API layer (src/mpi/sched.c),
  * completed by its owner once its point-to-point children are. */
 enum { ZM_REQ_SEND = 1, ZM_REQ_RECV, ZM_REQ_DONE_ONLY, ZM_REQ_PROBE, ZM_REQ_SCHED };
@@ -506,6 +510,17 @@ void zm_p2p_req_complete(zm_req_t *req);
  * Returns ZM_ERR_BUFFER if a buffered send does not fit.  ULT context. */
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *comm, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
+
+/* zm_p2p_isend in standard mode for a sender that waits for the request
+ * right after it posted its messages (a blocking collective): an eager
+ * envelope to a rank of another process may wait in the batch to that
+ * process until the next poll of the network, which the wait makes, so
+ * that the messages several ranks of a process send to another process
+ * in one collective travel as one message of the system MPI instead of
+ * one each.  A rank of this process gets zm_p2p_isend's send.  ULT
+ * context; the caller must wait (or test until done) before it computes. */
+zm_status_t zm_p2p_isend_batch(const zm_p2p_comm_t *comm, const void *buf, size_t count,
+                               const zm_dt_t *dt, int dest, int tag, zm_req_t *req);
 
 /* Receive into `req` and block until it completes (MPI_Recv).  A rank
  * alone on its worker offers its receive in its slot while it polls, so a

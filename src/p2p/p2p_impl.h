@@ -231,8 +231,8 @@ zm_msg_t *zm_p2p_eager_envelope(size_t bytes);
 
 /* Start a send to world rank `wdest` of another process, as zm_p2p_isend
  * does for a local one (which has reset and filled `req`): eagerly up to
- * the communicator's network threshold, else by rendezvous.  ULT context,
- * the sending rank. */
+ * the communicator's network threshold, else by rendezvous; mode may carry
+ * ZM_SEND_BATCH (zm_p2p_isend_batch).  ULT context, the sending rank. */
 zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
                                 const zm_dt_t *dt, int wdest, int tag, int mode,
                                 zm_req_t *req);

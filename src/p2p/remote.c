@@ -239,6 +239,12 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
     int proc = zm_net_proc_of(wdest);
     size_t eager = c->net_eager ? c->net_eager : net_eager_for(proc);
     zm_status_t rc;
+    /* A request of the pool is a non-blocking send's (MPI_Isend, a
+     * persistent send's start); blocking sends use requests of their own
+     * (pooled 0), which are sent at once, and so do collectives but for
+     * the blocking ones' (zm_p2p_isend_batch), whose rank polls next. */
+    int batch = req->pooled | (mode & ZM_SEND_BATCH);
+    mode &= ~ZM_SEND_BATCH;
     if (mode == ZM_SEND_BUFFERED) {
         if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
             return rc;
@@ -247,11 +253,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         return ZM_OK;
     }
     if (bytes <= eager && mode != ZM_SEND_SYNC) {
-        /* A request of the pool is a non-blocking send's (MPI_Isend, a
-         * persistent send's start); blocking sends and collectives use
-         * requests of their own (pooled 0), which are sent at once. */
-        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, proc, tag, req->pooled)) !=
-            ZM_OK)
+        if ((rc = send_eager(c, buf, count, dt, bytes, wdest, proc, tag, batch)) != ZM_OK)
             return rc;
         zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
         atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
