@@ -142,6 +142,12 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_communicator_stays MODE comm LB_PROC rotate
     REGEX "6 ranks, 2 moves, ok" "process 1 keeps its ranks: communicators other than"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # Ranks holding derived datatypes move, and their types work after
+  # every move (tests/migrate_net.c, MIG_MODE=types).
+  zt_migrate_net(net_${be}_migrate_derived_types_6x2p MODE types LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_derived_types_7x3p MODE types LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
   # A message on its way to rank 1 when it enters ZMPI_Migrate: rank 1
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
@@ -151,6 +157,13 @@ foreach(be ${ZMPI_NET_BACKENDS})
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
             $<TARGET_FILE:zt_migrate_net> ${be})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
+    LABELS net)
+  # The same with derived datatypes alive through the moves, the
+  # checkpoint and the restarts.
+  add_test(NAME net_${be}_migrate_types_then_checkpoint_restart
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_migrate_net> ${be} types)
+  set_tests_properties(net_${be}_migrate_types_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
   zt_migrate_net(net_${be}_migrate_without_checkpoint MODE stay LB_PROC rotate
     REGEX "6 ranks, 0 moves, ok" "ranks stay in their processes: the job does not keep ranks"

@@ -25,10 +25,18 @@
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
  *           must not leave it behind (it stays while the message waits);
  *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
- *           by the test's regular expression).
+ *           by the test's regular expression);
+ *   types   as rotate, with derived datatypes made before the first move
+ *           (a vector, an indexed type of that vector, a struct, a
+ *           resized struct, one named) sending the ring message and
+ *           gathered with MPI_Allgather after every move, checked byte for
+ *           byte with their envelopes and names; a type made after a move
+ *           and one freed after a move; the types live on through the
+ *           checkpoint of MIG_CKPT and are used once more after it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +88,122 @@ static void traffic(int iter)
         fail("allreduce", iter);
 }
 
+/* ---- MIG_MODE=types ---- */
+
+/* A record sent whole with the struct type. */
+struct rec {
+    int32_t i;
+    double d[3];
+    char c;
+};
+
+static MPI_Datatype t_vec, t_nest, t_rec, t_rec_res, t_late;
+static int have_types;
+
+/* The types, made by the rank before its first move. */
+static void types_make(void)
+{
+    int bl[3] = { 1, 3, 1 };
+    MPI_Aint disp[3] = { offsetof(struct rec, i), offsetof(struct rec, d),
+                         offsetof(struct rec, c) };
+    MPI_Datatype ts[3] = { MPI_INT32_T, MPI_DOUBLE, MPI_CHAR };
+    int ibl[3] = { 1, 2, 1 }, idisp[3] = { 0, 2, 7 };
+    MPI_Type_vector(4, 2, 3, MPI_INT64_T, &t_vec);      /* 8 of 12 int64 */
+    MPI_Type_indexed(3, ibl, idisp, t_vec, &t_nest);    /* nested: 4 vectors */
+    MPI_Type_create_struct(3, bl, disp, ts, &t_rec);
+    MPI_Type_create_resized(t_rec, 0, sizeof(struct rec), &t_rec_res);
+    MPI_Type_commit(&t_nest);
+    MPI_Type_commit(&t_rec_res);
+    MPI_Type_set_name(t_nest, "nested vectors");
+    have_types = 1;
+}
+
+/* int64 j of the span t_nest covers (8 vectors' extent = 8 * 11 int64):
+ * whether t_nest holds it. */
+static int nest_holds(long j)
+{
+    long v = j / 11, k = j % 11; /* vector v of the indexed type, element k */
+    int in_vec = k < 11 && (k % 3) < 2;
+    return in_vec && (v == 0 || v == 2 || v == 3 || v == 7);
+}
+
+/* Send the nested type and the record array around the ring, gather the
+ * records of every rank, and check the types' envelopes and names. */
+static void types_traffic(int iter)
+{
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    enum { SPAN = 8 * 11, NREC = 5 };
+    int64_t out[SPAN], in[SPAN];
+    struct rec ro[NREC], *all = malloc(sizeof(struct rec) * NREC * (size_t)np);
+    for (long j = 0; j < SPAN; j++)
+        out[j] = pat(iter + 40, j), in[j] = -1;
+    MPI_Sendrecv(out, 1, t_nest, right, 50 + iter, in, 1, t_nest, left, 50 + iter,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (long j = 0; j < SPAN; j++)
+        if (in[j] != (nest_holds(j) ? (int64_t)left * 1000003 + (iter + 40) * 7919 + j : -1))
+            fail("message of a nested derived type", j);
+    memset(ro, 0x55, sizeof ro);
+    for (int k = 0; k < NREC; k++) {
+        ro[k].i = me * 100 + k + iter;
+        for (int m = 0; m < 3; m++)
+            ro[k].d[m] = me + k * 0.5 + m * 0.25 + iter;
+        ro[k].c = (char)('a' + (me + k) % 26);
+    }
+    MPI_Allgather(ro, NREC, t_rec_res, all, NREC, t_rec_res, MPI_COMM_WORLD);
+    for (int r = 0; r < np; r++)
+        for (int k = 0; k < NREC; k++) {
+            struct rec *x = &all[r * NREC + k];
+            if (x->i != r * 100 + k + iter || x->c != (char)('a' + (r + k) % 26))
+                fail("gathered struct", r * NREC + k);
+            for (int m = 0; m < 3; m++)
+                if (x->d[m] != r + k * 0.5 + m * 0.25 + iter)
+                    fail("gathered struct's doubles", r * NREC + k);
+        }
+    free(all);
+    int ni, na, nd, comb, ints[8];
+    MPI_Aint aints[4];
+    MPI_Datatype inner[4];
+    MPI_Type_get_envelope(t_nest, &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_INDEXED || ni != 7 || na != 0 || nd != 1)
+        fail("envelope of the nested type", comb);
+    MPI_Type_get_contents(t_nest, 8, 4, 4, ints, aints, inner);
+    if (ints[0] != 3 || ints[2] != 2 || ints[6] != 7)
+        fail("contents of the nested type", ints[0]);
+    MPI_Type_get_envelope(inner[0], &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_VECTOR || ni != 3)
+        fail("envelope of the type inside the nested type", comb);
+    MPI_Type_free(&inner[0]); /* a new handle (MPI 4.1 section 5.1.13) */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Type_get_name(t_nest, name, &len);
+    if (strcmp(name, "nested vectors") != 0)
+        fail("name of a derived type", len);
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t_rec_res, &lb, &ext);
+    if (lb != 0 || ext != (MPI_Aint)sizeof(struct rec))
+        fail("extent of the resized type", (long)ext);
+}
+
+/* After the moves of round `iter`: a type made now, used and freed; at
+ * round 2 the unresized struct is freed (t_rec_res keeps it inside). */
+static void types_round(int iter)
+{
+    MPI_Type_contiguous(3 + iter, MPI_INT, &t_late);
+    MPI_Type_commit(&t_late);
+    int v[16], w[16];
+    for (int k = 0; k < 16; k++)
+        v[k] = me * 16 + k, w[k] = -1;
+    MPI_Bcast(me == 0 ? v : w, 1, t_late, 0, MPI_COMM_WORLD);
+    if (me != 0)
+        for (int k = 0; k < 16; k++)
+            if (w[k] != (k < 3 + iter ? k : -1))
+                fail("broadcast of a type made after a move", k);
+    MPI_Type_free(&t_late);
+    if (iter == 2)
+        MPI_Type_free(&t_rec);
+    types_traffic(iter);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -105,6 +229,8 @@ static long dive(int depth, int iter, int *moved)
                     fail("message sent before the move", i);
         }
         traffic(iter);
+        if (have_types)
+            types_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -127,6 +253,8 @@ int main(int argc, char **argv)
     MPI_Comm kept = MPI_COMM_NULL;
     if (strcmp(mode, "comm") == 0 && me == 1)
         MPI_Comm_dup(MPI_COMM_SELF, &kept);
+    if (strcmp(mode, "types") == 0)
+        types_make();
     int64_t *small = malloc(100 * sizeof *small), *big = calloc(300000, sizeof *big);
     char *grown = malloc(16);
     void *aligned = NULL;
@@ -157,7 +285,7 @@ int main(int argc, char **argv)
         if (dive(DEPTH, iter, &moved) != DEPTH)
             fail("recursion", iter);
         moves += moved;
-        if (strcmp(mode, "rotate") == 0 && !moved)
+        if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
@@ -193,6 +321,13 @@ int main(int argc, char **argv)
     if (ckpt_dir[0] && ZMPI_Checkpoint(ckpt_dir) != MPI_SUCCESS)
         fail("checkpoint after the moves", 0);
 #endif
+    if (have_types) {
+        /* The types outlived the moves and the checkpoint: once more. */
+        types_traffic(ITERS);
+        MPI_Type_free(&t_nest);
+        MPI_Type_free(&t_vec);
+        MPI_Type_free(&t_rec_res);
+    }
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_COMM_NULL)

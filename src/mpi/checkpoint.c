@@ -95,6 +95,9 @@ int zm_mpi_ckpt_setup(int argc, char **argv, int privatized, zm_ult_job_config_t
     C.argv = argv;
     cfg->stack_at = stack_at;
     zmpi_heap_on = 1;
+    /* Derived datatypes made by a rank live in its heap from now on, so
+     * that checkpoints save them and migration carries them. */
+    zm_core_obj_ranks_enable();
     return 0;
 }
 
@@ -363,7 +366,10 @@ static const char *obstacle(zm_mpi_rank_t *me)
         return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist (free them "
                "first; windows, files and sessions hold communicators too)";
     if (zm_dt_live() > 0)
-        return "derived datatypes exist (free them first)";
+        return "derived datatypes made by threads other than the ranks' own exist (free "
+               "them first)";
+    if (zm_mpi_handles_mapped())
+        return "Fortran indices of derived datatypes exist (the index table is not saved)";
     if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
         return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made (set a "
                "predefined one first)";

@@ -540,7 +540,10 @@ static const char *process_why(void)
         return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist in its "
                "process (windows, files and sessions hold communicators too)";
     if (zm_dt_live() > 0)
-        return "derived datatypes exist in its process";
+        return "derived datatypes made off a rank's own thread exist in its process";
+    if (zm_mpi_handles_mapped())
+        return "Fortran indices of derived datatypes exist in its process (the index "
+               "table is the process's)";
     return NULL;
 }
 

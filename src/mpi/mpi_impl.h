@@ -379,6 +379,12 @@ static inline void zm_mpi_magic_clear(uint32_t *magic)
  * handle has been converted.  Any thread; call before freeing the object. */
 void zm_mpi_handle_forget(const void *h);
 
+/* Whether Fortran indices of derived datatypes are mapped in this process
+ * (MPI_Type_c2f, the Fortran bindings): the index table is the process's,
+ * so a rank holding such an index must not move to another process.
+ * Indices stay mapped after MPI_Type_free.  Any thread (handle.c). */
+int zm_mpi_handles_mapped(void);
+
 /* ---- Info objects (info.c) ---- */
 
 /* Check an info handle; returns MPI_SUCCESS or the raised error. */
