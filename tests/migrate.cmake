@@ -137,11 +137,18 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_list MODE list LB_PROC 0:1,3:0
     REGEX "6 ranks, 2 moves, ok" "rank 0: process 0 -> 1" "rank 3: process 1 -> 0"
     OPTS --checkpoint -n 6 -p 2 --net ${be})
-  # Rank 1 keeps a communicator: its process keeps its ranks; process 0's
-  # rotate there but one (a process keeps a rank).
-  zt_migrate_net(net_${be}_migrate_communicator_stays MODE comm LB_PROC rotate
-    REGEX "6 ranks, 2 moves, ok" "process 1 keeps its ranks: communicators other than"
+  # Rank 1 keeps a communicator with a topology: it stays, the 5 others
+  # move at each of 6 rounds.
+  zt_migrate_net(net_${be}_migrate_topology_stays MODE comm LB_PROC rotate
+    REGEX "6 ranks, 30 moves, ok"
+    "rank 1 stays in process 1: it holds a communicator with a process topology"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # Ranks holding communicators of every intra constructor, with names,
+  # hints, attributes and error handlers, move (MIG_MODE=comms).
+  zt_migrate_net(net_${be}_migrate_communicators_6x2p MODE comms LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_communicators_7x3p MODE comms LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
   # Ranks holding derived datatypes move, and their types work after
   # every move (tests/migrate_net.c, MIG_MODE=types).
   zt_migrate_net(net_${be}_migrate_derived_types_6x2p MODE types LB_PROC rotate

@@ -18,8 +18,18 @@
  *   rotate  every rank moves at every round (ZMPI_LB_PROC=rotate);
  *   auto    ranks of the first process state a load 10 times the
  *           others' (ZMPI_Set_load): the balancer moves one rank, once;
- *   comm    rank 1 keeps a communicator: no rank of its process moves,
- *           the others do (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   comm    rank 1 keeps a communicator with a Cartesian topology,
+ *           which still pins it: it stays, the others move
+ *           (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   comms   as rotate, every rank holding communicators made before its
+ *           first move (MPI_Comm_dup of WORLD with a name, hints, a user
+ *           error handler and a cached attribute; MPI_Comm_split in rows
+ *           and columns; MPI_Comm_split_type; MPI_Comm_create and
+ *           MPI_Comm_create_group of WORLD and of the duplicate), an
+ *           attribute on MPI_COMM_WORLD and a user error handler on
+ *           MPI_COMM_SELF: after every move point-to-point and collectives
+ *           on each are checked, and the names, hints, attributes and
+ *           error handlers; one is freed and one made after a move;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
@@ -204,6 +214,188 @@ static void types_round(int iter)
     types_traffic(iter);
 }
 
+/* ---- MIG_MODE=comms ---- */
+
+static MPI_Comm c_dup, c_row, c_col, c_shared, c_even, c_grp, c_late;
+static int have_comms, eh_calls, key_world, key_dup, copies;
+static int64_t attr_world, attr_dup;
+
+static void count_errors(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+    eh_calls++;
+}
+
+static int copy_attr(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)old, (void)key, (void)extra;
+    copies++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static void comms_make(void)
+{
+    MPI_Info info;
+    MPI_Errhandler eh;
+    MPI_Group wg, eg;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c_dup);
+    MPI_Info_free(&info);
+    MPI_Comm_set_name(c_dup, "library dup");
+    MPI_Comm_create_errhandler(count_errors, &eh);
+    MPI_Comm_set_errhandler(c_dup, eh);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_create_keyval(copy_attr, MPI_COMM_NULL_DELETE_FN, &key_dup, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key_world, NULL);
+    attr_dup = pat(60, 0);
+    attr_world = pat(61, 0);
+    MPI_Comm_set_attr(c_dup, key_dup, &attr_dup);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, key_world, &attr_world);
+    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &c_row);
+    MPI_Comm_split(c_dup, me % 2, -me, &c_col);      /* of the duplicate, reversed */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c_shared);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int evens[64], ne = 0;
+    for (int r = 0; r < np && ne < 64; r += 2)
+        evens[ne++] = r;
+    MPI_Group_incl(wg, ne, evens, &eg);
+    MPI_Comm_create(MPI_COMM_WORLD, eg, &c_even);
+    if (me % 2 == 0)
+        MPI_Comm_create_group(c_dup, eg, 7, &c_grp);
+    else
+        c_grp = MPI_COMM_NULL;
+    MPI_Group_free(&eg);
+    MPI_Group_free(&wg);
+    have_comms = 1;
+}
+
+/* Sum over the members of c of f(world rank), by MPI_Allreduce on c, and
+ * the same sum computed here from the ranks of c's group. */
+static void check_sum(MPI_Comm c, const char *what, int iter)
+{
+    MPI_Group g, wg;
+    int n, mine = me * 3 + iter, sum = 0, want = 0;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_group(c, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < n; i++) {
+        int w;
+        MPI_Group_translate_ranks(g, 1, &i, wg, &w);
+        want += w * 3 + iter;
+    }
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, c);
+    if (sum != want)
+        fail(what, iter);
+}
+
+/* A ring on c: each member sends its world rank to the next. */
+static void check_ring(MPI_Comm c, const char *what, int iter)
+{
+    int r, n, got = -1, left;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &n);
+    MPI_Sendrecv(&me, 1, MPI_INT, (r + 1) % n, iter, &got, 1, MPI_INT, (r + n - 1) % n, iter, c,
+                 MPI_STATUS_IGNORE);
+    MPI_Group g, wg;
+    MPI_Comm_group(c, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int lr = (r + n - 1) % n;
+    MPI_Group_translate_ranks(g, 1, &lr, wg, &left);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    if (got != left)
+        fail(what, iter);
+}
+
+/* What the communicators keep: names, hints, attributes, error handlers. */
+static void check_extras(int iter)
+{
+    char name[MPI_MAX_OBJECT_NAME], val[64];
+    int len, flag, before = eh_calls;
+    MPI_Comm_get_name(c_dup, name, &len);
+    if (strcmp(name, "library dup") != 0)
+        fail("name of a duplicate", iter);
+    MPI_Info info;
+    MPI_Comm_get_info(c_dup, &info);
+    MPI_Info_get_string(info, "mpi_assert_no_any_tag", &(int){ sizeof val }, val, &flag);
+    MPI_Info_free(&info);
+    if (!flag || strcmp(val, "true") != 0)
+        fail("hint of a duplicate", iter);
+    int64_t *v;
+    MPI_Comm_get_attr(c_dup, key_dup, &v, &flag);
+    if (!flag || v != &attr_dup || *v != pat(60, 0))
+        fail("attribute of a duplicate", iter);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, key_world, &v, &flag);
+    if (!flag || v != &attr_world || *v != pat(61, 0))
+        fail("attribute of MPI_COMM_WORLD", iter);
+    int *ub;
+    MPI_Comm_get_attr(c_row, MPI_TAG_UB, &ub, &flag);
+    if (!flag || *ub < 32767)
+        fail("MPI_TAG_UB of a split", iter);
+    /* Errors on the duplicate and on MPI_COMM_SELF go to the program's
+     * handler, which counts them and returns. */
+    MPI_Send(&len, 1, MPI_INT, np + 5, 0, c_dup);
+    MPI_Send(&len, 1, MPI_INT, 9, 0, MPI_COMM_SELF);
+    if (eh_calls != before + 2)
+        fail("user error handler", eh_calls - before);
+}
+
+static void comms_round(int iter)
+{
+    check_ring(c_dup, "ring on a duplicate", iter);
+    check_sum(c_dup, "allreduce on a duplicate", iter);
+    check_sum(c_row, "allreduce on a row split", iter);
+    check_ring(c_col, "ring on a column split of the duplicate", iter);
+    check_sum(c_col, "allreduce on a column split of the duplicate", iter);
+    check_sum(c_shared, "allreduce on split_type", iter);
+    if (me % 2 == 0) {
+        check_sum(c_even, "allreduce on MPI_Comm_create", iter);
+        check_ring(c_grp, "ring on MPI_Comm_create_group", iter);
+        int b = me == 0 ? 1000 + iter : -1;
+        MPI_Bcast(&b, 1, MPI_INT, 0, c_grp);
+        if (b != 1000 + iter)
+            fail("broadcast on MPI_Comm_create_group", iter);
+    } else if (c_even != MPI_COMM_NULL) {
+        fail("MPI_Comm_create gave an odd rank a communicator", iter);
+    }
+    MPI_Barrier(c_shared);
+    check_extras(iter);
+    /* A duplicate made after a move (its attribute copied), used and
+     * freed; at round 3 the column split goes. */
+    int before = copies;
+    MPI_Comm_dup(c_dup, &c_late);
+    if (copies != before + 1)
+        fail("attribute copy callback", iter);
+    check_sum(c_late, "allreduce on a duplicate made after a move", iter);
+    MPI_Comm_free(&c_late);
+    if (iter == 3) {
+        MPI_Comm_free(&c_col);
+        MPI_Comm_split(c_row, 0, me, &c_col);
+    }
+}
+
+static void comms_free(void)
+{
+    MPI_Comm_free(&c_dup);
+    MPI_Comm_free(&c_row);
+    MPI_Comm_free(&c_col);
+    MPI_Comm_free(&c_shared);
+    if (c_even != MPI_COMM_NULL)
+        MPI_Comm_free(&c_even);
+    if (c_grp != MPI_COMM_NULL)
+        MPI_Comm_free(&c_grp);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, key_world);
+    MPI_Comm_free_keyval(&key_world);
+    MPI_Comm_free_keyval(&key_dup);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -231,6 +423,8 @@ static long dive(int depth, int iter, int *moved)
         traffic(iter);
         if (have_types)
             types_round(iter);
+        if (have_comms)
+            comms_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -251,8 +445,12 @@ int main(int argc, char **argv)
     snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
     snprintf(ckpt_dir, sizeof ckpt_dir, "%s", getenv("MIG_CKPT") ? getenv("MIG_CKPT") : "");
     MPI_Comm kept = MPI_COMM_NULL;
-    if (strcmp(mode, "comm") == 0 && me == 1)
-        MPI_Comm_dup(MPI_COMM_SELF, &kept);
+    if (strcmp(mode, "comm") == 0 && me == 1) {
+        int dims[1] = { 1 }, periods[1] = { 0 };
+        MPI_Cart_create(MPI_COMM_SELF, 1, dims, periods, 0, &kept);
+    }
+    if (strcmp(mode, "comms") == 0)
+        comms_make();
     if (strcmp(mode, "types") == 0)
         types_make();
     int64_t *small = malloc(100 * sizeof *small), *big = calloc(300000, sizeof *big);
@@ -285,7 +483,8 @@ int main(int argc, char **argv)
         if (dive(DEPTH, iter, &moved) != DEPTH)
             fail("recursion", iter);
         moves += moved;
-        if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0) && !moved)
+        if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0 ||
+             strcmp(mode, "comms") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
@@ -328,6 +527,8 @@ int main(int argc, char **argv)
         MPI_Type_free(&t_vec);
         MPI_Type_free(&t_rec_res);
     }
+    if (have_comms)
+        comms_free();
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_COMM_NULL)

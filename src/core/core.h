@@ -244,6 +244,10 @@ void *zm_core_heap_aligned(zm_rank_mem_t *h, size_t align, size_t n);
  * flag per call.  Any thread; the caller owns the memory. */
 extern int zm_core_obj_in_ranks;
 void zm_core_obj_ranks_enable(void);
+/* The region whose heap zm_core_obj_alloc uses on the calling thread: the
+ * calling rank's, or NULL (other jobs; a thread that is no rank's own,
+ * such as a foreign thread acting for a rank). */
+zm_rank_mem_t *zm_core_obj_region(void);
 void *zm_core_obj_alloc_slow(size_t n, int zero);
 void zm_core_obj_free_slow(void *p);
 void *zm_core_obj_realloc_slow(void *p, size_t n);

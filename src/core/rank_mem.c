@@ -296,20 +296,17 @@ void zm_core_obj_ranks_enable(void)
     zm_core_obj_in_ranks = M.on;
 }
 
-/* The region of the rank whose own ULT calls, or NULL (a thread that is
- * no rank's, a foreign thread acting for a rank, a rank without a
- * region): objects made there stay in libc's memory. */
-static zm_rank_mem_t *caller_region(void)
+zm_rank_mem_t *zm_core_obj_region(void)
 {
     zm_ult_t *u = zm_ult_self();
-    if (!u || u->foreign || u->id < 0 || u->id >= M.nranks)
+    if (!zm_core_obj_in_ranks || !u || u->foreign || u->id < 0 || u->id >= M.nranks)
         return NULL;
     return zm_core_rank_mem(u->id);
 }
 
 void *zm_core_obj_alloc_slow(size_t n, int zero)
 {
-    zm_rank_mem_t *h = caller_region();
+    zm_rank_mem_t *h = zm_core_obj_region();
     if (!h)
         return zero ? calloc(1, n) : malloc(n);
     return zero ? zm_core_heap_calloc(h, n ? n : 1) : zm_core_heap_alloc(h, n ? n : 1);

@@ -10,7 +10,7 @@ struct zmpi_group zmpi_group_empty = { ZM_GROUP_MAGIC, 0, 1, 1 };
 
 struct zmpi_group *zm_mpi_group_new(int n)
 {
-    struct zmpi_group *g = malloc(sizeof(*g) + sizeof(int) * (size_t)n);
+    struct zmpi_group *g = zm_core_obj_alloc(sizeof(*g) + sizeof(int) * (size_t)n);
     if (!g)
         return NULL;
     g->magic = ZM_GROUP_MAGIC;
@@ -31,7 +31,7 @@ void zm_mpi_group_unref(struct zmpi_group *g)
     if (g && !g->predefined && atomic_fetch_sub(&g->refs, 1) == 1) {
         zm_mpi_handle_forget(g);
         zm_mpi_magic_clear(&g->magic);
-        free(g);
+        zm_core_obj_free(g);
     }
 }
 

@@ -649,7 +649,11 @@ void zm_mpi_handle_forget(const void *h)
 
 int zm_mpi_handles_mapped(void)
 {
-    return atomic_load_explicit(&tables[HK_Type].nuser, memory_order_relaxed) > 0;
+    static const int moving[] = { HK_Comm, HK_Group, HK_Type, HK_Errhandler, HK_Info };
+    for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
+        if (atomic_load_explicit(&tables[moving[i]].nuser, memory_order_relaxed) > 0)
+            return 1;
+    return 0;
 }
 
 /* MPI_<Name>_c2f and MPI_<Name>_f2c for every kind of handle. */

@@ -40,8 +40,10 @@
  */
 #include "mpi/migrate_net.h"
 #include "mpi/threads.h"
+#include "mpi/session.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +73,12 @@ typedef struct rec_hdr {
 /* What the destination needs besides a rank's memory. */
 typedef struct meta {
     uint64_t stack_lo, stack_len, rw, rw_len, heap_len;
-    uint64_t world_eh, self_eh;     /* predefined handlers: the same address everywhere */
+    uint64_t world_eh, self_eh;     /* predefined handlers are at the same address
+                                     * everywhere, the rank's own ones in its heap */
+    uint64_t attr, type_names;      /* its attribute state and names of predefined
+                                     * types (in its heap), or 0 */
+    uint64_t rec;                   /* its API record there (attributes of its WORLD
+                                     * and SELF are keyed by their addresses) */
     int32_t initialized, finalized, thread_level, thread_max, last_class, pad;
     char world_name[MPI_MAX_OBJECT_NAME], self_name[MPI_MAX_OBJECT_NAME];
     char last_msg[256];
@@ -350,6 +357,9 @@ static uint64_t send_rank(int w, int dst)
     mt.heap_len = h->bump - h->heap_at;
     mt.world_eh = (uintptr_t)m->world.eh;
     mt.self_eh = (uintptr_t)m->self.eh;
+    mt.attr = (uintptr_t)m->attr;
+    mt.type_names = (uintptr_t)m->type_names;
+    mt.rec = (uintptr_t)m;
     mt.initialized = m->initialized;
     mt.finalized = m->finalized;
     mt.thread_level = m->thread_level;
@@ -391,7 +401,11 @@ static void mpi_arrive(int w, const meta_t *mt, struct zmpi_group *wg)
     zm_mpi_thread_grant(m, mt->thread_max);
     m->last_class = mt->last_class;
     memcpy(m->last_msg, mt->last_msg, sizeof m->last_msg);
+    m->attr = (struct zm_mpi_attr_state *)(uintptr_t)mt->attr;
+    m->type_names = (struct zm_mpi_type_names *)(uintptr_t)mt->type_names;
     u->user = m;
+    zm_mpi_attr_moved(m, (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, world)),
+                      (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, self)));
 }
 
 /* Receive rank w from process src into its region here, ready to run. */
@@ -435,16 +449,20 @@ static void left(int w, int self)
     (void)zm_core_rank_mem_init(w, 0);
 }
 
-/* WORLD's collective state of every rank here depends on the placement:
- * dropped, attached again at the next collective. */
-static void drop_world_colls(void)
+/* The collective state of WORLD and of every communicator in the heaps
+ * of the ranks here (the leaving ones too, before their bytes go) depends
+ * on the placement: dropped in every process, attached again at the next
+ * collective, numbered from 0 in all members alike. */
+static void drop_colls(void)
 {
     for (int l = 0; l < zm_net_job.nlocal; l++) {
-        zm_mpi_rank_t *m = zm_ult_get(zm_net_local_world(l))->user;
+        int w = zm_net_local_world(l);
+        zm_mpi_rank_t *m = zm_ult_get(w)->user;
         if (m->world.coll) {
             zm_coll_placement_drop(m->world.coll);
             m->world.coll = NULL;
         }
+        zm_mpi_comm_drop_colls(w);
     }
 }
 
@@ -486,7 +504,7 @@ static int move_all(int self)
     /* Every rank of the process is parked (coordinate). */
     struct zmpi_group *wg = ((zm_mpi_rank_t *)zm_ult_get(self)->user)->world.group;
     save_leaving(self);
-    drop_world_colls();
+    drop_colls();
     for (int w = 0; w < n; w++) {
         if (X.oldp[w] == X.newp[w])
             continue;
@@ -506,6 +524,13 @@ static int move_all(int self)
 
 /* ---- The step ------------------------------------------------------------------ */
 
+/* Whether p (a block of rank region h's, or a library constant when
+ * is_const, or NULL) moves with the rank. */
+static int own(zm_rank_mem_t *h, const void *p, int is_const)
+{
+    return !p || is_const || zm_core_rank_mem_owner(p) == h;
+}
+
 /* What keeps the calling rank from moving, or NULL: the checkpoint's
  * test of a rank (checkpoint.c), plus the API state a move does not
  * carry (attributes, type names, OpenMP) and a pin to its worker. */
@@ -516,12 +541,20 @@ static const char *rank_why(zm_mpi_rank_t *me)
                "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
-    if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
-        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made";
-    if (me->attr)
-        return "it made attribute keys or cached attributes";
-    if (me->type_names)
-        return "it named a predefined datatype";
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    if (!own(h, me->world.eh, me->world.eh->kind < ZM_EH_USER) ||
+        !own(h, me->self.eh, me->self.eh->kind < ZM_EH_USER))
+        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread";
+    if (!own(h, me->attr, 0))
+        return "it made attribute keys or cached attributes off its own thread";
+    if (!own(h, me->type_names, 0))
+        return "it named a predefined datatype off its own thread";
+    const char *cwhy;
+    zm_mpi_comm_held(me->world_rank, &cwhy);
+    if (cwhy)
+        return cwhy;
+    if (zm_mpi_session_live(me))
+        return "it has a session open (sessions are its process's)";
     if (atomic_load_explicit(&me->omp, memory_order_relaxed))
         return "it ran OpenMP regions";
     if (__atomic_load_n(&zm_ult_self()->pinned, __ATOMIC_RELAXED))
@@ -537,13 +570,12 @@ static const char *process_why(void)
         return "requests exist in its process (pending, persistent, or not freed), so no "
                "rank of the job moves";
     if (zm_mpi_comm_live() > 0)
-        return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist in its "
-               "process (windows, files and sessions hold communicators too)";
+        return "communicators made off the ranks' own threads exist in its process";
     if (zm_dt_live() > 0)
         return "derived datatypes made off a rank's own thread exist in its process";
     if (zm_mpi_handles_mapped())
-        return "Fortran indices of derived datatypes exist in its process (the index "
-               "table is the process's)";
+        return "Fortran indices of communicators, groups, datatypes, error handlers or "
+               "info objects exist in its process (the index tables are the process's)";
     return NULL;
 }
 
