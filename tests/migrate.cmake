@@ -134,6 +134,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_auto_loads MODE auto LB_PROC auto
     REGEX "6 ranks, 3 moves, ok" "process 0: load 12, 3 ranks -> 10, 1 ranks"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # The cost of a move is weighed (docs/migrate.md): loads of 1 and 0.1
+  # ms even out less than a move costs; a 256 MiB heap keeps rank 2 while
+  # rank 4, as loaded, moves.
+  zt_migrate_net(net_${be}_migrate_auto_too_costly MODE autocheap LB_PROC auto
+    REGEX "6 ranks, 0 moves, ok" "2 moves left out: each would cost more than the load"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_auto_weighs_bytes MODE autocost LB_PROC auto
+    REGEX "6 ranks, 1 moves, ok" "rank 4: process 0 -> 1" "1 move left out"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
   zt_migrate_net(net_${be}_migrate_list MODE list LB_PROC 0:1,3:0
     REGEX "6 ranks, 2 moves, ok" "rank 0: process 0 -> 1" "rank 3: process 1 -> 0"
     OPTS --checkpoint -n 6 -p 2 --net ${be})

@@ -16,8 +16,12 @@
  *
  * MIG_MODE (environment) selects what the test expects:
  *   rotate  every rank moves at every round (ZMPI_LB_PROC=rotate);
- *   auto    ranks of the first process state a load 10 times the
- *           others' (ZMPI_Set_load): the balancer moves one rank, once;
+ *   auto    rank 0 states a load 10 times the others' (ZMPI_Set_load,
+ *           seconds): the balancer moves ranks, once;
+ *   autocheap  the same loads 10000 times smaller: each move would cost
+ *           more than the load it evens out, nothing moves;
+ *   autocost  ranks 2 and 4 would each even out 50 ms, but rank 2's heap
+ *           is 256 MiB (some 170 ms to send): only rank 4 moves;
  *   comm    rank 1 keeps a communicator with a Cartesian topology,
  *           which still pins it: it stays, the others move
  *           (ZMPI_LB_PROC=rotate; --lb-report says why);
@@ -451,6 +455,11 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "comms") == 0)
         comms_make();
+    char *huge = NULL;
+    if (strcmp(mode, "autocost") == 0 && me == 2 && !(huge = malloc((size_t)256 << 20)))
+        fail("allocation of 256 MiB", 0);
+    if (huge)
+        huge[0] = 1; /* the heap's extent counts, not the pages touched */
     if (strcmp(mode, "types") == 0)
         types_make();
     int64_t *small = malloc(100 * sizeof *small), *big = calloc(300000, sizeof *big);
@@ -479,6 +488,10 @@ int main(int argc, char **argv)
     for (int iter = 0; iter < ITERS; iter++) {
         if (strcmp(mode, "auto") == 0)
             ZMPI_Set_load(me % np == 0 && iter == 0 ? 10.0 : 1.0);
+        if (strcmp(mode, "autocheap") == 0)
+            ZMPI_Set_load(me % np == 0 && iter == 0 ? 1e-3 : 1e-4);
+        if (strcmp(mode, "autocost") == 0)
+            ZMPI_Set_load(iter > 0 ? 0.01 : me == 0 ? 0.3 : me == 2 || me == 4 ? 0.05 : 0.01);
         int moved = 0;
         if (dive(DEPTH, iter, &moved) != DEPTH)
             fail("recursion", iter);
@@ -529,6 +542,7 @@ int main(int argc, char **argv)
     }
     if (have_comms)
         comms_free();
+    free(huge);
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_COMM_NULL)

@@ -61,13 +61,15 @@ enum { MODE_AUTO, MODE_NONE, MODE_ROTATE, MODE_LIST };
 enum { CMD_STAY, CMD_SAVE, CMD_FAILED };
 
 /* What one process tells the others at each round; its ranks' loads
- * (double per world rank) and whether each may move (a byte per world
- * rank) follow, only its own ranks' entries meaningful. */
+ * (double per world rank), the bytes a move of each would send (double
+ * per world rank) and whether each may move (a byte per world rank)
+ * follow, only its own ranks' entries meaningful. */
 typedef struct rec_hdr {
     int64_t sent, arrived;          /* messages to and from other processes */
     int32_t block;                  /* requests exist here: nothing moves anywhere */
     int32_t pinned;                 /* its ranks stay (comms or datatypes exist) */
     char mode[ZM_MPI_LB_PROC_MAX];  /* world rank 0's zmpi_lb_proc, if it is here */
+    double bw;                      /* bytes per second its last moves ran at, or 0 */
 } rec_hdr_t;
 
 /* What the destination needs besides a rank's memory. */
@@ -100,7 +102,17 @@ static struct {
     size_t rec_bytes;
     unsigned long steps;
     int said_off;             /* reported once that nothing can cross */
+    double bw;                /* bytes per second of this process's last moves, or 0 */
+    double plan_bw;           /* the bandwidth the last plan assumed */
+    int too_costly;           /* moves the last plan left out for their cost */
 } X;
+
+/* The cost of a move before any was measured (docs/migrate.md, "What it
+ * costs": about 1.5 GB/s of rank memory, and some 0.1 ms per move), and
+ * the stack bytes assumed for a rank whose context is not saved yet. */
+#define MOVE_BW_DEFAULT 1.5e9
+#define MOVE_OVERHEAD 1e-4
+#define STACK_GUESS 16384.0
 
 /* ---- Modes ---------------------------------------------------------------- */
 
@@ -236,17 +248,46 @@ static double *loads_of(unsigned char *rec)
     return (double *)(void *)(rec + sizeof(rec_hdr_t));
 }
 
+static double *bytes_of(unsigned char *rec)
+{
+    return loads_of(rec) + zm_net_job.nranks;
+}
+
 static unsigned char *movable_of(unsigned char *rec)
 {
-    return rec + sizeof(rec_hdr_t) + sizeof(double) * (size_t)zm_net_job.nranks;
+    return rec + sizeof(rec_hdr_t) + 2 * sizeof(double) * (size_t)zm_net_job.nranks;
 }
 
 /* ---- Planning (the same in every process) --------------------------------- */
 
+/* The bandwidth plans assume, the same in every process: the lowest the
+ * processes measured at their last moves, or the default. */
+static double plan_bandwidth(void)
+{
+    double bw = 0;
+    for (int p = 0; p < zm_net_job.nprocs; p++) {
+        double b = hdr_of(X.all + (size_t)p * X.rec_bytes)->bw;
+        if (b > 0 && (bw == 0 || b < bw))
+            bw = b;
+    }
+    return bw > 0 ? bw : MOVE_BW_DEFAULT;
+}
+
+/* Whether moving rank w (load lw, bytes b) from a process of total hi to
+ * one of total lo pays: the load it takes off the larger of the two over
+ * the next interval (loads are seconds per interval) exceeds the time the
+ * move takes, which every rank of the job waits for. */
+static int move_pays(double hi, double lo, double lw, double b, double bw)
+{
+    double after = hi - lw > lo + lw ? hi - lw : lo + lw;
+    return hi - after > b / bw + MOVE_OVERHEAD;
+}
+
 /* Moves from the most loaded process to the least loaded one, the
  * heaviest rank that fits first, while the source is above the mean by
- * more than that rank's load and the move lowers the larger of the two. */
-static void plan_auto(const double *load, const unsigned char *mov)
+ * more than that rank's load, the move lowers the larger of the two, and
+ * it gains more than it costs (move_pays). */
+static void plan_auto(const double *load, const double *bytes, const unsigned char *mov)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs;
     double *tot = calloc((size_t)np, sizeof(double)), sum = 0;
@@ -256,18 +297,24 @@ static void plan_auto(const double *load, const unsigned char *mov)
         tot[X.oldp[w]] += load[w], sum += load[w];
     double mean = sum / np;
     for (int step = 0; step < n; step++) {
-        int hi = 0, lo = 0, best = -1;
+        int hi = 0, lo = 0, best = -1, costly = 0;
         for (int p = 1; p < np; p++) {
             hi = tot[p] > tot[hi] ? p : hi;
             lo = tot[p] < tot[lo] ? p : lo;
         }
-        for (int w = 0; w < n; w++)
-            if (X.newp[w] == hi && X.oldp[w] == hi && mov[w] && load[w] > 0 &&
-                tot[hi] - mean > load[w] && tot[lo] + load[w] < tot[hi] &&
-                (best < 0 || load[w] > load[best]))
+        for (int w = 0; w < n; w++) {
+            if (X.newp[w] != hi || X.oldp[w] != hi || !mov[w] || load[w] <= 0 ||
+                tot[hi] - mean <= load[w] || tot[lo] + load[w] >= tot[hi])
+                continue;
+            if (!move_pays(tot[hi], tot[lo], load[w], bytes[w], X.plan_bw))
+                costly++;
+            else if (best < 0 || load[w] > load[best])
                 best = w;
-        if (best < 0)
+        }
+        if (best < 0) {
+            X.too_costly = costly;
             break;
+        }
         X.newp[best] = lo;
         tot[hi] -= load[best];
         tot[lo] += load[best];
@@ -303,9 +350,11 @@ static void keep_nonempty(void)
 static int plan(void)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs, block = 0, moved = 0;
-    double *load = malloc(sizeof(double) * (size_t)n);
+    double *load = malloc(sizeof(double) * 2 * (size_t)n), *bytes = load + n;
     unsigned char *mov = malloc((size_t)n);
     memcpy(X.newp, X.oldp, sizeof(int) * (size_t)n);
+    X.too_costly = 0;
+    X.plan_bw = plan_bandwidth();
     for (int p = 0; p < np; p++)
         block |= hdr_of(X.all + (size_t)p * X.rec_bytes)->block;
     if (!load || !mov || block) {
@@ -315,12 +364,13 @@ static int plan(void)
     for (int w = 0; w < n; w++) {
         unsigned char *r = X.all + (size_t)X.oldp[w] * X.rec_bytes;
         load[w] = loads_of(r)[w];
+        bytes[w] = bytes_of(r)[w];
         mov[w] = movable_of(r)[w] && !hdr_of(r)->pinned;
     }
     const char *mode = hdr_of(X.all + (size_t)X.oldp[0] * X.rec_bytes)->mode;
     int m = mode_of(mode);
     if (m == MODE_AUTO)
-        plan_auto(load, mov);
+        plan_auto(load, bytes, mov);
     else if (m == MODE_ROTATE)
         for (int w = 0; w < n; w++)
             X.newp[w] = (X.oldp[w] + 1) % np;
@@ -408,8 +458,9 @@ static void mpi_arrive(int w, const meta_t *mt, struct zmpi_group *wg)
                       (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, self)));
 }
 
-/* Receive rank w from process src into its region here, ready to run. */
-static void recv_rank(int w, int src, struct zmpi_group *wg)
+/* Receive rank w from process src into its region here, ready to run;
+ * returns the bytes received. */
+static uint64_t recv_rank(int w, int src, struct zmpi_group *wg)
 {
     zm_rank_mem_t *h = zm_core_rank_mem(w);
     meta_t mt;
@@ -430,6 +481,7 @@ static void recv_rank(int w, int src, struct zmpi_group *wg)
     h->ckpt_resumed = 1;
     mpi_arrive(w, &mt, wg);
     zm_p2p_rank_open(w);
+    return sizeof mt + PAGE + mt.stack_len + mt.rw_len + mt.heap_len;
 }
 
 /* Rank w has left: it no longer runs here.  The caller (self) leaves
@@ -505,17 +557,24 @@ static int move_all(int self)
     struct zmpi_group *wg = ((zm_mpi_rank_t *)zm_ult_get(self)->user)->world.group;
     save_leaving(self);
     drop_colls();
+    uint64_t t0 = zm_arch_time_ns(), moved = 0;
     for (int w = 0; w < n; w++) {
         if (X.oldp[w] == X.newp[w])
             continue;
         if (X.oldp[w] == me) {
             X.bytes[w] = send_rank(w, X.newp[w]);
+            moved += X.bytes[w];
             left(w, self);
             gone |= w == self;
         } else if (X.newp[w] == me) {
-            recv_rank(w, X.oldp[w], wg);
+            moved += recv_rank(w, X.oldp[w], wg);
         }
     }
+    /* The bandwidth of this process's moves, for the next plans: moves
+     * of a few pages say little about it. */
+    uint64_t dt = zm_arch_time_ns() - t0;
+    if (moved >= ((uint64_t)1 << 20) && dt > 0)
+        X.bw = (double)moved * 1e9 / (double)dt;
     zm_net_placement_set(X.newp);
     zm_mpi_migrate_relocal();
     return gone;
@@ -585,7 +644,7 @@ static void step_ready(void)
     int n = zm_net_job.nranks, np = zm_net_job.nprocs;
     zm_spin_lock(&X.lock);
     if (!X.ready) {
-        X.rec_bytes = (sizeof(rec_hdr_t) + (sizeof(double) + 1) * (size_t)n + 7) & ~(size_t)7;
+        X.rec_bytes = (sizeof(rec_hdr_t) + (2 * sizeof(double) + 1) * (size_t)n + 7) & ~(size_t)7;
         X.flag = calloc((size_t)n, sizeof(*X.flag));
         X.cmd = calloc((size_t)n, sizeof(*X.cmd));
         X.load = calloc((size_t)n, sizeof(double));
@@ -601,6 +660,19 @@ static void step_ready(void)
     zm_spin_unlock(&X.lock);
     if (!ok)
         fail("out of memory");
+}
+
+/* What a move of rank w (here, waiting in the step) would send: its
+ * header page, live stack, program copy's writable segment and heap. */
+static double rank_bytes(int w)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    void *rw;
+    size_t rwlen;
+    zm_mpi_ckpt_rw(w, &rw, &rwlen);
+    uintptr_t top = h->stack_at + PAGE + h->stack_size, sp = (uintptr_t)zm_ult_get(w)->ctx.sp;
+    double stack = sp > h->stack_at && sp < top ? (double)(top - sp) : STACK_GUESS;
+    return (double)PAGE + stack + (double)rwlen + (double)(h->bump - h->heap_at);
 }
 
 /* This process's record for the next exchange.  A message that arrived
@@ -622,11 +694,13 @@ static void fill_record(void)
     h->arrived = arrived;
     h->block = zm_mpi_requests_exist();
     h->pinned = process_why() != NULL;
+    h->bw = X.bw;
     if (zm_net_proc_of(0) == zm_net_job.proc)
         memcpy(h->mode, X.mode, sizeof h->mode);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int w = zm_net_local_world(l);
         loads_of(X.rec)[w] = X.load[w];
+        bytes_of(X.rec)[w] = rank_bytes(w);
         if (!X.why[w] && !zm_p2p_rank_quiet(w))
             X.why[w] = "a message to it arrived while it waited to move";
         movable_of(X.rec)[w] = X.why[w] == NULL;
@@ -688,6 +762,10 @@ static void report(int moved, int rounds, uint64_t agree_ns, uint64_t move_ns)
                     lb, nb, la, na);
         }
     }
+    if (X.oldp[0] == me && X.too_costly)
+        fprintf(stderr, "zmpi:   %d move%s left out: each would cost more than the load it "
+                "evens out (its bytes at %.3g GB/s + %.1f ms)\n", X.too_costly,
+                X.too_costly == 1 ? "" : "s", X.plan_bw * 1e-9, MOVE_OVERHEAD * 1e3);
     if (pwhy)
         fprintf(stderr, "zmpi:   process %d keeps its ranks: %s\n", me, pwhy);
     for (int w = 0; w < n; w++) {
