@@ -69,4 +69,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
     REGEX "checkpoint refused: .*(still unreceived|still in flight)" LABELS net
     OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
 endforeach()
+# A --checkpoint job may spawn ranks: they have no region, so their
+# program copies and heaps are placed anywhere (tests/spawn_basic.c).
+add_test(NAME ckpt_job_spawns_ranks
+  COMMAND $<TARGET_FILE:zmpirun> --checkpoint -n 2 -w 2 $<TARGET_FILE:zt_spawn_basic>
+          spawn 1,3,32)
+set_tests_properties(ckpt_job_spawns_ranks PROPERTIES TIMEOUT 120)
 # ---- end of checkpoint/restart ----

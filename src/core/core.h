@@ -205,6 +205,10 @@ int zm_core_rank_mem_on(void);
 int zm_core_rank_mem_setup(int nranks, size_t stack_size, size_t copy_span, char *err,
                            size_t errlen);
 
+/* Whether rank `rank` has a region (ranks spawned at run time have none).
+ * Any thread. */
+int zm_core_rank_mem_has(int rank);
+
 /* Header of rank `rank`'s region (a fixed address).  Any thread. */
 zm_rank_mem_t *zm_core_rank_mem(int rank);
 

@@ -108,6 +108,11 @@ int zm_core_rank_mem_setup(int nranks, size_t stack_size, size_t copy_span, char
     return 0;
 }
 
+int zm_core_rank_mem_has(int rank)
+{
+    return M.on && rank >= 0 && rank < M.nranks;
+}
+
 zm_rank_mem_t *zm_core_rank_mem(int rank)
 {
     return (zm_rank_mem_t *)(ZM_RANK_MEM_BASE + (uintptr_t)rank * M.stride);
@@ -299,7 +304,7 @@ void zm_core_obj_ranks_enable(void)
 zm_rank_mem_t *zm_core_obj_region(void)
 {
     zm_ult_t *u = zm_ult_self();
-    if (!zm_core_obj_in_ranks || !u || u->foreign || u->id < 0 || u->id >= M.nranks)
+    if (!zm_core_obj_in_ranks || !u || u->foreign || !zm_core_rank_mem_has(u->id))
         return NULL;
     return zm_core_rank_mem(u->id);
 }

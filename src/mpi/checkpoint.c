@@ -263,12 +263,13 @@ void zm_mpi_ckpt_job_end(void)
 
 void *zm_mpi_ckpt_image(int rank, void *img)
 {
-    return C.on ? C.images[rank] : img;
+    return C.on && zm_core_rank_mem_has(rank) ? C.images[rank] : img;
 }
 
 void *zm_mpi_ckpt_clone(int rank, char *err, size_t errlen)
 {
-    if (!C.on)
+    /* Ranks spawned at run time have no region: their copy goes anywhere. */
+    if (!C.on || !zm_core_rank_mem_has(rank))
         return zm_arch_image_clone(rank, 0, 0, err, errlen);
     C.images[rank] = zm_arch_image_clone(rank, zm_core_rank_mem(rank)->copy_at, 0, err, errlen);
     return C.images[rank];
@@ -474,7 +475,9 @@ int PZMPI_Checkpoint(const char *dir)
 static zm_rank_mem_t *my_region(void)
 {
     zm_ult_t *u = zm_ult_self();
-    return u && !u->foreign && zmpi_heap_on ? zm_core_rank_mem(u->id) : NULL;
+    return u && !u->foreign && zmpi_heap_on && zm_core_rank_mem_has(u->id)
+               ? zm_core_rank_mem(u->id)
+               : NULL;
 }
 
 ZM_EXPORT void *zmpi_heap_malloc(size_t n)

@@ -20,6 +20,20 @@ struct zmpi_group *zm_mpi_group_new(int n)
     return g;
 }
 
+struct zmpi_group *zm_mpi_group_share(struct zmpi_group *g)
+{
+    if (g && ZM_UNLIKELY(zm_core_obj_in_ranks) && zm_core_rank_mem_owner(g)) {
+        struct zmpi_group *s = malloc(sizeof(*g) + sizeof(int) * (size_t)g->size);
+        if (s)
+            memcpy(s, g, sizeof(*g) + sizeof(int) * (size_t)g->size);
+        zm_mpi_group_unref(g);
+        g = s;
+    }
+    if (g)
+        g->predefined = 1;
+    return g;
+}
+
 void zm_mpi_group_ref(struct zmpi_group *g)
 {
     if (g && !g->predefined)

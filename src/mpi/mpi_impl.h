@@ -385,8 +385,17 @@ void zm_mpi_group_unref(struct zmpi_group *g);
 void zm_mpi_eh_ref(struct zmpi_errhandler *eh);
 void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
 
-/* Allocate a group of n members (refs = 1).  NULL if out of memory. */
+/* Allocate a group of n members (refs = 1), in the calling rank's heap in
+ * a job whose ranks have regions (zm_core_obj_alloc).  NULL if out of
+ * memory. */
 struct zmpi_group *zm_mpi_group_new(int n);
+
+/* Make g (from zm_mpi_group_new) a group of the process, never freed: a
+ * copy in the process's memory when g is in the calling rank's heap (a
+ * job whose ranks have regions: the rank may move away, the group must
+ * stay); g itself otherwise.  Returns the group, or NULL if out of memory
+ * (g is gone then).  The calling rank's thread. */
+struct zmpi_group *zm_mpi_group_share(struct zmpi_group *g);
 
 /* ---- Handles ---- */
 
