@@ -35,6 +35,8 @@ function(zt_ckpt_refusal name)
 endfunction()
 zt_ckpt_refusal(ckpt_refused_without_checkpoint_flag MODE -
   REGEX "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" OPTS -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_for_spawned_ranks MODE spawned
+  REGEX "rank 0: checkpoint refused: .*spawned at run time" OPTS --checkpoint -n 1 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_live_communicator MODE comm
   REGEX "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD"
   OPTS --checkpoint -n 4 -w 2)

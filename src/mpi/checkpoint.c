@@ -389,6 +389,11 @@ static int ckpt_begin(const char *fn, const char *dir)
     if (!C.on)
         return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d: checkpoints are off in this job: "
                             "start it with zmpirun --checkpoint", me->world_rank);
+    /* A spawned world's ranks all lack one: they fail together. */
+    if (!zm_core_rank_mem_has(zm_ult_self()->id))
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d was spawned at run time and "
+                            "has no fixed-address memory: it cannot be checkpointed",
+                            me->world_rank);
     if (!dir || !*dir)
         return zm_mpi_error(world, MPI_ERR_ARG, fn, "rank %d: no directory given (dir)",
                             me->world_rank);
