@@ -3,35 +3,40 @@
  * "Across processes").
  *
  * In a job of several processes whose ranks live in fixed regions (a
- * --checkpoint job: src/core/rank_mem.c), a rank that holds nothing in
- * library memory can be sent whole to another process: its stack, its
- * program copy's writable segment and its heap sit at the same addresses
- * there, as in a restart (checkpoint.c).  The step, at every
- * ZMPI_Migrate of the job's MPI_COMM_WORLD:
+ * --checkpoint job: src/core/rank_mem.c), a rank can be sent whole to
+ * another process: its stack, its program copy's writable segment and its
+ * heap sit at the same addresses there, as in a restart (checkpoint.c),
+ * and so do the communicators, groups, datatypes, error handlers, info
+ * objects and attributes it made, which live in its heap in such jobs
+ * (zm_core_obj_alloc).  The step, at every ZMPI_Migrate of the job's
+ * MPI_COMM_WORLD:
  *
- * 1. Each rank says whether it may move (the checkpoint's test, per rank:
- *    nothing posted or waiting for it, no error handler of its own, no
- *    attributes, names or OpenMP state) and waits.  The last rank of the
- *    process to come coordinates the process from then on (it saves its
- *    context in place first, zm_ult_capture, since it runs on).
- * 2. The coordinators exchange, over the system MPI, their ranks' loads
- *    and whether each may move, plus what pins a whole process
- *    (communicators, derived datatypes) or the whole job (requests), and
- *    their counts of messages sent to and received from other processes,
- *    until the sums agree: then nothing is in flight and nobody sends,
- *    since every rank waits here.
+ * 1. Each rank says whether it may move (rank_why: nothing posted or
+ *    waiting for it; no object that is its process's: intercommunicators,
+ *    topologies, windows, files, sessions, objects made off its own
+ *    thread; no OpenMP state) and waits.  The last rank of the process to
+ *    come coordinates the process from then on (it saves its context in
+ *    place first, zm_ult_capture, since it runs on).
+ * 2. The coordinators exchange, over the system MPI, their ranks' loads,
+ *    the bytes each would send and whether each may move, plus what pins
+ *    a whole process (objects in its own memory, Fortran indices) or the
+ *    whole job (requests), and their counts of messages sent to and
+ *    received from other processes, until the sums agree: then nothing is
+ *    in flight and nobody sends, since every rank waits here.
  * 3. Every process computes the same new placement from the same data
  *    (plan_*): a forced pattern for tests (zmpi_lb_proc=rotate or a list
  *    of moves), or moves from the most loaded process to the least while
- *    it is above the mean by more than the moved rank's load.  No process
- *    is left without a rank (its job would end).
+ *    it is above the mean by more than the moved rank's load and the
+ *    move gains more than it costs (move_pays).  No process is left
+ *    without a rank (its job would end).
  * 4. The ranks that leave are woken to save their context in place and
- *    wait again.  The coordinators drop WORLD's collective state that
- *    depends on the placement, send each moving rank (source) or receive
- *    it and map it at its addresses (destination), rewrite the placement
- *    tables, meet once more (so that no rank sends before every process
- *    knows the new placement and has its arrivals ready), and wake their
- *    ranks: an arrived rank returns from its zm_ult_capture with 1.
+ *    wait again.  The coordinators drop the collective state of every
+ *    communicator of their ranks, which depends on the placement, send
+ *    each moving rank (source) or receive it and map it at its addresses
+ *    (destination), rewrite the placement tables, meet once more (so that
+ *    no rank sends before every process knows the new placement and has
+ *    its arrivals ready), and wake their ranks: an arrived rank returns
+ *    from its zm_ult_capture with 1.
  *
  * The exchange goes over the network layer with one reserved tag
  * (zm_net_placement_tag); the system MPI keeps messages between two
@@ -67,7 +72,7 @@ enum { CMD_STAY, CMD_SAVE, CMD_FAILED };
 typedef struct rec_hdr {
     int64_t sent, arrived;          /* messages to and from other processes */
     int32_t block;                  /* requests exist here: nothing moves anywhere */
-    int32_t pinned;                 /* its ranks stay (comms or datatypes exist) */
+    int32_t pinned;                 /* its ranks stay (process_why) */
     char mode[ZM_MPI_LB_PROC_MAX];  /* world rank 0's zmpi_lb_proc, if it is here */
     double bw;                      /* bytes per second its last moves ran at, or 0 */
 } rec_hdr_t;
@@ -350,7 +355,7 @@ static void keep_nonempty(void)
 static int plan(void)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs, block = 0, moved = 0;
-    double *load = malloc(sizeof(double) * 2 * (size_t)n), *bytes = load + n;
+    double *load = malloc(sizeof(double) * 2 * (size_t)n), *bytes;
     unsigned char *mov = malloc((size_t)n);
     memcpy(X.newp, X.oldp, sizeof(int) * (size_t)n);
     X.too_costly = 0;
@@ -361,6 +366,7 @@ static int plan(void)
         free(load), free(mov);
         return 0;
     }
+    bytes = load + n;
     for (int w = 0; w < n; w++) {
         unsigned char *r = X.all + (size_t)X.oldp[w] * X.rec_bytes;
         load[w] = loads_of(r)[w];
