@@ -35,6 +35,8 @@ function(zt_ckpt_refusal name)
 endfunction()
 zt_ckpt_refusal(ckpt_refused_without_checkpoint_flag MODE -
   REGEX "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" OPTS -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_for_spawned_ranks MODE spawned
+  REGEX "rank 0: checkpoint refused: .*spawned at run time" OPTS --checkpoint -n 1 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_live_communicator MODE comm
   REGEX "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD"
   OPTS --checkpoint -n 4 -w 2)
@@ -69,4 +71,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
     REGEX "checkpoint refused: .*(still unreceived|still in flight)" LABELS net
     OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
 endforeach()
+# A --checkpoint job may spawn ranks: they have no region, so their
+# program copies and heaps are placed anywhere (tests/spawn_basic.c).
+add_test(NAME ckpt_job_spawns_ranks
+  COMMAND $<TARGET_FILE:zmpirun> --checkpoint -n 2 -w 2 $<TARGET_FILE:zt_spawn_basic>
+          spawn 1,3,32)
+set_tests_properties(ckpt_job_spawns_ranks PROPERTIES TIMEOUT 120)
 # ---- end of checkpoint/restart ----

@@ -37,6 +37,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ckpt_basic DIR\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    /* CK_MODE=spawned: rank 0 spawns one rank of this program, which
+     * goes on below and whose checkpoint is refused (spawned ranks have
+     * no fixed-address memory); it tells rank 0 its result. */
+    MPI_Comm parent = MPI_COMM_NULL;
+    MPI_Comm_get_parent(&parent);
+    const char *smode = getenv("CK_MODE");
+    if (smode && strcmp(smode, "spawned") == 0 && parent == MPI_COMM_NULL) {
+        MPI_Comm ic;
+        int child_rc = MPI_SUCCESS;
+        char *args[] = { argv[1], NULL };
+        MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic,
+                       MPI_ERRCODES_IGNORE);
+        MPI_Recv(&child_rc, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE);
+        MPI_Comm_disconnect(&ic);
+        MPI_Finalize();
+        return child_rc == MPI_SUCCESS ? 0 : 4;
+    }
     int64_t local[64];
     int64_t *heap = malloc(1000 * sizeof *heap);
     int64_t *zeros = calloc(300000, sizeof *zeros);
@@ -86,6 +103,10 @@ int main(int argc, char **argv)
             if (mode && strcmp(mode, "persistent") == 0 && rank == 1)
                 MPI_Send_init(&out, 1, MPI_INT64_T, 0, 5, MPI_COMM_WORLD, &kept);
             int rc = ZMPI_Checkpoint(argv[1]);
+            if (parent != MPI_COMM_NULL) {
+                MPI_Send(&rc, 1, MPI_INT, 0, 1, parent);
+                MPI_Comm_disconnect(&parent);
+            }
             if (rc != MPI_SUCCESS) {
                 char msg[MPI_MAX_ERROR_STRING];
                 int len = 0;

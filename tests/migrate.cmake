@@ -134,14 +134,36 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_auto_loads MODE auto LB_PROC auto
     REGEX "6 ranks, 3 moves, ok" "process 0: load 12, 3 ranks -> 10, 1 ranks"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # The cost of a move is weighed (docs/migrate.md): loads of 1 and 0.1
+  # ms even out less than a move costs; a 256 MiB heap keeps rank 2 while
+  # rank 4, as loaded, moves.
+  zt_migrate_net(net_${be}_migrate_auto_too_costly MODE autocheap LB_PROC auto
+    REGEX "6 ranks, 0 moves, ok" "2 moves left out: each would cost more than the load"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_auto_weighs_bytes MODE autocost LB_PROC auto
+    REGEX "6 ranks, 1 moves, ok" "rank 4: process 0 -> 1" "1 move left out"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
   zt_migrate_net(net_${be}_migrate_list MODE list LB_PROC 0:1,3:0
     REGEX "6 ranks, 2 moves, ok" "rank 0: process 0 -> 1" "rank 3: process 1 -> 0"
     OPTS --checkpoint -n 6 -p 2 --net ${be})
-  # Rank 1 keeps a communicator: its process keeps its ranks; process 0's
-  # rotate there but one (a process keeps a rank).
-  zt_migrate_net(net_${be}_migrate_communicator_stays MODE comm LB_PROC rotate
-    REGEX "6 ranks, 2 moves, ok" "process 1 keeps its ranks: communicators other than"
+  # Rank 1 keeps a communicator with a topology: it stays, the 5 others
+  # move at each of 6 rounds.
+  zt_migrate_net(net_${be}_migrate_topology_stays MODE comm LB_PROC rotate
+    REGEX "6 ranks, 30 moves, ok"
+    "rank 1 stays in process 1: it holds a communicator with a process topology"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # Ranks holding communicators of every intra constructor, with names,
+  # hints, attributes and error handlers, move (MIG_MODE=comms).
+  zt_migrate_net(net_${be}_migrate_communicators_6x2p MODE comms LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_communicators_7x3p MODE comms LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
+  # Ranks holding derived datatypes move, and their types work after
+  # every move (tests/migrate_net.c, MIG_MODE=types).
+  zt_migrate_net(net_${be}_migrate_derived_types_6x2p MODE types LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_derived_types_7x3p MODE types LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
   # A message on its way to rank 1 when it enters ZMPI_Migrate: rank 1
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
@@ -151,6 +173,13 @@ foreach(be ${ZMPI_NET_BACKENDS})
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
             $<TARGET_FILE:zt_migrate_net> ${be})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
+    LABELS net)
+  # The same with derived datatypes alive through the moves, the
+  # checkpoint and the restarts.
+  add_test(NAME net_${be}_migrate_types_then_checkpoint_restart
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_migrate_net> ${be} types)
+  set_tests_properties(net_${be}_migrate_types_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
   zt_migrate_net(net_${be}_migrate_without_checkpoint MODE stay LB_PROC rotate
     REGEX "6 ranks, 0 moves, ok" "ranks stay in their processes: the job does not keep ranks"

@@ -16,19 +16,41 @@
  *
  * MIG_MODE (environment) selects what the test expects:
  *   rotate  every rank moves at every round (ZMPI_LB_PROC=rotate);
- *   auto    ranks of the first process state a load 10 times the
- *           others' (ZMPI_Set_load): the balancer moves one rank, once;
- *   comm    rank 1 keeps a communicator: no rank of its process moves,
- *           the others do (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   auto    rank 0 states a load 10 times the others' (ZMPI_Set_load,
+ *           seconds): the balancer moves ranks, once;
+ *   autocheap  the same loads 10000 times smaller: each move would cost
+ *           more than the load it evens out, nothing moves;
+ *   autocost  ranks 2 and 4 would each even out 50 ms, but rank 2's heap
+ *           is 256 MiB (some 170 ms to send): only rank 4 moves;
+ *   comm    rank 1 keeps a communicator with a Cartesian topology,
+ *           which still pins it: it stays, the others move
+ *           (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   comms   as rotate, every rank holding communicators made before its
+ *           first move (MPI_Comm_dup of WORLD with a name, hints, a user
+ *           error handler and a cached attribute; MPI_Comm_split in rows
+ *           and columns; MPI_Comm_split_type; MPI_Comm_create and
+ *           MPI_Comm_create_group of WORLD and of the duplicate), an
+ *           attribute on MPI_COMM_WORLD and a user error handler on
+ *           MPI_COMM_SELF: after every move point-to-point and collectives
+ *           on each are checked, and the names, hints, attributes and
+ *           error handlers; one is freed and one made after a move;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
  *           must not leave it behind (it stays while the message waits);
  *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
- *           by the test's regular expression).
+ *           by the test's regular expression);
+ *   types   as rotate, with derived datatypes made before the first move
+ *           (a vector, an indexed type of that vector, a struct, a
+ *           resized struct, one named) sending the ring message and
+ *           gathered with MPI_Allgather after every move, checked byte for
+ *           byte with their envelopes and names; a type made after a move
+ *           and one freed after a move; the types live on through the
+ *           checkpoint of MIG_CKPT and are used once more after it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +102,304 @@ static void traffic(int iter)
         fail("allreduce", iter);
 }
 
+/* ---- MIG_MODE=types ---- */
+
+/* A record sent whole with the struct type. */
+struct rec {
+    int32_t i;
+    double d[3];
+    char c;
+};
+
+static MPI_Datatype t_vec, t_nest, t_rec, t_rec_res, t_late;
+static int have_types;
+
+/* The types, made by the rank before its first move. */
+static void types_make(void)
+{
+    int bl[3] = { 1, 3, 1 };
+    MPI_Aint disp[3] = { offsetof(struct rec, i), offsetof(struct rec, d),
+                         offsetof(struct rec, c) };
+    MPI_Datatype ts[3] = { MPI_INT32_T, MPI_DOUBLE, MPI_CHAR };
+    int ibl[3] = { 1, 2, 1 }, idisp[3] = { 0, 2, 7 };
+    MPI_Type_vector(4, 2, 3, MPI_INT64_T, &t_vec);      /* 8 of 12 int64 */
+    MPI_Type_indexed(3, ibl, idisp, t_vec, &t_nest);    /* nested: 4 vectors */
+    MPI_Type_create_struct(3, bl, disp, ts, &t_rec);
+    MPI_Type_create_resized(t_rec, 0, sizeof(struct rec), &t_rec_res);
+    MPI_Type_commit(&t_nest);
+    MPI_Type_commit(&t_rec_res);
+    MPI_Type_set_name(t_nest, "nested vectors");
+    have_types = 1;
+}
+
+/* int64 j of the span t_nest covers (8 vectors' extent = 8 * 11 int64):
+ * whether t_nest holds it. */
+static int nest_holds(long j)
+{
+    long v = j / 11, k = j % 11; /* vector v of the indexed type, element k */
+    int in_vec = k < 11 && (k % 3) < 2;
+    return in_vec && (v == 0 || v == 2 || v == 3 || v == 7);
+}
+
+/* Send the nested type and the record array around the ring, gather the
+ * records of every rank, and check the types' envelopes and names. */
+static void types_traffic(int iter)
+{
+    int right = (me + 1) % np, left = (me + np - 1) % np;
+    enum { SPAN = 8 * 11, NREC = 5 };
+    int64_t out[SPAN], in[SPAN];
+    struct rec ro[NREC], *all = malloc(sizeof(struct rec) * NREC * (size_t)np);
+    for (long j = 0; j < SPAN; j++)
+        out[j] = pat(iter + 40, j), in[j] = -1;
+    MPI_Sendrecv(out, 1, t_nest, right, 50 + iter, in, 1, t_nest, left, 50 + iter,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (long j = 0; j < SPAN; j++)
+        if (in[j] != (nest_holds(j) ? (int64_t)left * 1000003 + (iter + 40) * 7919 + j : -1))
+            fail("message of a nested derived type", j);
+    memset(ro, 0x55, sizeof ro);
+    for (int k = 0; k < NREC; k++) {
+        ro[k].i = me * 100 + k + iter;
+        for (int m = 0; m < 3; m++)
+            ro[k].d[m] = me + k * 0.5 + m * 0.25 + iter;
+        ro[k].c = (char)('a' + (me + k) % 26);
+    }
+    MPI_Allgather(ro, NREC, t_rec_res, all, NREC, t_rec_res, MPI_COMM_WORLD);
+    for (int r = 0; r < np; r++)
+        for (int k = 0; k < NREC; k++) {
+            struct rec *x = &all[r * NREC + k];
+            if (x->i != r * 100 + k + iter || x->c != (char)('a' + (r + k) % 26))
+                fail("gathered struct", r * NREC + k);
+            for (int m = 0; m < 3; m++)
+                if (x->d[m] != r + k * 0.5 + m * 0.25 + iter)
+                    fail("gathered struct's doubles", r * NREC + k);
+        }
+    free(all);
+    int ni, na, nd, comb, ints[8];
+    MPI_Aint aints[4];
+    MPI_Datatype inner[4];
+    MPI_Type_get_envelope(t_nest, &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_INDEXED || ni != 7 || na != 0 || nd != 1)
+        fail("envelope of the nested type", comb);
+    MPI_Type_get_contents(t_nest, 8, 4, 4, ints, aints, inner);
+    if (ints[0] != 3 || ints[2] != 2 || ints[6] != 7)
+        fail("contents of the nested type", ints[0]);
+    MPI_Type_get_envelope(inner[0], &ni, &na, &nd, &comb);
+    if (comb != MPI_COMBINER_VECTOR || ni != 3)
+        fail("envelope of the type inside the nested type", comb);
+    MPI_Type_free(&inner[0]); /* a new handle (MPI 4.1 section 5.1.13) */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Type_get_name(t_nest, name, &len);
+    if (strcmp(name, "nested vectors") != 0)
+        fail("name of a derived type", len);
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t_rec_res, &lb, &ext);
+    if (lb != 0 || ext != (MPI_Aint)sizeof(struct rec))
+        fail("extent of the resized type", (long)ext);
+}
+
+/* After the moves of round `iter`: a type made now, used and freed; at
+ * round 2 the unresized struct is freed (t_rec_res keeps it inside). */
+static void types_round(int iter)
+{
+    MPI_Type_contiguous(3 + iter, MPI_INT, &t_late);
+    MPI_Type_commit(&t_late);
+    int v[16], w[16];
+    for (int k = 0; k < 16; k++)
+        v[k] = me * 16 + k, w[k] = -1;
+    MPI_Bcast(me == 0 ? v : w, 1, t_late, 0, MPI_COMM_WORLD);
+    if (me != 0)
+        for (int k = 0; k < 16; k++)
+            if (w[k] != (k < 3 + iter ? k : -1))
+                fail("broadcast of a type made after a move", k);
+    MPI_Type_free(&t_late);
+    if (iter == 2)
+        MPI_Type_free(&t_rec);
+    types_traffic(iter);
+}
+
+/* ---- MIG_MODE=comms ---- */
+
+static MPI_Comm c_dup, c_row, c_col, c_shared, c_even, c_grp, c_late;
+static int have_comms, eh_calls, key_world, key_dup, copies;
+static int64_t attr_world, attr_dup;
+
+static void count_errors(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+    eh_calls++;
+}
+
+static int copy_attr(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)old, (void)key, (void)extra;
+    copies++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static void comms_make(void)
+{
+    MPI_Info info;
+    MPI_Errhandler eh;
+    MPI_Group wg, eg;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c_dup);
+    MPI_Info_free(&info);
+    MPI_Comm_set_name(c_dup, "library dup");
+    MPI_Comm_create_errhandler(count_errors, &eh);
+    MPI_Comm_set_errhandler(c_dup, eh);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_create_keyval(copy_attr, MPI_COMM_NULL_DELETE_FN, &key_dup, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key_world, NULL);
+    attr_dup = pat(60, 0);
+    attr_world = pat(61, 0);
+    MPI_Comm_set_attr(c_dup, key_dup, &attr_dup);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, key_world, &attr_world);
+    MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &c_row);
+    MPI_Comm_split(c_dup, me % 2, -me, &c_col);      /* of the duplicate, reversed */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c_shared);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int evens[64], ne = 0;
+    for (int r = 0; r < np && ne < 64; r += 2)
+        evens[ne++] = r;
+    MPI_Group_incl(wg, ne, evens, &eg);
+    MPI_Comm_create(MPI_COMM_WORLD, eg, &c_even);
+    if (me % 2 == 0)
+        MPI_Comm_create_group(c_dup, eg, 7, &c_grp);
+    else
+        c_grp = MPI_COMM_NULL;
+    MPI_Group_free(&eg);
+    MPI_Group_free(&wg);
+    have_comms = 1;
+}
+
+/* Sum over the members of c of f(world rank), by MPI_Allreduce on c, and
+ * the same sum computed here from the ranks of c's group. */
+static void check_sum(MPI_Comm c, const char *what, int iter)
+{
+    MPI_Group g, wg;
+    int n, mine = me * 3 + iter, sum = 0, want = 0;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_group(c, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < n; i++) {
+        int w;
+        MPI_Group_translate_ranks(g, 1, &i, wg, &w);
+        want += w * 3 + iter;
+    }
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, c);
+    if (sum != want)
+        fail(what, iter);
+}
+
+/* A ring on c: each member sends its world rank to the next. */
+static void check_ring(MPI_Comm c, const char *what, int iter)
+{
+    int r, n, got = -1, left;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &n);
+    MPI_Sendrecv(&me, 1, MPI_INT, (r + 1) % n, iter, &got, 1, MPI_INT, (r + n - 1) % n, iter, c,
+                 MPI_STATUS_IGNORE);
+    MPI_Group g, wg;
+    MPI_Comm_group(c, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int lr = (r + n - 1) % n;
+    MPI_Group_translate_ranks(g, 1, &lr, wg, &left);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    if (got != left)
+        fail(what, iter);
+}
+
+/* What the communicators keep: names, hints, attributes, error handlers. */
+static void check_extras(int iter)
+{
+    char name[MPI_MAX_OBJECT_NAME], val[64];
+    int len, flag, before = eh_calls;
+    MPI_Comm_get_name(c_dup, name, &len);
+    if (strcmp(name, "library dup") != 0)
+        fail("name of a duplicate", iter);
+    MPI_Info info;
+    MPI_Comm_get_info(c_dup, &info);
+    MPI_Info_get_string(info, "mpi_assert_no_any_tag", &(int){ sizeof val }, val, &flag);
+    MPI_Info_free(&info);
+    if (!flag || strcmp(val, "true") != 0)
+        fail("hint of a duplicate", iter);
+    int64_t *v;
+    MPI_Comm_get_attr(c_dup, key_dup, &v, &flag);
+    if (!flag || v != &attr_dup || *v != pat(60, 0))
+        fail("attribute of a duplicate", iter);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, key_world, &v, &flag);
+    if (!flag || v != &attr_world || *v != pat(61, 0))
+        fail("attribute of MPI_COMM_WORLD", iter);
+    int *ub;
+    MPI_Comm_get_attr(c_row, MPI_TAG_UB, &ub, &flag);
+    if (!flag || *ub < 32767)
+        fail("MPI_TAG_UB of a split", iter);
+    /* Errors on the duplicate and on MPI_COMM_SELF go to the program's
+     * handler, which counts them and returns. */
+    MPI_Send(&len, 1, MPI_INT, np + 5, 0, c_dup);
+    MPI_Send(&len, 1, MPI_INT, 9, 0, MPI_COMM_SELF);
+    if (eh_calls != before + 2)
+        fail("user error handler", eh_calls - before);
+}
+
+static void comms_round(int iter)
+{
+    check_ring(c_dup, "ring on a duplicate", iter);
+    check_sum(c_dup, "allreduce on a duplicate", iter);
+    check_sum(c_row, "allreduce on a row split", iter);
+    check_ring(c_col, "ring on a column split of the duplicate", iter);
+    check_sum(c_col, "allreduce on a column split of the duplicate", iter);
+    check_sum(c_shared, "allreduce on split_type", iter);
+    if (me % 2 == 0) {
+        check_sum(c_even, "allreduce on MPI_Comm_create", iter);
+        check_ring(c_grp, "ring on MPI_Comm_create_group", iter);
+        int b = me == 0 ? 1000 + iter : -1;
+        MPI_Bcast(&b, 1, MPI_INT, 0, c_grp);
+        if (b != 1000 + iter)
+            fail("broadcast on MPI_Comm_create_group", iter);
+    } else if (c_even != MPI_COMM_NULL) {
+        fail("MPI_Comm_create gave an odd rank a communicator", iter);
+    }
+    MPI_Barrier(c_shared);
+    check_extras(iter);
+    /* A duplicate made after a move (its attribute copied), used and
+     * freed; at round 3 the column split goes. */
+    int before = copies;
+    MPI_Comm_dup(c_dup, &c_late);
+    if (copies != before + 1)
+        fail("attribute copy callback", iter);
+    check_sum(c_late, "allreduce on a duplicate made after a move", iter);
+    MPI_Comm_free(&c_late);
+    if (iter == 3) {
+        MPI_Comm_free(&c_col);
+        MPI_Comm_split(c_row, 0, me, &c_col);
+    }
+}
+
+static void comms_free(void)
+{
+    MPI_Comm_free(&c_dup);
+    MPI_Comm_free(&c_row);
+    MPI_Comm_free(&c_col);
+    MPI_Comm_free(&c_shared);
+    if (c_even != MPI_COMM_NULL)
+        MPI_Comm_free(&c_even);
+    if (c_grp != MPI_COMM_NULL)
+        MPI_Comm_free(&c_grp);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, key_world);
+    MPI_Comm_free_keyval(&key_world);
+    MPI_Comm_free_keyval(&key_dup);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -105,6 +425,10 @@ static long dive(int depth, int iter, int *moved)
                     fail("message sent before the move", i);
         }
         traffic(iter);
+        if (have_types)
+            types_round(iter);
+        if (have_comms)
+            comms_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -125,8 +449,19 @@ int main(int argc, char **argv)
     snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
     snprintf(ckpt_dir, sizeof ckpt_dir, "%s", getenv("MIG_CKPT") ? getenv("MIG_CKPT") : "");
     MPI_Comm kept = MPI_COMM_NULL;
-    if (strcmp(mode, "comm") == 0 && me == 1)
-        MPI_Comm_dup(MPI_COMM_SELF, &kept);
+    if (strcmp(mode, "comm") == 0 && me == 1) {
+        int dims[1] = { 1 }, periods[1] = { 0 };
+        MPI_Cart_create(MPI_COMM_SELF, 1, dims, periods, 0, &kept);
+    }
+    if (strcmp(mode, "comms") == 0)
+        comms_make();
+    char *huge = NULL;
+    if (strcmp(mode, "autocost") == 0 && me == 2 && !(huge = malloc((size_t)256 << 20)))
+        fail("allocation of 256 MiB", 0);
+    if (huge)
+        huge[0] = 1; /* the heap's extent counts, not the pages touched */
+    if (strcmp(mode, "types") == 0)
+        types_make();
     int64_t *small = malloc(100 * sizeof *small), *big = calloc(300000, sizeof *big);
     char *grown = malloc(16);
     void *aligned = NULL;
@@ -153,11 +488,16 @@ int main(int argc, char **argv)
     for (int iter = 0; iter < ITERS; iter++) {
         if (strcmp(mode, "auto") == 0)
             ZMPI_Set_load(me % np == 0 && iter == 0 ? 10.0 : 1.0);
+        if (strcmp(mode, "autocheap") == 0)
+            ZMPI_Set_load(me % np == 0 && iter == 0 ? 1e-3 : 1e-4);
+        if (strcmp(mode, "autocost") == 0)
+            ZMPI_Set_load(iter > 0 ? 0.01 : me == 0 ? 0.3 : me == 2 || me == 4 ? 0.05 : 0.01);
         int moved = 0;
         if (dive(DEPTH, iter, &moved) != DEPTH)
             fail("recursion", iter);
         moves += moved;
-        if (strcmp(mode, "rotate") == 0 && !moved)
+        if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0 ||
+             strcmp(mode, "comms") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
@@ -193,6 +533,16 @@ int main(int argc, char **argv)
     if (ckpt_dir[0] && ZMPI_Checkpoint(ckpt_dir) != MPI_SUCCESS)
         fail("checkpoint after the moves", 0);
 #endif
+    if (have_types) {
+        /* The types outlived the moves and the checkpoint: once more. */
+        types_traffic(ITERS);
+        MPI_Type_free(&t_nest);
+        MPI_Type_free(&t_vec);
+        MPI_Type_free(&t_rec_res);
+    }
+    if (have_comms)
+        comms_free();
+    free(huge);
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_COMM_NULL)

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ult/ult.h"
 
@@ -204,6 +205,10 @@ int zm_core_rank_mem_on(void);
 int zm_core_rank_mem_setup(int nranks, size_t stack_size, size_t copy_span, char *err,
                            size_t errlen);
 
+/* Whether rank `rank` has a region (ranks spawned at run time have none).
+ * Any thread. */
+int zm_core_rank_mem_has(int rank);
+
 /* Header of rank `rank`'s region (a fixed address).  Any thread. */
 zm_rank_mem_t *zm_core_rank_mem(int rank);
 
@@ -231,6 +236,50 @@ void *zm_core_heap_alloc2(zm_rank_mem_t *h, size_t n, int *fresh);
 void zm_core_heap_free(zm_rank_mem_t *h, void *p);
 size_t zm_core_heap_usable(void *p);
 void *zm_core_heap_aligned(zm_rank_mem_t *h, size_t align, size_t n);
+
+/* Library objects a rank keeps between calls (derived datatypes, their
+ * layouts and envelopes: src/dt/dt_type.c).  In a job whose ranks have
+ * regions (zm_core_obj_ranks_enable ran) an object made on a rank's own
+ * ULT comes from that rank's heap, so that it moves with the rank to
+ * another process (docs/migrate.md, "Across processes, second version")
+ * and its handle stays valid there; on any other thread, and in every
+ * other job, from libc.  zm_core_obj_free and zm_core_obj_realloc take
+ * either kind (they look at the address).  Other jobs pay one test of a
+ * flag per call.  Any thread; the caller owns the memory. */
+extern int zm_core_obj_in_ranks;
+void zm_core_obj_ranks_enable(void);
+/* The region whose heap zm_core_obj_alloc uses on the calling thread: the
+ * calling rank's, or NULL (other jobs; a thread that is no rank's own,
+ * such as a foreign thread acting for a rank). */
+zm_rank_mem_t *zm_core_obj_region(void);
+void *zm_core_obj_alloc_slow(size_t n, int zero);
+void zm_core_obj_free_slow(void *p);
+void *zm_core_obj_realloc_slow(void *p, size_t n);
+
+static inline void *zm_core_obj_alloc(size_t n)
+{
+    return ZM_LIKELY(!zm_core_obj_in_ranks) ? malloc(n) : zm_core_obj_alloc_slow(n, 0);
+}
+
+static inline void *zm_core_obj_calloc(size_t m, size_t n)
+{
+    if (ZM_LIKELY(!zm_core_obj_in_ranks))
+        return calloc(m, n);
+    return n && m > SIZE_MAX / n ? NULL : zm_core_obj_alloc_slow(m * n, 1);
+}
+
+static inline void *zm_core_obj_realloc(void *p, size_t n)
+{
+    return ZM_LIKELY(!zm_core_obj_in_ranks) ? realloc(p, n) : zm_core_obj_realloc_slow(p, n);
+}
+
+static inline void zm_core_obj_free(void *p)
+{
+    if (ZM_LIKELY(!zm_core_obj_in_ranks))
+        free(p);
+    else
+        zm_core_obj_free_slow(p);
+}
 
 /* Index of the worker running the caller (0 outside a job, -1 on a
  * foreign thread acting for a rank: ult.h). */

@@ -108,6 +108,11 @@ int zm_core_rank_mem_setup(int nranks, size_t stack_size, size_t copy_span, char
     return 0;
 }
 
+int zm_core_rank_mem_has(int rank)
+{
+    return M.on && rank >= 0 && rank < M.nranks;
+}
+
 zm_rank_mem_t *zm_core_rank_mem(int rank)
 {
     return (zm_rank_mem_t *)(ZM_RANK_MEM_BASE + (uintptr_t)rank * M.stride);
@@ -284,5 +289,62 @@ void *zm_core_heap_aligned(zm_rank_mem_t *h, size_t align, size_t n)
     blk_t *r = (blk_t *)q - 1;
     r->bytes = (size_t)(q - p);
     r->kind = BLK_ALIGNED;
+    return q;
+}
+
+/* ---- Library objects in the rank heaps (core.h) ----------------------------- */
+
+int zm_core_obj_in_ranks;
+
+void zm_core_obj_ranks_enable(void)
+{
+    zm_core_obj_in_ranks = M.on;
+}
+
+zm_rank_mem_t *zm_core_obj_region(void)
+{
+    zm_ult_t *u = zm_ult_self();
+    if (!zm_core_obj_in_ranks || !u || u->foreign || !zm_core_rank_mem_has(u->id))
+        return NULL;
+    return zm_core_rank_mem(u->id);
+}
+
+void *zm_core_obj_alloc_slow(size_t n, int zero)
+{
+    zm_rank_mem_t *h = zm_core_obj_region();
+    if (!h)
+        return zero ? calloc(1, n) : malloc(n);
+    return zero ? zm_core_heap_calloc(h, n ? n : 1) : zm_core_heap_alloc(h, n ? n : 1);
+}
+
+void zm_core_obj_free_slow(void *p)
+{
+    zm_rank_mem_t *h = p ? zm_core_rank_mem_owner(p) : NULL;
+    if (h)
+        zm_core_heap_free(h, p);
+    else
+        free(p);
+}
+
+/* Blocks keep their kind of memory: a libc block grows in libc, a rank
+ * heap block in the heap of the caller (or libc, off a rank's ULT). */
+void *zm_core_obj_realloc_slow(void *p, size_t n)
+{
+    if (!p)
+        return zm_core_obj_alloc_slow(n, 0);
+    if (!zm_core_rank_mem_owner(p))
+        return realloc(p, n);
+    if (n == 0) {
+        zm_core_obj_free_slow(p);
+        return NULL;
+    }
+    size_t have = zm_core_heap_usable(p);
+    if (n <= have)
+        return p;
+    void *q = zm_core_obj_alloc_slow(n, 0);
+    if (q) {
+        memcpy(q, p, have);
+        zm_core_obj_free_slow(p);
+    }
     return q;
 }

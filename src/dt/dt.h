@@ -193,8 +193,10 @@ const zm_dt_t *zm_dt_basic(const zm_dt_t *dt);
 void zm_dt_retain(const zm_dt_t *dt);
 void zm_dt_release(const zm_dt_t *dt);
 
-/* Derived datatypes in existence in this process (a checkpoint needs
- * none the program made).  Any thread. */
+/* Derived datatypes in existence in this process's own memory (a
+ * checkpoint, and a move of its ranks to another process, need none):
+ * not those in a rank's heap (zm_core_obj_alloc), which the rank takes
+ * along.  Any thread. */
 long zm_dt_live(void);
 
 /* Nonzero if `dt` looks like a datatype object (it may be uncommitted or

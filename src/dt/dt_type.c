@@ -10,6 +10,12 @@
  * layout's size follows the type's description, never its element count,
  * and a regular type, however it was nested, becomes a few loop levels.
  * See docs/datatypes.md.
+ *
+ * Memory.  What a type keeps (its object, layout, typemap and envelope)
+ * comes from zm_core_obj_*: in a job whose ranks have regions, from the
+ * heap of the rank that made it, so that the type moves with the rank to
+ * another process at the same address (docs/migrate.md); the builder's
+ * temporaries, freed within the call, stay libc's.
  */
 #include "dt/dt.h"
 
@@ -282,7 +288,7 @@ static zm_dt_layout_t *finish(bld_t *b, long root, zm_status_t *err)
     if (b->nomem)
         return NULL;
     if (root == NONE) {
-        L = calloc(1, sizeof(*L));
+        L = zm_core_obj_calloc(1, sizeof(*L));
         if (!L)
             *err = ZM_ERR_NOMEM;
         else
@@ -300,7 +306,7 @@ static zm_dt_layout_t *finish(bld_t *b, long root, zm_status_t *err)
     reach(&c, root, &nn, &ne);
     for (long i = 0; i < b->nn; i++)
         c.map[i] = NONE;
-    L = calloc(1, sizeof(*L) + (size_t)nn * sizeof(zm_dt_node_t) + (size_t)ne * sizeof(zm_dt_ent_t));
+    L = zm_core_obj_calloc(1, sizeof(*L) + (size_t)nn * sizeof(zm_dt_node_t) + (size_t)ne * sizeof(zm_dt_ent_t));
     if (!L)
         goto out_nomem;
     c.nodes = (zm_dt_node_t *)(L + 1);
@@ -314,7 +320,7 @@ static zm_dt_layout_t *finish(bld_t *b, long root, zm_status_t *err)
     L->ents = c.ents;
     L->nents = (size_t)ne;
     if (L->depth > ZM_DT_MAX_DEPTH) {
-        free(L);
+        zm_core_obj_free(L);
         L = NULL;
         *err = ZM_ERR_ARG;
     }
@@ -339,7 +345,7 @@ static void layout_release(const zm_dt_layout_t *L)
     if (atomic_load_explicit(&l->refs, memory_order_relaxed) < 0)
         return;
     if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1)
-        free(l);
+        zm_core_obj_free(l);
 }
 
 static void layout_retain(const zm_dt_layout_t *L)
@@ -357,12 +363,22 @@ void zm_dt_retain(const zm_dt_t *dt)
         atomic_fetch_add_explicit(&dt->d->refs, 1, memory_order_relaxed);
 }
 
-/* Derived datatypes allocated and not yet freed (zm_dt_live). */
+/* Derived datatypes in libc's memory, allocated and not yet freed
+ * (zm_dt_live).  Those in a rank's heap are left out: they belong to the
+ * rank, which takes them along when it moves or is checkpointed, and a
+ * count per process would not follow them. */
 static _Atomic long live_derived;
 
 long zm_dt_live(void)
 {
     return atomic_load_explicit(&live_derived, memory_order_relaxed);
+}
+
+/* Count a type object made (+1) or released (-1). */
+static void live_count(const zm_dt_t *t, long by)
+{
+    if (!zm_core_obj_in_ranks || !zm_core_rank_mem_owner(t))
+        atomic_fetch_add_explicit(&live_derived, by, memory_order_relaxed);
 }
 
 void zm_dt_release(const zm_dt_t *dt)
@@ -375,14 +391,14 @@ void zm_dt_release(const zm_dt_t *dt)
     for (int i = 0; i < d->nd; i++)
         zm_dt_release(d->types[i]);
     layout_release(d->layout);
-    free(d->seq);
-    free(d->ints);
-    free(d->aints);
-    free(d->counts);
-    free(d->types);
+    zm_core_obj_free(d->seq);
+    zm_core_obj_free(d->ints);
+    zm_core_obj_free(d->aints);
+    zm_core_obj_free(d->counts);
+    zm_core_obj_free(d->types);
     ((zm_dt_t *)dt)->magic = 0;
-    atomic_fetch_sub_explicit(&live_derived, 1, memory_order_relaxed);
-    free((void *)dt);
+    live_count(dt, -1);
+    zm_core_obj_free((void *)dt);
 }
 
 const zm_dt_t *zm_dt_basic(const zm_dt_t *dt)
@@ -395,13 +411,13 @@ const zm_dt_t *zm_dt_basic(const zm_dt_t *dt)
  * in by the caller before it calls type_finish. */
 static zm_dt_t *type_new(zm_dt_layout_t *L, zm_dt_seq_t *seq, size_t nseq)
 {
-    zm_dt_t *t = calloc(1, sizeof(zm_dt_t) + sizeof(struct zm_dt_derived));
+    zm_dt_t *t = zm_core_obj_calloc(1, sizeof(zm_dt_t) + sizeof(struct zm_dt_derived));
     if (!t) {
         layout_release(L);
-        free(seq);
+        zm_core_obj_free(seq);
         return NULL;
     }
-    atomic_fetch_add_explicit(&live_derived, 1, memory_order_relaxed);
+    live_count(t, 1);
     struct zm_dt_derived *d = (struct zm_dt_derived *)(t + 1);
     t->d = d;
     atomic_init(&d->refs, 1);
@@ -488,11 +504,11 @@ zm_dt_t *zm_dt_create_hvector(size_t count, size_t blocklen, ptrdiff_t stride,
     r = mk_loop(&b, count, stride, r);
     zm_dt_layout_t *L = finish(&b, r, err);
     bld_free(&b);
-    zm_dt_seq_t *seq = malloc(sizeof(*seq));
+    zm_dt_seq_t *seq = zm_core_obj_alloc(sizeof(*seq));
     if (!L || !seq) {
         if (L)
             layout_release(L);
-        free(seq);
+        zm_core_obj_free(seq);
         *err = L ? ZM_ERR_NOMEM : *err;
         return NULL;
     }
@@ -518,7 +534,7 @@ zm_dt_t *zm_dt_create_hvector(size_t count, size_t blocklen, ptrdiff_t stride,
 static zm_dt_seq_t *struct_seq(size_t n, const size_t *bl, const zm_dt_t *const *types,
                                int one_type, size_t *nseq)
 {
-    zm_dt_seq_t *seq = malloc((n ? n : 1) * sizeof(*seq));
+    zm_dt_seq_t *seq = zm_core_obj_alloc((n ? n : 1) * sizeof(*seq));
     size_t m = 0;
     if (!seq)
         return NULL;
@@ -607,7 +623,7 @@ zm_dt_t *zm_dt_create_struct(size_t n, const size_t *bl, const ptrdiff_t *disp,
 zm_dt_t *zm_dt_create_resized(const zm_dt_t *old, ptrdiff_t lb, ptrdiff_t extent,
                               zm_status_t *err)
 {
-    zm_dt_seq_t *seq = malloc(sizeof(*seq));
+    zm_dt_seq_t *seq = zm_core_obj_alloc(sizeof(*seq));
     if (!seq) {
         *err = ZM_ERR_NOMEM;
         return NULL;
@@ -653,13 +669,13 @@ zm_status_t zm_dt_set_envelope(zm_dt_t *dt, int combiner, int ni, const int *int
                                const ptrdiff_t *aints, int nd, const zm_dt_t *const *types)
 {
     struct zm_dt_derived *d = dt->d;
-    int *ci = malloc((size_t)(ni ? ni : 1) * sizeof(int));
-    ptrdiff_t *ca = malloc((size_t)(na ? na : 1) * sizeof(ptrdiff_t));
-    const zm_dt_t **ct = malloc((size_t)(nd ? nd : 1) * sizeof(*ct));
+    int *ci = zm_core_obj_alloc((size_t)(ni ? ni : 1) * sizeof(int));
+    ptrdiff_t *ca = zm_core_obj_alloc((size_t)(na ? na : 1) * sizeof(ptrdiff_t));
+    const zm_dt_t **ct = zm_core_obj_alloc((size_t)(nd ? nd : 1) * sizeof(*ct));
     if (!ci || !ca || !ct) {
-        free(ci);
-        free(ca);
-        free(ct);
+        zm_core_obj_free(ci);
+        zm_core_obj_free(ca);
+        zm_core_obj_free(ct);
         return ZM_ERR_NOMEM;
     }
     if (ni)
@@ -672,9 +688,9 @@ zm_status_t zm_dt_set_envelope(zm_dt_t *dt, int combiner, int ni, const int *int
     }
     for (int i = 0; i < d->nd; i++)
         zm_dt_release(d->types[i]);
-    free(d->ints);
-    free(d->aints);
-    free(d->types);
+    zm_core_obj_free(d->ints);
+    zm_core_obj_free(d->aints);
+    zm_core_obj_free(d->types);
     d->combiner = combiner;
     d->ni = ni;
     d->na = na;
@@ -688,12 +704,12 @@ zm_status_t zm_dt_set_envelope(zm_dt_t *dt, int combiner, int ni, const int *int
 zm_status_t zm_dt_set_counts(zm_dt_t *dt, size_t nc, const int64_t *counts)
 {
     struct zm_dt_derived *d = dt->d;
-    int64_t *c = malloc((nc ? nc : 1) * sizeof(int64_t));
+    int64_t *c = zm_core_obj_alloc((nc ? nc : 1) * sizeof(int64_t));
     if (!c)
         return ZM_ERR_NOMEM;
     if (nc)
         memcpy(c, counts, nc * sizeof(int64_t));
-    free(d->counts);
+    zm_core_obj_free(d->counts);
     d->nc = nc;
     d->counts = c;
     return ZM_OK;

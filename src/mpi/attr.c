@@ -4,7 +4,9 @@
  * windows, and the deprecated MPI-1 names of the communicator calls.
  *
  * Every virtual rank is an MPI process, so keyvals and attributes are per
- * rank, in a struct zm_mpi_attr_state made on the rank's first use.
+ * rank, in a struct zm_mpi_attr_state made on the rank's first use (its
+ * blocks from zm_core_obj_alloc: in a job whose ranks have regions, the
+ * rank's heap, so that they move with the rank to another process).
  * Predefined datatypes such as MPI_INT are shared by all ranks, so objects
  * hold no attributes: each rank has a hash table from object address to
  * that object's attributes, and sees only its own.
@@ -143,11 +145,11 @@ static struct zm_mpi_attr_state *state_get(zm_mpi_rank_t *me)
 {
     if (ZM_LIKELY(me->attr != NULL))
         return me->attr;
-    struct zm_mpi_attr_state *st = calloc(1, sizeof(*st));
+    struct zm_mpi_attr_state *st = zm_core_obj_calloc(1, sizeof(*st));
     if (st)
-        st->bucket = calloc(OBJ_BUCKETS_MIN, sizeof(*st->bucket));
+        st->bucket = zm_core_obj_calloc(OBJ_BUCKETS_MIN, sizeof(*st->bucket));
     if (!st || !st->bucket) {
-        free(st);
+        zm_core_obj_free(st);
         return NULL;
     }
     st->nbuckets = OBJ_BUCKETS_MIN;
@@ -159,7 +161,7 @@ static struct zm_mpi_attr_state *state_get(zm_mpi_rank_t *me)
 /* Make a keyval; returns its handle, or -1 if out of memory or handles. */
 static int kv_new(struct zm_mpi_attr_state *st, const struct keyval *proto)
 {
-    struct keyval *kv = malloc(sizeof(*kv));
+    struct keyval *kv = zm_core_obj_alloc(sizeof(*kv));
     if (!kv)
         return -1;
     int s = st->free_slot;
@@ -170,7 +172,7 @@ static int kv_new(struct zm_mpi_attr_state *st, const struct keyval *proto)
             goto err_free_kv;
         if (st->nslots == st->cap) {
             int cap = st->cap ? 2 * st->cap : 16;
-            struct kv_slot *n = realloc(st->slots, sizeof(*n) * (size_t)cap);
+            struct kv_slot *n = zm_core_obj_realloc(st->slots, sizeof(*n) * (size_t)cap);
             if (!n)
                 goto err_free_kv;
             st->slots = n;
@@ -186,7 +188,7 @@ static int kv_new(struct zm_mpi_attr_state *st, const struct keyval *proto)
     st->slots[s].kv = kv;
     return kv->id;
 err_free_kv:
-    free(kv);
+    zm_core_obj_free(kv);
     return -1;
 }
 
@@ -201,7 +203,7 @@ static void kv_unref(struct zm_mpi_attr_state *st, struct keyval *kv)
         st->slots[s].next_free = st->free_slot;
         st->free_slot = s;
     }
-    free(kv);
+    zm_core_obj_free(kv);
 }
 
 /* The live keyval with handle `id`, or NULL; *why says what is wrong. */
@@ -231,12 +233,45 @@ static struct attr_obj *obj_find(struct zm_mpi_attr_state *st, int kind, const v
     return o;
 }
 
+/* Take object entry o out of its bucket (it stays allocated). */
+static void obj_unlink(struct zm_mpi_attr_state *st, struct attr_obj *o)
+{
+    struct attr_obj **p = &st->bucket[obj_hash(o->obj, st->nbuckets)];
+    while (*p != o)
+        p = &(*p)->chain;
+    *p = o->chain;
+}
+
+void zm_mpi_attr_moved(zm_mpi_rank_t *me, const void *old_world, const void *old_self)
+{
+    struct zm_mpi_attr_state *st = me->attr;
+    if (!st)
+        return;
+    /* Both out first: an old address may be a new one here. */
+    struct attr_obj *w = obj_find(st, ZM_ATTR_COMM, old_world);
+    if (w)
+        obj_unlink(st, w);
+    struct attr_obj *s = obj_find(st, ZM_ATTR_COMM, old_self);
+    if (s)
+        obj_unlink(st, s);
+    struct attr_obj *o[2] = { w, s };
+    const void *to[2] = { &me->world, &me->self };
+    for (int i = 0; i < 2; i++) {
+        if (!o[i])
+            continue;
+        o[i]->obj = to[i];
+        size_t h = obj_hash(to[i], st->nbuckets);
+        o[i]->chain = st->bucket[h];
+        st->bucket[h] = o[i];
+    }
+}
+
 /* Double the hash table when it holds twice as many objects as buckets;
  * if that fails the chains just grow longer. */
 static void obj_grow(struct zm_mpi_attr_state *st)
 {
     size_t n = st->nbuckets * 2;
-    struct attr_obj **b = calloc(n, sizeof(*b));
+    struct attr_obj **b = zm_core_obj_calloc(n, sizeof(*b));
     if (!b)
         return;
     for (size_t i = 0; i < st->nbuckets; i++) {
@@ -248,7 +283,7 @@ static void obj_grow(struct zm_mpi_attr_state *st)
             b[h] = o;
         }
     }
-    free(st->bucket);
+    zm_core_obj_free(st->bucket);
     st->bucket = b;
     st->nbuckets = n;
 }
@@ -261,7 +296,7 @@ static struct attr_obj *obj_get(struct zm_mpi_attr_state *st, int kind, const vo
         return o;
     if (st->nobjs >= 2 * st->nbuckets)
         obj_grow(st);
-    o = calloc(1, sizeof(*o));
+    o = zm_core_obj_calloc(1, sizeof(*o));
     if (!o)
         return NULL;
     o->obj = obj;
@@ -280,7 +315,7 @@ static void obj_remove(struct zm_mpi_attr_state *st, struct attr_obj *o)
         p = &(*p)->chain;
     *p = o->chain;
     st->nobjs--;
-    free(o);
+    zm_core_obj_free(o);
 }
 
 /* ---- Attributes ------------------------------------------------------------- */
@@ -334,7 +369,7 @@ static void attr_unlink_free(struct zm_mpi_attr_state *st, struct attr *a)
     else
         o->last = a->prev;
     kv_unref(st, a->kv);
-    free(a);
+    zm_core_obj_free(a);
     if (!o->first)
         obj_remove(st, o);
 }
@@ -438,7 +473,7 @@ static int attr_snapshot(struct attr_obj *o, struct attr **out)
     int n = 0;
     for (struct attr *a = o->first; a; a = a->next)
         n += !a->dying;
-    struct attr *snap = malloc(sizeof(*snap) * (size_t)(n ? n : 1));
+    struct attr *snap = zm_core_obj_alloc(sizeof(*snap) * (size_t)(n ? n : 1));
     if (!snap)
         return -1;
     n = 0;
@@ -479,7 +514,7 @@ static int attr_dup_unlocked(int kind, void *old_obj, void *new_obj)
     int n = attr_snapshot(o, &snap), rc = n < 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     void *h = obj_handle(me, kind, old_obj);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        struct attr *a = malloc(sizeof(*a));
+        struct attr *a = zm_core_obj_alloc(sizeof(*a));
         void *out = NULL;
         int flag = 0;
         if (!a) {
@@ -491,7 +526,7 @@ static int attr_dup_unlocked(int kind, void *old_obj, void *new_obj)
         if (no)
             attr_link(no, a, snap[i].kv, out);
         else
-            free(a);
+            zm_core_obj_free(a);
         if (rc != MPI_SUCCESS)
             rc = callback_code(rc);
         else if (flag && !no)
@@ -500,7 +535,7 @@ static int attr_dup_unlocked(int kind, void *old_obj, void *new_obj)
     for (int i = 0; i < n; i++)
         kv_unref(st, snap[i].kv);
     if (n >= 0)
-        free(snap);
+        zm_core_obj_free(snap);
     if (rc != MPI_SUCCESS)
         attr_rollback(me, st, kind, new_obj);
     return rc;
@@ -640,10 +675,10 @@ static int attr_set_unlocked(const struct target *t, const char *fn, int keyval,
     if (rc != MPI_SUCCESS)
         return rc;
     struct zm_mpi_attr_state *st = zm_mpi_me()->attr;
-    struct attr *a = malloc(sizeof(*a));
+    struct attr *a = zm_core_obj_alloc(sizeof(*a));
     struct attr_obj *o = a ? obj_get(st, t->kind, t->obj) : NULL;
     if (!o) {
-        free(a);
+        zm_core_obj_free(a);
         return t_error(t, MPI_ERR_NO_MEM, fn, "out of memory");
     }
     attr_link(o, a, kv, value);
@@ -995,16 +1030,16 @@ static void state_destroy(zm_mpi_rank_t *me)
             struct attr *a = o->first, *next_a;
             for (; a; a = next_a) {
                 next_a = a->next;
-                free(a);
+                zm_core_obj_free(a);
             }
-            free(o);
+            zm_core_obj_free(o);
         }
     }
     for (int s = 0; s < st->nslots; s++)
-        free(st->slots[s].kv);
-    free(st->slots);
-    free(st->bucket);
-    free(st);
+        zm_core_obj_free(st->slots[s].kv);
+    zm_core_obj_free(st->slots);
+    zm_core_obj_free(st->bucket);
+    zm_core_obj_free(st);
     me->attr = NULL;
 }
 

@@ -95,6 +95,9 @@ int zm_mpi_ckpt_setup(int argc, char **argv, int privatized, zm_ult_job_config_t
     C.argv = argv;
     cfg->stack_at = stack_at;
     zmpi_heap_on = 1;
+    /* Derived datatypes made by a rank live in its heap from now on, so
+     * that checkpoints save them and migration carries them. */
+    zm_core_obj_ranks_enable();
     return 0;
 }
 
@@ -260,12 +263,13 @@ void zm_mpi_ckpt_job_end(void)
 
 void *zm_mpi_ckpt_image(int rank, void *img)
 {
-    return C.on ? C.images[rank] : img;
+    return C.on && zm_core_rank_mem_has(rank) ? C.images[rank] : img;
 }
 
 void *zm_mpi_ckpt_clone(int rank, char *err, size_t errlen)
 {
-    if (!C.on)
+    /* Ranks spawned at run time have no region: their copy goes anywhere. */
+    if (!C.on || !zm_core_rank_mem_has(rank))
         return zm_arch_image_clone(rank, 0, 0, err, errlen);
     C.images[rank] = zm_arch_image_clone(rank, zm_core_rank_mem(rank)->copy_at, 0, err, errlen);
     return C.images[rank];
@@ -359,11 +363,17 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (zm_mpi_requests_exist())
         return "requests exist (pending, persistent, or complete but not freed by a wait, "
                "test or MPI_Request_free)";
-    if (zm_mpi_comm_live() > 0)
+    /* A restart would have to re-attach them as migration does
+     * (docs/migrate.md); not done yet. */
+    if (zm_mpi_comm_live() > 0 || zm_mpi_comm_held(me->world_rank, NULL) > 0)
         return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist (free them "
                "first; windows, files and sessions hold communicators too)";
     if (zm_dt_live() > 0)
-        return "derived datatypes exist (free them first)";
+        return "derived datatypes made by threads other than the ranks' own exist (free "
+               "them first)";
+    if (zm_mpi_handles_mapped())
+        return "Fortran indices of communicators, groups, datatypes, error handlers or info "
+               "objects exist (the index tables are not saved)";
     if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
         return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made (set a "
                "predefined one first)";
@@ -379,6 +389,11 @@ static int ckpt_begin(const char *fn, const char *dir)
     if (!C.on)
         return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d: checkpoints are off in this job: "
                             "start it with zmpirun --checkpoint", me->world_rank);
+    /* A spawned world's ranks all lack one: they fail together. */
+    if (!zm_core_rank_mem_has(zm_ult_self()->id))
+        return zm_mpi_error(world, MPI_ERR_OTHER, fn, "rank %d was spawned at run time and "
+                            "has no fixed-address memory: it cannot be checkpointed",
+                            me->world_rank);
     if (!dir || !*dir)
         return zm_mpi_error(world, MPI_ERR_ARG, fn, "rank %d: no directory given (dir)",
                             me->world_rank);
@@ -465,7 +480,9 @@ int PZMPI_Checkpoint(const char *dir)
 static zm_rank_mem_t *my_region(void)
 {
     zm_ult_t *u = zm_ult_self();
-    return u && !u->foreign && zmpi_heap_on ? zm_core_rank_mem(u->id) : NULL;
+    return u && !u->foreign && zmpi_heap_on && zm_core_rank_mem_has(u->id)
+               ? zm_core_rank_mem(u->id)
+               : NULL;
 }
 
 ZM_EXPORT void *zmpi_heap_malloc(size_t n)

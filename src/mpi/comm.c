@@ -44,7 +44,8 @@ uint32_t zm_mpi_ctx_draw(uint32_t n)
     return v + range * (uint32_t)zm_net_job.proc;
 }
 
-/* Communicators made and not yet released (zm_mpi_comm_live). */
+/* Communicators in libc's memory made and not yet released
+ * (zm_mpi_comm_live). */
 static _Atomic int live_comms;
 
 int zm_mpi_comm_live(void)
@@ -52,9 +53,53 @@ int zm_mpi_comm_live(void)
     return atomic_load_explicit(&live_comms, memory_order_relaxed);
 }
 
+/* Words of a rank's region header (zm_rank_mem_t.user; checkpoint.c has
+ * 1-4) where comm.c keeps the rank's communicators in its heap: the live
+ * ones, linked by rnext/rprev, and the freed ones, linked by rnext (kept,
+ * magic cleared, so that a stale handle is still seen as invalid).  In the
+ * header, they move with the rank.  Guarded by the region's lock. */
+enum { RU_COMMS = 5, RU_FREE = 6 };
+
+static struct zmpi_comm *rank_comm_alloc(zm_rank_mem_t *h)
+{
+    zm_spin_lock(&h->lock);
+    struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_FREE];
+    if (c)
+        h->user[RU_FREE] = (uintptr_t)c->rnext;
+    zm_spin_unlock(&h->lock);
+    if (!c && !(c = zm_core_heap_alloc(h, sizeof(*c))))
+        return NULL;
+    memset(c, 0, sizeof(*c));
+    zm_spin_lock(&h->lock);
+    c->rnext = (struct zmpi_comm *)h->user[RU_COMMS];
+    if (c->rnext)
+        c->rnext->rprev = c;
+    h->user[RU_COMMS] = (uintptr_t)c;
+    zm_spin_unlock(&h->lock);
+    return c;
+}
+
+static void rank_comm_release(zm_rank_mem_t *h, struct zmpi_comm *c)
+{
+    zm_spin_lock(&h->lock);
+    if (c->rprev)
+        c->rprev->rnext = c->rnext;
+    else
+        h->user[RU_COMMS] = (uintptr_t)c->rnext;
+    if (c->rnext)
+        c->rnext->rprev = c->rprev;
+    c->rprev = NULL;
+    c->rnext = (struct zmpi_comm *)h->user[RU_FREE];
+    h->user[RU_FREE] = (uintptr_t)c;
+    zm_spin_unlock(&h->lock);
+}
+
 static struct zmpi_comm *comm_alloc(void)
 {
     struct zmpi_comm *c;
+    zm_rank_mem_t *h = ZM_UNLIKELY(zm_core_obj_in_ranks) ? zm_core_obj_region() : NULL;
+    if (h)
+        return rank_comm_alloc(h);
     zm_spin_lock(&free_lock);
     c = free_list;
     if (c)
@@ -73,11 +118,68 @@ static void comm_release(struct zmpi_comm *c)
 {
     zm_mpi_handle_forget(c);
     c->magic = 0;
+    zm_rank_mem_t *h = ZM_UNLIKELY(zm_core_obj_in_ranks) ? zm_core_rank_mem_owner(c) : NULL;
+    if (h) {
+        rank_comm_release(h, c);
+        return;
+    }
     atomic_fetch_sub_explicit(&live_comms, 1, memory_order_relaxed);
     zm_spin_lock(&free_lock);
     *(struct zmpi_comm **)c->name = free_list;
     free_list = c;
     zm_spin_unlock(&free_lock);
+}
+
+/* Whether p is in region h, or a constant of the library (NULL too). */
+static int own_or_const(zm_rank_mem_t *h, const void *p, int is_const)
+{
+    return !p || is_const || zm_core_rank_mem_owner(p) == h;
+}
+
+/* Whether what communicator c (in region h) points to moves with it. */
+static int comm_parts_own(zm_rank_mem_t *h, const struct zmpi_comm *c)
+{
+    const struct zmpi_group *g = c->group;
+    return own_or_const(h, g, g && g->predefined && g->size == 0) &&
+           own_or_const(h, c->eh, c->eh && c->eh->kind < ZM_EH_USER) &&
+           own_or_const(h, c->info, 0);
+}
+
+int zm_mpi_comm_held(int w, const char **why)
+{
+    int n = 0;
+    const char *r = NULL;
+    if (!zm_core_obj_in_ranks)
+        return 0;
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext, n++) {
+        if (r)
+            continue;
+        if (c->inter || c->local)
+            r = "it holds an intercommunicator";
+        else if (c->topo)
+            r = "it holds a communicator with a process topology";
+        else if (c->pin)
+            r = "it holds a window or a file (their objects are its process's)";
+        else if (!comm_parts_own(h, c))
+            r = "it holds a communicator whose group, error handler or info object was made "
+                "off its own thread";
+    }
+    if (why)
+        *why = r;
+    return n;
+}
+
+void zm_mpi_comm_drop_colls(int w)
+{
+    if (!zm_core_obj_in_ranks)
+        return;
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext)
+        if (c->coll) {
+            zm_coll_placement_drop(c->coll);
+            c->coll = NULL;
+        }
 }
 
 struct zmpi_comm *zm_mpi_comm_new(struct zmpi_errhandler *eh, struct zmpi_group *g,
@@ -130,7 +232,11 @@ struct zmpi_group *zm_mpi_comm_members(zm_mpi_rank_t *me, struct zmpi_comm *c)
 
 static struct zmpi_group *comm_group(zm_mpi_rank_t *me, struct zmpi_comm *c)
 {
-    if (c->group) {
+    /* The world group is the process's: a rank whose objects live in its
+     * heap takes a copy there, which moves with it (empty groups are a
+     * constant of the library, the same everywhere). */
+    if (c->group && !(ZM_UNLIKELY(zm_core_obj_in_ranks) && c->group->predefined &&
+                      c->group->size > 0)) {
         zm_mpi_group_ref(c->group);
         return c->group;
     }
@@ -181,6 +287,7 @@ static int dup_extras(struct zmpi_comm *c, struct zmpi_comm *n, const char *fn, 
     /* A plain duplicate keeps the hints, zmpi_net_eager_max included. */
     if (!with_info)
         n->p.net_eager = c->p.net_eager;
+    n->pin = c->pin;
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
     MPI_Comm nh = n;
@@ -422,6 +529,7 @@ static int split_intra(zm_mpi_rank_t *me, struct zmpi_comm *c, const char *fn, i
     struct zmpi_comm *n = g ? zm_mpi_comm_new(c->eh, g, ctx, me->world_rank) : NULL;
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    n->pin = c->pin;
     *newcomm = n;
     return MPI_SUCCESS;
 }
@@ -651,6 +759,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct zmpi_comm *n = zm_mpi_comm_new(c->eh, group, (uint32_t)ctx, me->world_rank);
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    n->pin = c->pin;
     *newcomm = n;
     return MPI_SUCCESS;
 }
@@ -686,6 +795,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct zmpi_comm *n = zm_mpi_comm_new(c->eh, group, base, me->world_rank);
     if (!n)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    n->pin = c->pin;
     *newcomm = n;
     return MPI_SUCCESS;
 }

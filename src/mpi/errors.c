@@ -354,7 +354,7 @@ void zm_mpi_eh_unref(struct zmpi_errhandler *eh)
     if (atomic_fetch_sub(&eh->refs, 1) == 1) {
         zm_mpi_handle_forget(eh);
         zm_mpi_magic_clear(&eh->magic);
-        free(eh);
+        zm_core_obj_free(eh);
     }
 }
 
@@ -401,7 +401,9 @@ static int eh_create(const char *fn, int kind, MPI_Comm_errhandler_function *f,
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(function=NULL): invalid argument");
     if (!errhandler)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(errhandler=NULL): invalid argument");
-    struct zmpi_errhandler *eh = malloc(sizeof(*eh));
+    /* In the rank's heap in a job whose ranks have regions: it moves with
+     * the rank (docs/migrate.md). */
+    struct zmpi_errhandler *eh = zm_core_obj_alloc(sizeof(*eh));
     if (!eh)
         return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
     eh->magic = ZM_EH_MAGIC;

@@ -263,6 +263,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     rc = PMPI_Comm_dup(comm, &dup);
     if (rc != MPI_SUCCESS)
         return rc;
+    zm_mpi_comm_pin(dup); /* the file is the process's: its rank stays */
     int err, lrank, lsize, procs;
     MPI_Comm lcomm;
     zm_io_file_t *io = zm_mpi_file_open_shared(dup, filename, amode, &err, &lcomm, &lrank,

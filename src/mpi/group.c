@@ -10,13 +10,27 @@ struct zmpi_group zmpi_group_empty = { ZM_GROUP_MAGIC, 0, 1, 1 };
 
 struct zmpi_group *zm_mpi_group_new(int n)
 {
-    struct zmpi_group *g = malloc(sizeof(*g) + sizeof(int) * (size_t)n);
+    struct zmpi_group *g = zm_core_obj_alloc(sizeof(*g) + sizeof(int) * (size_t)n);
     if (!g)
         return NULL;
     g->magic = ZM_GROUP_MAGIC;
     g->size = n;
     g->predefined = 0;
     atomic_init(&g->refs, 1);
+    return g;
+}
+
+struct zmpi_group *zm_mpi_group_share(struct zmpi_group *g)
+{
+    if (g && ZM_UNLIKELY(zm_core_obj_in_ranks) && zm_core_rank_mem_owner(g)) {
+        struct zmpi_group *s = malloc(sizeof(*g) + sizeof(int) * (size_t)g->size);
+        if (s)
+            memcpy(s, g, sizeof(*g) + sizeof(int) * (size_t)g->size);
+        zm_mpi_group_unref(g);
+        g = s;
+    }
+    if (g)
+        g->predefined = 1;
     return g;
 }
 
@@ -31,7 +45,7 @@ void zm_mpi_group_unref(struct zmpi_group *g)
     if (g && !g->predefined && atomic_fetch_sub(&g->refs, 1) == 1) {
         zm_mpi_handle_forget(g);
         zm_mpi_magic_clear(&g->magic);
-        free(g);
+        zm_core_obj_free(g);
     }
 }
 

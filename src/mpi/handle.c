@@ -647,6 +647,15 @@ void zm_mpi_handle_forget(const void *h)
     }
 }
 
+int zm_mpi_handles_mapped(void)
+{
+    static const int moving[] = { HK_Comm, HK_Group, HK_Type, HK_Errhandler, HK_Info };
+    for (size_t i = 0; i < sizeof moving / sizeof moving[0]; i++)
+        if (atomic_load_explicit(&tables[moving[i]].nuser, memory_order_relaxed) > 0)
+            return 1;
+    return 0;
+}
+
 /* MPI_<Name>_c2f and MPI_<Name>_f2c for every kind of handle. */
 #define HANDLE_API(Name, CType, what, err, valid)                              \
     MPI_Fint PMPI_##Name##_c2f(CType h)                                         \

@@ -40,6 +40,24 @@ static struct {
 
 /* ---- Entries ------------------------------------------------------------ */
 
+/* An info object's blocks come from the heap of the rank that makes it, in
+ * a job whose ranks have regions, so that it moves with the rank
+ * (zm_core_obj_alloc); MPI_INFO_ENV's are the process's, whoever builds
+ * it. */
+static void *info_mem(MPI_Info info, size_t n)
+{
+    return info == &zmpi_info_env ? malloc(n) : zm_core_obj_alloc(n);
+}
+
+static char *info_strdup(MPI_Info info, const char *str)
+{
+    size_t n = strlen(str) + 1;
+    char *p = info_mem(info, n);
+    if (p)
+        memcpy(p, str, n);
+    return p;
+}
+
 static int info_valid(MPI_Info info)
 {
     return info && info->magic == ZM_INFO_MAGIC;
@@ -59,20 +77,20 @@ static struct zmpi_info_entry *info_find(MPI_Info info, const char *key)
 static int info_put(MPI_Info info, const char *key, const char *value)
 {
     struct zmpi_info_entry **pp = &info->head;
-    char *v = strdup(value);
+    char *v = info_strdup(info, value);
     if (!v)
         return -1;
     for (; *pp; pp = &(*pp)->next) {
         if (strcmp((*pp)->key, key) == 0) {
-            free((*pp)->value);
+            zm_core_obj_free((*pp)->value);
             (*pp)->value = v;
             return 0;
         }
     }
-    struct zmpi_info_entry *e = malloc(sizeof(*e));
-    if (!e || !(e->key = strdup(key))) {
-        free(e);
-        free(v);
+    struct zmpi_info_entry *e = info_mem(info, sizeof(*e));
+    if (!e || !(e->key = info_strdup(info, key))) {
+        zm_core_obj_free(e);
+        zm_core_obj_free(v);
         return -1;
     }
     e->value = v;
@@ -86,9 +104,9 @@ static void info_clear(MPI_Info info)
     struct zmpi_info_entry *e = info->head;
     while (e) {
         struct zmpi_info_entry *next = e->next;
-        free(e->key);
-        free(e->value);
-        free(e);
+        zm_core_obj_free(e->key);
+        zm_core_obj_free(e->value);
+        zm_core_obj_free(e);
         e = next;
     }
     info->head = NULL;
@@ -97,7 +115,7 @@ static void info_clear(MPI_Info info)
 /* A new empty info object, or NULL if out of memory. */
 static MPI_Info info_alloc(void)
 {
-    MPI_Info info = calloc(1, sizeof(*info));
+    MPI_Info info = zm_core_obj_calloc(1, sizeof(*info));
     if (info)
         info->magic = ZM_INFO_MAGIC;
     return info;
@@ -108,7 +126,7 @@ static void info_destroy(MPI_Info info)
     info_clear(info);
     zm_mpi_handle_forget(info);
     zm_mpi_magic_clear(&info->magic);
-    free(info);
+    zm_core_obj_free(info);
 }
 
 /* Hand the new info object n out through *out; if n is NULL or filling it
@@ -283,9 +301,9 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
         struct zmpi_info_entry *e = *pp;
         if (strcmp(e->key, key) == 0) {
             *pp = e->next;
-            free(e->key);
-            free(e->value);
-            free(e);
+            zm_core_obj_free(e->key);
+            zm_core_obj_free(e->value);
+            zm_core_obj_free(e);
             return MPI_SUCCESS;
         }
     }

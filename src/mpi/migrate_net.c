@@ -3,35 +3,40 @@
  * "Across processes").
  *
  * In a job of several processes whose ranks live in fixed regions (a
- * --checkpoint job: src/core/rank_mem.c), a rank that holds nothing in
- * library memory can be sent whole to another process: its stack, its
- * program copy's writable segment and its heap sit at the same addresses
- * there, as in a restart (checkpoint.c).  The step, at every
- * ZMPI_Migrate of the job's MPI_COMM_WORLD:
+ * --checkpoint job: src/core/rank_mem.c), a rank can be sent whole to
+ * another process: its stack, its program copy's writable segment and its
+ * heap sit at the same addresses there, as in a restart (checkpoint.c),
+ * and so do the communicators, groups, datatypes, error handlers, info
+ * objects and attributes it made, which live in its heap in such jobs
+ * (zm_core_obj_alloc).  The step, at every ZMPI_Migrate of the job's
+ * MPI_COMM_WORLD:
  *
- * 1. Each rank says whether it may move (the checkpoint's test, per rank:
- *    nothing posted or waiting for it, no error handler of its own, no
- *    attributes, names or OpenMP state) and waits.  The last rank of the
- *    process to come coordinates the process from then on (it saves its
- *    context in place first, zm_ult_capture, since it runs on).
- * 2. The coordinators exchange, over the system MPI, their ranks' loads
- *    and whether each may move, plus what pins a whole process
- *    (communicators, derived datatypes) or the whole job (requests), and
- *    their counts of messages sent to and received from other processes,
- *    until the sums agree: then nothing is in flight and nobody sends,
- *    since every rank waits here.
+ * 1. Each rank says whether it may move (rank_why: nothing posted or
+ *    waiting for it; no object that is its process's: intercommunicators,
+ *    topologies, windows, files, sessions, objects made off its own
+ *    thread; no OpenMP state) and waits.  The last rank of the process to
+ *    come coordinates the process from then on (it saves its context in
+ *    place first, zm_ult_capture, since it runs on).
+ * 2. The coordinators exchange, over the system MPI, their ranks' loads,
+ *    the bytes each would send and whether each may move, plus what pins
+ *    a whole process (objects in its own memory, Fortran indices) or the
+ *    whole job (requests), and their counts of messages sent to and
+ *    received from other processes, until the sums agree: then nothing is
+ *    in flight and nobody sends, since every rank waits here.
  * 3. Every process computes the same new placement from the same data
  *    (plan_*): a forced pattern for tests (zmpi_lb_proc=rotate or a list
  *    of moves), or moves from the most loaded process to the least while
- *    it is above the mean by more than the moved rank's load.  No process
- *    is left without a rank (its job would end).
+ *    it is above the mean by more than the moved rank's load and the
+ *    move gains more than it costs (move_pays).  No process is left
+ *    without a rank (its job would end).
  * 4. The ranks that leave are woken to save their context in place and
- *    wait again.  The coordinators drop WORLD's collective state that
- *    depends on the placement, send each moving rank (source) or receive
- *    it and map it at its addresses (destination), rewrite the placement
- *    tables, meet once more (so that no rank sends before every process
- *    knows the new placement and has its arrivals ready), and wake their
- *    ranks: an arrived rank returns from its zm_ult_capture with 1.
+ *    wait again.  The coordinators drop the collective state of every
+ *    communicator of their ranks, which depends on the placement, send
+ *    each moving rank (source) or receive it and map it at its addresses
+ *    (destination), rewrite the placement tables, meet once more (so that
+ *    no rank sends before every process knows the new placement and has
+ *    its arrivals ready), and wake their ranks: an arrived rank returns
+ *    from its zm_ult_capture with 1.
  *
  * The exchange goes over the network layer with one reserved tag
  * (zm_net_placement_tag); the system MPI keeps messages between two
@@ -40,8 +45,10 @@
  */
 #include "mpi/migrate_net.h"
 #include "mpi/threads.h"
+#include "mpi/session.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,19 +66,26 @@ enum { MODE_AUTO, MODE_NONE, MODE_ROTATE, MODE_LIST };
 enum { CMD_STAY, CMD_SAVE, CMD_FAILED };
 
 /* What one process tells the others at each round; its ranks' loads
- * (double per world rank) and whether each may move (a byte per world
- * rank) follow, only its own ranks' entries meaningful. */
+ * (double per world rank), the bytes a move of each would send (double
+ * per world rank) and whether each may move (a byte per world rank)
+ * follow, only its own ranks' entries meaningful. */
 typedef struct rec_hdr {
     int64_t sent, arrived;          /* messages to and from other processes */
     int32_t block;                  /* requests exist here: nothing moves anywhere */
-    int32_t pinned;                 /* its ranks stay (comms or datatypes exist) */
+    int32_t pinned;                 /* its ranks stay (process_why) */
     char mode[ZM_MPI_LB_PROC_MAX];  /* world rank 0's zmpi_lb_proc, if it is here */
+    double bw;                      /* bytes per second its last moves ran at, or 0 */
 } rec_hdr_t;
 
 /* What the destination needs besides a rank's memory. */
 typedef struct meta {
     uint64_t stack_lo, stack_len, rw, rw_len, heap_len;
-    uint64_t world_eh, self_eh;     /* predefined handlers: the same address everywhere */
+    uint64_t world_eh, self_eh;     /* predefined handlers are at the same address
+                                     * everywhere, the rank's own ones in its heap */
+    uint64_t attr, type_names;      /* its attribute state and names of predefined
+                                     * types (in its heap), or 0 */
+    uint64_t rec;                   /* its API record there (attributes of its WORLD
+                                     * and SELF are keyed by their addresses) */
     int32_t initialized, finalized, thread_level, thread_max, last_class, pad;
     char world_name[MPI_MAX_OBJECT_NAME], self_name[MPI_MAX_OBJECT_NAME];
     char last_msg[256];
@@ -93,7 +107,17 @@ static struct {
     size_t rec_bytes;
     unsigned long steps;
     int said_off;             /* reported once that nothing can cross */
+    double bw;                /* bytes per second of this process's last moves, or 0 */
+    double plan_bw;           /* the bandwidth the last plan assumed */
+    int too_costly;           /* moves the last plan left out for their cost */
 } X;
+
+/* The cost of a move before any was measured (docs/migrate.md, "What it
+ * costs": about 1.5 GB/s of rank memory, and some 0.1 ms per move), and
+ * the stack bytes assumed for a rank whose context is not saved yet. */
+#define MOVE_BW_DEFAULT 1.5e9
+#define MOVE_OVERHEAD 1e-4
+#define STACK_GUESS 16384.0
 
 /* ---- Modes ---------------------------------------------------------------- */
 
@@ -229,17 +253,46 @@ static double *loads_of(unsigned char *rec)
     return (double *)(void *)(rec + sizeof(rec_hdr_t));
 }
 
+static double *bytes_of(unsigned char *rec)
+{
+    return loads_of(rec) + zm_net_job.nranks;
+}
+
 static unsigned char *movable_of(unsigned char *rec)
 {
-    return rec + sizeof(rec_hdr_t) + sizeof(double) * (size_t)zm_net_job.nranks;
+    return rec + sizeof(rec_hdr_t) + 2 * sizeof(double) * (size_t)zm_net_job.nranks;
 }
 
 /* ---- Planning (the same in every process) --------------------------------- */
 
+/* The bandwidth plans assume, the same in every process: the lowest the
+ * processes measured at their last moves, or the default. */
+static double plan_bandwidth(void)
+{
+    double bw = 0;
+    for (int p = 0; p < zm_net_job.nprocs; p++) {
+        double b = hdr_of(X.all + (size_t)p * X.rec_bytes)->bw;
+        if (b > 0 && (bw == 0 || b < bw))
+            bw = b;
+    }
+    return bw > 0 ? bw : MOVE_BW_DEFAULT;
+}
+
+/* Whether moving rank w (load lw, bytes b) from a process of total hi to
+ * one of total lo pays: the load it takes off the larger of the two over
+ * the next interval (loads are seconds per interval) exceeds the time the
+ * move takes, which every rank of the job waits for. */
+static int move_pays(double hi, double lo, double lw, double b, double bw)
+{
+    double after = hi - lw > lo + lw ? hi - lw : lo + lw;
+    return hi - after > b / bw + MOVE_OVERHEAD;
+}
+
 /* Moves from the most loaded process to the least loaded one, the
  * heaviest rank that fits first, while the source is above the mean by
- * more than that rank's load and the move lowers the larger of the two. */
-static void plan_auto(const double *load, const unsigned char *mov)
+ * more than that rank's load, the move lowers the larger of the two, and
+ * it gains more than it costs (move_pays). */
+static void plan_auto(const double *load, const double *bytes, const unsigned char *mov)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs;
     double *tot = calloc((size_t)np, sizeof(double)), sum = 0;
@@ -249,18 +302,24 @@ static void plan_auto(const double *load, const unsigned char *mov)
         tot[X.oldp[w]] += load[w], sum += load[w];
     double mean = sum / np;
     for (int step = 0; step < n; step++) {
-        int hi = 0, lo = 0, best = -1;
+        int hi = 0, lo = 0, best = -1, costly = 0;
         for (int p = 1; p < np; p++) {
             hi = tot[p] > tot[hi] ? p : hi;
             lo = tot[p] < tot[lo] ? p : lo;
         }
-        for (int w = 0; w < n; w++)
-            if (X.newp[w] == hi && X.oldp[w] == hi && mov[w] && load[w] > 0 &&
-                tot[hi] - mean > load[w] && tot[lo] + load[w] < tot[hi] &&
-                (best < 0 || load[w] > load[best]))
+        for (int w = 0; w < n; w++) {
+            if (X.newp[w] != hi || X.oldp[w] != hi || !mov[w] || load[w] <= 0 ||
+                tot[hi] - mean <= load[w] || tot[lo] + load[w] >= tot[hi])
+                continue;
+            if (!move_pays(tot[hi], tot[lo], load[w], bytes[w], X.plan_bw))
+                costly++;
+            else if (best < 0 || load[w] > load[best])
                 best = w;
-        if (best < 0)
+        }
+        if (best < 0) {
+            X.too_costly = costly;
             break;
+        }
         X.newp[best] = lo;
         tot[hi] -= load[best];
         tot[lo] += load[best];
@@ -296,24 +355,28 @@ static void keep_nonempty(void)
 static int plan(void)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs, block = 0, moved = 0;
-    double *load = malloc(sizeof(double) * (size_t)n);
+    double *load = malloc(sizeof(double) * 2 * (size_t)n), *bytes;
     unsigned char *mov = malloc((size_t)n);
     memcpy(X.newp, X.oldp, sizeof(int) * (size_t)n);
+    X.too_costly = 0;
+    X.plan_bw = plan_bandwidth();
     for (int p = 0; p < np; p++)
         block |= hdr_of(X.all + (size_t)p * X.rec_bytes)->block;
     if (!load || !mov || block) {
         free(load), free(mov);
         return 0;
     }
+    bytes = load + n;
     for (int w = 0; w < n; w++) {
         unsigned char *r = X.all + (size_t)X.oldp[w] * X.rec_bytes;
         load[w] = loads_of(r)[w];
+        bytes[w] = bytes_of(r)[w];
         mov[w] = movable_of(r)[w] && !hdr_of(r)->pinned;
     }
     const char *mode = hdr_of(X.all + (size_t)X.oldp[0] * X.rec_bytes)->mode;
     int m = mode_of(mode);
     if (m == MODE_AUTO)
-        plan_auto(load, mov);
+        plan_auto(load, bytes, mov);
     else if (m == MODE_ROTATE)
         for (int w = 0; w < n; w++)
             X.newp[w] = (X.oldp[w] + 1) % np;
@@ -350,6 +413,9 @@ static uint64_t send_rank(int w, int dst)
     mt.heap_len = h->bump - h->heap_at;
     mt.world_eh = (uintptr_t)m->world.eh;
     mt.self_eh = (uintptr_t)m->self.eh;
+    mt.attr = (uintptr_t)m->attr;
+    mt.type_names = (uintptr_t)m->type_names;
+    mt.rec = (uintptr_t)m;
     mt.initialized = m->initialized;
     mt.finalized = m->finalized;
     mt.thread_level = m->thread_level;
@@ -391,11 +457,16 @@ static void mpi_arrive(int w, const meta_t *mt, struct zmpi_group *wg)
     zm_mpi_thread_grant(m, mt->thread_max);
     m->last_class = mt->last_class;
     memcpy(m->last_msg, mt->last_msg, sizeof m->last_msg);
+    m->attr = (struct zm_mpi_attr_state *)(uintptr_t)mt->attr;
+    m->type_names = (struct zm_mpi_type_names *)(uintptr_t)mt->type_names;
     u->user = m;
+    zm_mpi_attr_moved(m, (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, world)),
+                      (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, self)));
 }
 
-/* Receive rank w from process src into its region here, ready to run. */
-static void recv_rank(int w, int src, struct zmpi_group *wg)
+/* Receive rank w from process src into its region here, ready to run;
+ * returns the bytes received. */
+static uint64_t recv_rank(int w, int src, struct zmpi_group *wg)
 {
     zm_rank_mem_t *h = zm_core_rank_mem(w);
     meta_t mt;
@@ -416,6 +487,7 @@ static void recv_rank(int w, int src, struct zmpi_group *wg)
     h->ckpt_resumed = 1;
     mpi_arrive(w, &mt, wg);
     zm_p2p_rank_open(w);
+    return sizeof mt + PAGE + mt.stack_len + mt.rw_len + mt.heap_len;
 }
 
 /* Rank w has left: it no longer runs here.  The caller (self) leaves
@@ -435,16 +507,20 @@ static void left(int w, int self)
     (void)zm_core_rank_mem_init(w, 0);
 }
 
-/* WORLD's collective state of every rank here depends on the placement:
- * dropped, attached again at the next collective. */
-static void drop_world_colls(void)
+/* The collective state of WORLD and of every communicator in the heaps
+ * of the ranks here (the leaving ones too, before their bytes go) depends
+ * on the placement: dropped in every process, attached again at the next
+ * collective, numbered from 0 in all members alike. */
+static void drop_colls(void)
 {
     for (int l = 0; l < zm_net_job.nlocal; l++) {
-        zm_mpi_rank_t *m = zm_ult_get(zm_net_local_world(l))->user;
+        int w = zm_net_local_world(l);
+        zm_mpi_rank_t *m = zm_ult_get(w)->user;
         if (m->world.coll) {
             zm_coll_placement_drop(m->world.coll);
             m->world.coll = NULL;
         }
+        zm_mpi_comm_drop_colls(w);
     }
 }
 
@@ -486,18 +562,25 @@ static int move_all(int self)
     /* Every rank of the process is parked (coordinate). */
     struct zmpi_group *wg = ((zm_mpi_rank_t *)zm_ult_get(self)->user)->world.group;
     save_leaving(self);
-    drop_world_colls();
+    drop_colls();
+    uint64_t t0 = zm_arch_time_ns(), moved = 0;
     for (int w = 0; w < n; w++) {
         if (X.oldp[w] == X.newp[w])
             continue;
         if (X.oldp[w] == me) {
             X.bytes[w] = send_rank(w, X.newp[w]);
+            moved += X.bytes[w];
             left(w, self);
             gone |= w == self;
         } else if (X.newp[w] == me) {
-            recv_rank(w, X.oldp[w], wg);
+            moved += recv_rank(w, X.oldp[w], wg);
         }
     }
+    /* The bandwidth of this process's moves, for the next plans: moves
+     * of a few pages say little about it. */
+    uint64_t dt = zm_arch_time_ns() - t0;
+    if (moved >= ((uint64_t)1 << 20) && dt > 0)
+        X.bw = (double)moved * 1e9 / (double)dt;
     zm_net_placement_set(X.newp);
     zm_mpi_migrate_relocal();
     return gone;
@@ -505,6 +588,13 @@ static int move_all(int self)
 
 
 /* ---- The step ------------------------------------------------------------------ */
+
+/* Whether p (a block of rank region h's, or a library constant when
+ * is_const, or NULL) moves with the rank. */
+static int own(zm_rank_mem_t *h, const void *p, int is_const)
+{
+    return !p || is_const || zm_core_rank_mem_owner(p) == h;
+}
 
 /* What keeps the calling rank from moving, or NULL: the checkpoint's
  * test of a rank (checkpoint.c), plus the API state a move does not
@@ -516,12 +606,20 @@ static const char *rank_why(zm_mpi_rank_t *me)
                "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
-    if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
-        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made";
-    if (me->attr)
-        return "it made attribute keys or cached attributes";
-    if (me->type_names)
-        return "it named a predefined datatype";
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    if (!own(h, me->world.eh, me->world.eh->kind < ZM_EH_USER) ||
+        !own(h, me->self.eh, me->self.eh->kind < ZM_EH_USER))
+        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread";
+    if (!own(h, me->attr, 0))
+        return "it made attribute keys or cached attributes off its own thread";
+    if (!own(h, me->type_names, 0))
+        return "it named a predefined datatype off its own thread";
+    const char *cwhy;
+    zm_mpi_comm_held(me->world_rank, &cwhy);
+    if (cwhy)
+        return cwhy;
+    if (zm_mpi_session_live(me))
+        return "it has a session open (sessions are its process's)";
     if (atomic_load_explicit(&me->omp, memory_order_relaxed))
         return "it ran OpenMP regions";
     if (__atomic_load_n(&zm_ult_self()->pinned, __ATOMIC_RELAXED))
@@ -537,10 +635,12 @@ static const char *process_why(void)
         return "requests exist in its process (pending, persistent, or not freed), so no "
                "rank of the job moves";
     if (zm_mpi_comm_live() > 0)
-        return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist in its "
-               "process (windows, files and sessions hold communicators too)";
+        return "communicators made off the ranks' own threads exist in its process";
     if (zm_dt_live() > 0)
-        return "derived datatypes exist in its process";
+        return "derived datatypes made off a rank's own thread exist in its process";
+    if (zm_mpi_handles_mapped())
+        return "Fortran indices of communicators, groups, datatypes, error handlers or "
+               "info objects exist in its process (the index tables are the process's)";
     return NULL;
 }
 
@@ -550,7 +650,7 @@ static void step_ready(void)
     int n = zm_net_job.nranks, np = zm_net_job.nprocs;
     zm_spin_lock(&X.lock);
     if (!X.ready) {
-        X.rec_bytes = (sizeof(rec_hdr_t) + (sizeof(double) + 1) * (size_t)n + 7) & ~(size_t)7;
+        X.rec_bytes = (sizeof(rec_hdr_t) + (2 * sizeof(double) + 1) * (size_t)n + 7) & ~(size_t)7;
         X.flag = calloc((size_t)n, sizeof(*X.flag));
         X.cmd = calloc((size_t)n, sizeof(*X.cmd));
         X.load = calloc((size_t)n, sizeof(double));
@@ -566,6 +666,19 @@ static void step_ready(void)
     zm_spin_unlock(&X.lock);
     if (!ok)
         fail("out of memory");
+}
+
+/* What a move of rank w (here, waiting in the step) would send: its
+ * header page, live stack, program copy's writable segment and heap. */
+static double rank_bytes(int w)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    void *rw;
+    size_t rwlen;
+    zm_mpi_ckpt_rw(w, &rw, &rwlen);
+    uintptr_t top = h->stack_at + PAGE + h->stack_size, sp = (uintptr_t)zm_ult_get(w)->ctx.sp;
+    double stack = sp > h->stack_at && sp < top ? (double)(top - sp) : STACK_GUESS;
+    return (double)PAGE + stack + (double)rwlen + (double)(h->bump - h->heap_at);
 }
 
 /* This process's record for the next exchange.  A message that arrived
@@ -587,11 +700,13 @@ static void fill_record(void)
     h->arrived = arrived;
     h->block = zm_mpi_requests_exist();
     h->pinned = process_why() != NULL;
+    h->bw = X.bw;
     if (zm_net_proc_of(0) == zm_net_job.proc)
         memcpy(h->mode, X.mode, sizeof h->mode);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int w = zm_net_local_world(l);
         loads_of(X.rec)[w] = X.load[w];
+        bytes_of(X.rec)[w] = rank_bytes(w);
         if (!X.why[w] && !zm_p2p_rank_quiet(w))
             X.why[w] = "a message to it arrived while it waited to move";
         movable_of(X.rec)[w] = X.why[w] == NULL;
@@ -653,6 +768,10 @@ static void report(int moved, int rounds, uint64_t agree_ns, uint64_t move_ns)
                     lb, nb, la, na);
         }
     }
+    if (X.oldp[0] == me && X.too_costly)
+        fprintf(stderr, "zmpi:   %d move%s left out: each would cost more than the load it "
+                "evens out (its bytes at %.3g GB/s + %.1f ms)\n", X.too_costly,
+                X.too_costly == 1 ? "" : "s", X.plan_bw * 1e-9, MOVE_OVERHEAD * 1e3);
     if (pwhy)
         fprintf(stderr, "zmpi:   process %d keeps its ranks: %s\n", me, pwhy);
     for (int w = 0; w < n; w++) {

@@ -65,6 +65,14 @@ struct zmpi_comm {
     int inter;                       /* nonzero for an intercommunicator */
     struct zmpi_group *rgroup;       /* remote group (intercommunicators) */
     struct zmpi_comm *local;         /* local intracommunicator for collectives, or NULL */
+    /* In a job whose ranks have regions (checkpoint.c), an object made on
+     * its rank's own thread lives in the rank's heap, on the rank's list
+     * of communicators (comm.c), so that it moves with the rank to another
+     * process (docs/migrate.md).  `pin`: the rank may not move while the
+     * communicator exists (windows and files hold one, and what is
+     * derived from them). */
+    struct zmpi_comm *rnext, *rprev;
+    int pin;
 };
 
 #define ZM_INFO_MAGIC 0x7a6d696eu
@@ -167,9 +175,25 @@ void *zm_mpi_ckpt_image(int rank, void *img);
 void *zmpi_heap_malloc(size_t n);
 void zmpi_heap_free(void *p);
 
-/* Communicators made by the program and not freed, in this process (a
- * checkpoint needs none).  Any thread. */
+/* Communicators made by the program and not freed, in this process's own
+ * memory (a checkpoint needs none, and a rank moves to another process
+ * only if there are none): those not in a rank's heap.  Any thread. */
 int zm_mpi_comm_live(void);
+
+/* The communicators in rank w's heap (its list, comm.c): how many, and in
+ * *why (if not NULL) the reason one of them keeps the rank in its
+ * process, or NULL.  zm_mpi_comm_drop_colls drops their collective state
+ * (zm_coll_placement_drop) when ranks moved between processes.  Only
+ * while rank w waits in ZMPI_Migrate or ZMPI_Checkpoint (or is w). */
+int zm_mpi_comm_held(int w, const char **why);
+void zm_mpi_comm_drop_colls(int w);
+
+/* Mark communicator c as keeping its rank in its process (a window's or a
+ * file's); what is made from it inherits the mark.  The rank's thread. */
+static inline void zm_mpi_comm_pin(struct zmpi_comm *c)
+{
+    c->pin = 1;
+}
 
 /* Set up the API layer for a job of `nranks` ranks.  Main thread. */
 zm_status_t zm_mpi_setup(int nranks);
@@ -361,8 +385,17 @@ void zm_mpi_group_unref(struct zmpi_group *g);
 void zm_mpi_eh_ref(struct zmpi_errhandler *eh);
 void zm_mpi_eh_unref(struct zmpi_errhandler *eh);
 
-/* Allocate a group of n members (refs = 1).  NULL if out of memory. */
+/* Allocate a group of n members (refs = 1), in the calling rank's heap in
+ * a job whose ranks have regions (zm_core_obj_alloc).  NULL if out of
+ * memory. */
 struct zmpi_group *zm_mpi_group_new(int n);
+
+/* Make g (from zm_mpi_group_new) a group of the process, never freed: a
+ * copy in the process's memory when g is in the calling rank's heap (a
+ * job whose ranks have regions: the rank may move away, the group must
+ * stay); g itself otherwise.  Returns the group, or NULL if out of memory
+ * (g is gone then).  The calling rank's thread. */
+struct zmpi_group *zm_mpi_group_share(struct zmpi_group *g);
 
 /* ---- Handles ---- */
 
@@ -378,6 +411,13 @@ static inline void zm_mpi_magic_clear(uint32_t *magic)
  * freed object gives the null handle (handle.c).  Costs one load until some
  * handle has been converted.  Any thread; call before freeing the object. */
 void zm_mpi_handle_forget(const void *h);
+
+/* Whether Fortran indices of communicators, groups, derived datatypes,
+ * error handlers or info objects are mapped in this process (MPI_*_c2f,
+ * the Fortran bindings): the index tables are the process's, so a rank
+ * holding such an index must not move to another process.  Indices of
+ * datatypes stay mapped after MPI_Type_free.  Any thread (handle.c). */
+int zm_mpi_handles_mapped(void);
 
 /* ---- Info objects (info.c) ---- */
 
@@ -424,6 +464,12 @@ enum { ZM_ATTR_COMM, ZM_ATTR_TYPE, ZM_ATTR_WIN };
  * the handles.  Returns MPI_SUCCESS or an error class (not yet raised).
  * ULT context, the rank owning both objects. */
 int zm_mpi_attr_dup(int kind, void *old_obj, void *new_obj);
+
+/* Rank me arrived from another process (migrate_net.c) with its attribute
+ * state (in its heap), which keys the attributes of its MPI_COMM_WORLD and
+ * MPI_COMM_SELF by the addresses those objects had there: key them by
+ * me's.  The coordinator, while the rank waits. */
+void zm_mpi_attr_moved(zm_mpi_rank_t *me, const void *old_world, const void *old_self);
 
 /* Delete every attribute of `obj` through its delete callback, as freeing
  * the object does.  Returns MPI_SUCCESS or the first callback's error

@@ -411,14 +411,15 @@ static int root_start(zm_mpi_rank_t *me, struct zmpi_comm *c, struct cmd *cmds, 
         return MPI_ERR_SPAWN;
     }
     if (g) {
-        g->pgroup = zm_mpi_comm_members(me, c);
-        g->cgroup = id_range(*first, total);
+        /* The process's, never freed (the spawned ranks' parent
+         * communicators use them), also after the caller moves away. */
+        g->pgroup = zm_mpi_group_share(zm_mpi_comm_members(me, c));
+        g->cgroup = zm_mpi_group_share(id_range(*first, total));
     }
     if (!g || !g->pgroup || !g->cgroup) {
         snprintf(msg, len, "out of memory");
         return MPI_ERR_NO_MEM; /* the reserved ids stay unused */
     }
-    g->pgroup->predefined = g->cgroup->predefined = 1;
     g->base = *base = zm_mpi_ctx_draw(8);
     for (int i = 0, idx = 0; i < count; i++)
         for (int k = 0; k < cmds[i].n; k++, idx++)

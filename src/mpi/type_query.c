@@ -208,7 +208,9 @@ ZM_WEAK(Type_get_contents)
  * rank only, while the shared predefined object keeps its standard name
  * (which error messages go on using).  The names a rank gave live in a
  * small array in its API state, looked up by handle: programs rename a
- * few types at most.  The array lives as long as the process.
+ * few types at most.  The array lives as long as the process (in a job
+ * whose ranks have regions, in the rank's heap, so that it moves with the
+ * rank: zm_core_obj_alloc).
  */
 struct zm_mpi_type_names {
     int n, cap;                      /* entries used and allocated */
@@ -235,11 +237,11 @@ static int type_name_set(zm_mpi_rank_t *me, const char *fn, const zm_dt_t *dt, c
     struct type_name *e = type_name_find(me, dt);
     struct zm_mpi_type_names *t = me->type_names;
     if (!e) {
-        if (!t && !(t = me->type_names = calloc(1, sizeof(*t))))
+        if (!t && !(t = me->type_names = zm_core_obj_calloc(1, sizeof(*t))))
             return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
         if (t->n == t->cap) {
             int cap = t->cap ? 2 * t->cap : 8;
-            struct type_name *ne = realloc(t->e, (size_t)cap * sizeof(*ne));
+            struct type_name *ne = zm_core_obj_realloc(t->e, (size_t)cap * sizeof(*ne));
             if (!ne)
                 return zm_mpi_error(NULL, MPI_ERR_NO_MEM, fn, "out of memory");
             t->e = ne;

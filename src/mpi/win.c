@@ -129,6 +129,7 @@ static int win_begin(const char *fn, struct zmpi_comm *c, MPI_Comm comm, MPI_Inf
         return rc;
     }
     struct zmpi_comm *d = dup;
+    zm_mpi_comm_pin(d); /* the window is the process's: its rank stays */
     zm_rma_win_t *r = NULL;
     int net = zm_net_any_remote(d->p.world, d->p.size);
     if (net) {
