@@ -223,6 +223,16 @@ static void types_round(int iter)
 static MPI_Comm c_dup, c_row, c_col, c_shared, c_even, c_grp, c_late;
 static int have_comms, eh_calls, key_world, key_dup, copies;
 static int64_t attr_world, attr_dup;
+static MPI_Op u_op;
+
+/* A user operation (its handle made by the rank, so it moves with it):
+ * a o b = a + b + 1, associative and commutative. */
+static void sum_plus_one(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((int64_t *)inout)[i] += ((int64_t *)in)[i] + 1;
+}
 
 static void count_errors(MPI_Comm *comm, int *code, ...)
 {
@@ -274,6 +284,7 @@ static void comms_make(void)
         c_grp = MPI_COMM_NULL;
     MPI_Group_free(&eg);
     MPI_Group_free(&wg);
+    MPI_Op_create(sum_plus_one, 1, &u_op);
     have_comms = 1;
 }
 
@@ -370,6 +381,14 @@ static void comms_round(int iter)
     }
     MPI_Barrier(c_shared);
     check_extras(iter);
+    /* The user operation made before the moves: the sum of the values
+     * plus one per combination, np - 1. */
+    int64_t v = me + iter, got = 0, want = np - 1;
+    MPI_Allreduce(&v, &got, 1, MPI_INT64_T, u_op, c_dup);
+    for (int r = 0; r < np; r++)
+        want += r + iter;
+    if (got != want)
+        fail("allreduce with a user operation made before the moves", iter);
     /* A duplicate made after a move (its attribute copied), used and
      * freed; at round 3 the column split goes. */
     int before = copies;
@@ -397,6 +416,7 @@ static void comms_free(void)
     MPI_Comm_delete_attr(MPI_COMM_WORLD, key_world);
     MPI_Comm_free_keyval(&key_world);
     MPI_Comm_free_keyval(&key_dup);
+    MPI_Op_free(&u_op);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 }
 

@@ -283,7 +283,11 @@ void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
 
 zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutative)
 {
-    zm_op_t *op = calloc(1, sizeof(*op));
+    /* From the calling rank's heap in a job whose ranks have regions, so
+     * that the handle moves with the rank to another process
+     * (docs/migrate.md); its function is in the rank's program copy,
+     * which lies at the same address there. */
+    zm_op_t *op = zm_core_obj_calloc(1, sizeof(*op));
     if (!op)
         return NULL;
     op->magic = ZM_OP_MAGIC;
@@ -311,5 +315,5 @@ void zm_op_release(const zm_op_t *op)
      * the compiler, which drops it, and a stale handle would still pass
      * zm_op_valid while the block stays unused. */
     *(volatile uint32_t *)&o->magic = 0;
-    free(o);
+    zm_core_obj_free(o);
 }
