@@ -355,12 +355,24 @@ static int be_barrier(void)
  * messages in batches of up to 16 KiB ran at 0.3 GB/s against 0.6 one by
  * one.  Open MPI's TCP transport sends 64 KiB eagerly: batches as large
  * as a preposted receive takes (net_env.c). */
+/* Eager messages within a node (net_backend.h).  MPICH over UCX copies
+ * messages of up to 8 KiB through its shared-memory FIFO (UCX 1.13's
+ * eager bcopy; its own rendezvous starts above): zmpi's rendezvous there
+ * cost a second message (the envelope) per message and left the data to
+ * arrive before its receive was posted.  Eager up to 8 KiB + 32 (an
+ * envelope of the 8 256 bytes a batch may take): a window of 4 KiB
+ * messages 5.6 -> 7.3 GB/s (bare 8.5), the 4 KiB ping-pong 1.02 -> 0.90
+ * us (docs/net.md, "Performance").  Open MPI's shared-memory transport
+ * sends only up to 4 KiB eagerly: 2 KiB + 64 (a collective's 2 KiB block
+ * behind its 32-byte signature, src/coll/net_msg.c). */
 #if defined(OPEN_MPI)
 #define BATCH_NODE (4096 - 64)
 #define BATCH_NET (16 * 1024 + 64)
+#define EAGER_NODE (2 * 1024 + 64)
 #else
 #define BATCH_NODE (8192 + 64)
 #define BATCH_NET (2 * 1024 + 128)
+#define EAGER_NODE (8192 + 32)
 #endif
 
 static const zm_net_backend_t table = {
@@ -382,6 +394,7 @@ static const zm_net_backend_t table = {
     .barrier = be_barrier,
     .batch_node = BATCH_NODE,
     .batch_net = BATCH_NET,
+    .eager_node = EAGER_NODE,
 };
 
 /* The module's only export. */

@@ -155,6 +155,11 @@ size_t zm_net_env_room(void)
     return ZM_LIKELY(r != 0) ? r : env_room_init();
 }
 
+size_t zm_net_eager_node(void)
+{
+    return zm_net_be() ? zm_net_be()->eager_node : 0;
+}
+
 /* ---- Sending ------------------------------------------------------------- */
 
 void *zm_net_env_buf_locked(void)

@@ -29,21 +29,23 @@
 
 /* Default network eager thresholds: above them a message to another
  * process goes by rendezvous.  To a process of another node, 16 KiB; to
- * one of the same node, 2 KiB: the system MPIs' shared-memory eager
- * limits are about 4 KiB, and an envelope above them travels by their
- * own rendezvous, which the receiver's probe-and-receive takes one
- * message at a time (a window of 4-16 KiB messages ran at 0.15-0.3 of
- * the bare system MPI's bandwidth; by zmpi's rendezvous, whose data
- * receives are posted as envelopes match, at 0.6-0.8; latencies equal or
- * lower).  Over TCP the data as a second message costs 30 % more
- * latency at 4-8 KiB, hence the larger threshold between nodes.
- * ZMPI_NET_EAGER_MAX overrides both for the job, the info key
- * zmpi_net_eager_max per communicator. */
+ * one of the same node, what the backend says (zm_net_eager_node: 8 KiB +
+ * 32 with MPICH, whose UCX copies messages up to 8 KiB through its shared
+ * memory, 2 KiB + 64 with Open MPI), at least NET_EAGER_NODE_MIN and at
+ * most what a preposted receive takes.  Beyond the system MPI's own
+ * shared-memory eager limit an envelope would travel by its rendezvous,
+ * which the receiver takes one message at a time (a window of 4-16 KiB
+ * messages ran at 0.15-0.3 of the bare system MPI's bandwidth; by zmpi's
+ * rendezvous, whose data receives are posted as envelopes match, at
+ * 0.6-0.8; latencies equal or lower).  Over TCP the data as a second
+ * message costs 30 % more latency at 4-8 KiB, hence the larger threshold
+ * between nodes.  ZMPI_NET_EAGER_MAX overrides both for the job, the
+ * info key zmpi_net_eager_max per communicator. */
 #define NET_EAGER_DEFAULT (16 * 1024)
 /* 2 KiB of data plus 64 bytes: a collective's message carries 2 KiB of a
  * rank's data behind its 32-byte signature (src/coll/net_msg.c) and stays
  * one eager message. */
-#define NET_EAGER_NODE_DEFAULT (2 * 1024 + 64)
+#define NET_EAGER_NODE_MIN (2 * 1024 + 64)
 
 enum { HDR_EAGER = 1, HDR_RTS = 2 };
 
@@ -67,6 +69,7 @@ _Static_assert(offsetof(net_hdr_t, kind) == ZM_NET_KIND_AT, "kinds sit where net
 
 static size_t net_eager_default = NET_EAGER_DEFAULT;
 static int net_eager_given;        /* ZMPI_NET_EAGER_MAX was set */
+static size_t net_eager_node;      /* within a node; set by zm_p2p_remote_init */
 
 /* The job's eager threshold for messages to process proc. */
 static inline size_t net_eager_for(int proc)
@@ -74,7 +77,7 @@ static inline size_t net_eager_for(int proc)
     const zm_net_job_t *j = &zm_net_job;
     if (net_eager_given || !j->node)
         return net_eager_default;
-    return j->node[proc] == j->node[j->proc] ? NET_EAGER_NODE_DEFAULT : NET_EAGER_DEFAULT;
+    return j->node[proc] == j->node[j->proc] ? net_eager_node : NET_EAGER_DEFAULT;
 }
 
 /* A rendezvous send in flight, freed once its data is out (its envelope
@@ -531,6 +534,13 @@ void zm_p2p_remote_init(void)
             net_eager_given = 1;
         }
     }
+    /* The backend's threshold within a node, kept to what one preposted
+     * receive takes: a larger eager envelope would cost the receiver an
+     * announcement and a second message (net_env.c). */
+    size_t node = zm_net_eager_node(), room = zm_net_env_room() - sizeof(net_hdr_t);
+    net_eager_node = node < NET_EAGER_NODE_MIN ? NET_EAGER_NODE_MIN : node;
+    if (net_eager_node > room)
+        net_eager_node = room;
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
 }
