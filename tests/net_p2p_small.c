@@ -29,10 +29,15 @@
  *   trunc    rank 1 sends messages on both sides of the eager limits to
  *            rank 0, which receives each into a buffer one byte too small
  *            (MPI_ERR_TRUNCATE, the bytes that fit delivered) and then a
- *            message of the same size whole.
+ *            message of the same size whole;
+ *   ssend    rank 1's MPI_Issend of messages whose data travels in pieces
+ *            (and not) to rank 0 stays incomplete, however often tested,
+ *            until rank 0, told so only afterwards, posts the receive.
  * The eager limit within a node is the backend's: 8 KiB + 32 with MPICH
  * (messages up to 8 224 bytes travel with their envelope), 2 KiB + 64
- * with Open MPI (docs/net.md, "Point-to-point"); the sizes cross both.
+ * with Open MPI; above it, up to 16 KiB, a rendezvous's data travels in
+ * pieces of 8 KiB (MPICH) or 4 032 bytes (Open MPI) (docs/net.md,
+ * "Point-to-point"); the sizes cross all of these.
  */
 #include "zt.h"
 
@@ -42,11 +47,11 @@
 /* Sizes of the order stream: around the blocking send's limit (1 KiB
  * envelopes: 992 bytes of data behind the 32-byte header), the eager
  * limits within a node (2 KiB + 64, 8 KiB + 32) and into the rendezvous. */
-static const int sizes[] = { 0,    8, 991,  992,  993, 1000, 2112,  2113,
-                             8, 5000,   1, 4096, 8224, 8225,   64, 12000 };
+static const int sizes[] = { 0,    8,  991,   992,   993, 1000, 2112,  2113,  8,
+                             5000, 1, 4096,  8224,  8225,   64, 12000, 16384, 16385 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 #define ROUNDS 20
-#define BIG 12000
+#define BIG 16385
 
 static void b_order(int rank, int size)
 {
@@ -183,13 +188,15 @@ static void b_probe(int rank)
     free(buf);
 }
 
-/* Sizes of the truncation test: both sides of both eager limits. */
-static const int tsizes[] = { 100, 3000, 8000, 8224, 8225, 12000 };
+/* Sizes of the truncation test: both sides of both eager limits, data in
+ * pieces and not. */
+static const int tsizes[] = { 100, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
 #define NT ((int)(sizeof(tsizes) / sizeof(tsizes[0])))
 
 static void b_trunc(int rank)
 {
-    char *buf = zt_malloc(12000);
+    enum { ROOM = 16385 };
+    char *buf = zt_malloc(ROOM);
     if (rank == 1) {
         for (int i = 0; i < 2 * NT; i++) {
             int b = tsizes[i / 2];
@@ -201,7 +208,7 @@ static void b_trunc(int rank)
         for (int i = 0; i < 2 * NT; i++) {
             int b = tsizes[i / 2], cls = -1, n = -1;
             MPI_Status st;
-            memset(buf, 0, 12000);
+            memset(buf, 0, ROOM);
             if (i % 2 == 0) {
                 /* One byte too small: the error, and the bytes that fit. */
                 int rc = MPI_Recv(buf, b - 1, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &st);
@@ -209,7 +216,7 @@ static void b_trunc(int rank)
                 ZT_EQ(cls, MPI_ERR_TRUNCATE, "a receive one byte too small");
                 ZT_CHECK_PAYLOAD(buf, (size_t)b - 1, 1, i);
             } else {
-                ZT_OK(MPI_Recv(buf, 12000, MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, &st));
+                ZT_OK(MPI_Recv(buf, ROOM, MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, &st));
                 MPI_Get_count(&st, MPI_BYTE, &n);
                 ZT_EQ(n, b, "the message after a truncated one");
                 ZT_CHECK_PAYLOAD(buf, (size_t)b, 1, i);
@@ -220,13 +227,46 @@ static void b_trunc(int rank)
     free(buf);
 }
 
+/* Sizes of the synchronous sends: pieces with both backends (12 000,
+ * 16 384), pieces with Open MPI only (4 096), one message (20 000). */
+static const int ssizes[] = { 4096, 12000, 16384, 20000 };
+#define NS ((int)(sizeof(ssizes) / sizeof(ssizes[0])))
+#define SSEND_TESTS 2000
+
+static void b_ssend(int rank)
+{
+    char *buf = zt_malloc(20000);
+    for (int i = 0; i < NS; i++) {
+        int b = ssizes[i], go = 1;
+        if (rank == 1) {
+            MPI_Request r;
+            int flag = 0;
+            zt_fill(buf, (size_t)b, rank, i);
+            ZT_OK(MPI_Issend(buf, b, MPI_BYTE, 0, 50, MPI_COMM_WORLD, &r));
+            for (int t = 0; t < SSEND_TESTS && !flag; t++)
+                ZT_OK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            ZT_CHECK(!flag, "MPI_Issend of %d bytes completed before its receive existed", b);
+            ZT_OK(MPI_Send(&go, 1, MPI_INT, 0, 51, MPI_COMM_WORLD));
+            ZT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        } else if (rank == 0) {
+            MPI_Status st;
+            ZT_OK(MPI_Recv(&go, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            memset(buf, 0, 20000);
+            ZT_OK(MPI_Recv(buf, 20000, MPI_BYTE, 1, 50, MPI_COMM_WORLD, &st));
+            ZT_CHECK_STATUS(st, 1, 50, b);
+            ZT_CHECK_PAYLOAD(buf, (size_t)b, 1, i);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
     ZT_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ZT_CHECK(argc > 1 && size >= 3, "usage: net_p2p_small order|anysrc|cancel|probe|trunc, 3 ranks "
+    ZT_CHECK(argc > 1 && size >= 3, "usage: net_p2p_small order|anysrc|cancel|probe|trunc|ssend, 3 ranks "
              "or more");
     if (!strcmp(argv[1], "order"))
         b_order(rank, size);
@@ -238,6 +278,8 @@ int main(int argc, char **argv)
         b_probe(rank);
     else if (!strcmp(argv[1], "trunc"))
         b_trunc(rank);
+    else if (!strcmp(argv[1], "ssend"))
+        b_ssend(rank);
     else
         ZT_CHECK(0, "unknown behaviour %s", argv[1]);
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));

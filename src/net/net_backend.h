@@ -122,6 +122,14 @@ typedef struct zm_net_backend {
      * rendezvous moves the data, which zmpi's rendezvous lets it do
      * straight into the user's buffer. */
     size_t eager_node;
+
+    /* Between processes of one node, a rendezvous's data of at most
+     * piece_max_node bytes travels as messages of at most piece_node
+     * bytes (src/p2p/remote.c): the sizes the system MPI copies through
+     * its shared memory, where that beats its own rendezvous.  0: one
+     * message. */
+    size_t piece_node;
+    size_t piece_max_node;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);

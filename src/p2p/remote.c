@@ -80,6 +80,28 @@ static inline size_t net_eager_for(int proc)
     return j->node[proc] == j->node[j->proc] ? net_eager_node : NET_EAGER_DEFAULT;
 }
 
+/* Pieces of a rendezvous's data (docs/net.md, "Point-to-point").  Between
+ * processes of one node whose system MPI copies messages up to a size
+ * through its shared memory and moves larger ones by its own rendezvous,
+ * a rendezvous's data of up to piece_max bytes goes as messages of at
+ * most piece bytes each, all with the data tag, received in order at
+ * their offsets straight into the user's buffer: the system MPI's eager
+ * copies, as for messages of that size in a bare program, instead of its
+ * rendezvous.  Both ends work out the same pieces from the sizes alone
+ * (the backend and the node are the job's).  0: one message. */
+static size_t net_piece, net_piece_max;
+
+/* The size of the pieces of a rendezvous of `bytes` bytes between this
+ * process and process proc, or 0 for one message. */
+static inline size_t piece_for(int proc, size_t bytes)
+{
+    const zm_net_job_t *j = &zm_net_job;
+    if (net_piece == 0 || bytes > net_piece_max || bytes <= net_piece || !j->node ||
+        j->node[proc] != j->node[j->proc])
+        return 0;
+    return net_piece;
+}
+
 /* A rendezvous send in flight, freed once its data is out (its envelope
  * goes from a copy in the network's pool). */
 typedef struct rsend {
@@ -87,6 +109,7 @@ typedef struct rsend {
     zm_req_t *req;         /* the send to complete when the data is out, or NULL */
     void *tmp;             /* packed copy of non-contiguous data, or NULL */
     zm_msg_t *bmsg;        /* Bsend area segment to give back, or NULL */
+    int left;              /* pieces of the data not yet out */
 } rsend_t;
 
 /* A rendezvous receive in flight. */
@@ -94,6 +117,7 @@ typedef struct rrecv {
     zm_req_t *rr;          /* the receive */
     void *tmp;             /* data lands here first when rr cannot take it as is */
     size_t n;              /* bytes that fit in rr */
+    int left;              /* pieces of the data not yet in */
 } rrecv_t;
 
 /* ---- Sending ------------------------------------------------------------- */
@@ -106,6 +130,8 @@ static void free_cb(void *arg)
 static void rsend_done(void *arg)
 {
     rsend_t *rs = arg;
+    if (--rs->left > 0)
+        return;
     if (rs->req)
         zm_p2p_req_complete(rs->req);
     if (rs->bmsg)
@@ -195,13 +221,28 @@ static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t co
  * data is out. */
 static void send_rndv(rsend_t *rs, const void *data, int proc, int sync)
 {
+    size_t bytes = rs->hdr.bytes, piece = piece_for(proc, bytes);
     zm_net_lock();
     rs->hdr.dtag = zm_net_data_tag_locked();
     net_hdr_t *h = zm_net_env_buf_locked();
     *h = rs->hdr;
     zm_net_env_send_first_locked(h, sizeof(*h), proc);
     count_locked(&net_sent, rs->hdr.ctx);
-    zm_net_send_locked(data, rs->hdr.bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
+    if (piece == 0) {
+        rs->left = 1;
+        zm_net_send_locked(data, bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
+    } else {
+        /* Every piece counted before the first is sent, so that rs is
+         * freed after the last one whatever the order of their
+         * completions.  A synchronous send's
+         * first piece goes synchronously: it completes once the receiver
+         * posted its receives, that is once a receive matched. */
+        int dtag = rs->hdr.dtag;
+        rs->left = (int)((bytes + piece - 1) / piece);
+        for (size_t off = 0; off < bytes; off += piece)
+            zm_net_send_locked((const char *)data + off, bytes - off < piece ? bytes - off : piece,
+                               proc, dtag, sync && off == 0, rsend_done, rs);
+    }
     zm_net_unlock();
 }
 
@@ -286,6 +327,8 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
 static void rrecv_done(void *arg)
 {
     rrecv_t *rv = arg;
+    if (--rv->left > 0)
+        return;
     zm_req_t *rr = rv->rr;
     if (rv->tmp) {
         zm_dt_unpack(rr->buf, rr->count, rr->dt, rv->tmp, rv->n);
@@ -293,6 +336,29 @@ static void rrecv_done(void *arg)
     }
     free(rv);
     zm_p2p_req_complete(rr);
+}
+
+/* With the network lock held: post the receives of a rendezvous's data
+ * from process `proc` (tag dtag, `bytes` bytes) into dst, in pieces if the
+ * sender sent it so (piece_for), done(arg) once per piece. */
+static void rndv_post_locked(void *dst, size_t bytes, int proc, int dtag, zm_net_done_fn *done,
+                             void *arg)
+{
+    size_t piece = piece_for(proc, bytes);
+    if (piece == 0) {
+        zm_net_recv_locked(dst, bytes, proc, dtag, done, arg);
+        return;
+    }
+    for (size_t off = 0; off < bytes; off += piece)
+        zm_net_recv_locked((char *)dst + off, bytes - off < piece ? bytes - off : piece, proc,
+                           dtag, done, arg);
+}
+
+/* The pieces rndv_post_locked posts for `bytes` bytes from process proc. */
+static int rndv_pieces(int proc, size_t bytes)
+{
+    size_t piece = piece_for(proc, bytes);
+    return piece == 0 ? 1 : (int)((bytes + piece - 1) / piece);
 }
 
 /* With the network lock held: receive the data of a rendezvous from
@@ -317,7 +383,8 @@ static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes)
     }
     rv->rr = rr;
     rv->n = n;
-    zm_net_recv_locked(dst, bytes, proc, dtag, rrecv_done, rv);
+    rv->left = rndv_pieces(proc, bytes);
+    rndv_post_locked(dst, bytes, proc, dtag, rrecv_done, rv);
 }
 
 void zm_p2p_remote_deliver(zm_msg_t *m, zm_req_t *rr)
@@ -387,16 +454,29 @@ static int drop_wanted(int dst, uint32_t ctx, int tag)
     return 0;
 }
 
+/* A dropped rendezvous's data is in (every piece): free it. */
+static void drop_done(void *arg)
+{
+    rrecv_t *rv = arg;
+    if (--rv->left > 0)
+        return;
+    free(rv->tmp);
+    free(rv);
+}
+
 /* Take in and drop the data of a rendezvous from process `proc` (data tag
  * dtag, `bytes` bytes): its sender then completes.  Network lock held. */
 static void drop_rndv_locked(int proc, int dtag, size_t bytes)
 {
+    rrecv_t *rv = malloc(sizeof(*rv));
     void *scratch = malloc(bytes ? bytes : 1);
-    if (!scratch) {
+    if (!rv || !scratch) {
         fprintf(stderr, "zmpi: out of memory dropping a %zu-byte message\n", bytes);
         zm_net_abort(1);
     }
-    zm_net_recv_locked(scratch, bytes, proc, dtag, free_cb, scratch);
+    rv->tmp = scratch;
+    rv->left = rndv_pieces(proc, bytes);
+    rndv_post_locked(scratch, bytes, proc, dtag, drop_done, rv);
 }
 
 /* Drop the messages of (ctx, tag) that already wait in r's unexpected
@@ -541,6 +621,7 @@ void zm_p2p_remote_init(void)
     net_eager_node = node < NET_EAGER_NODE_MIN ? NET_EAGER_NODE_MIN : node;
     if (net_eager_node > room)
         net_eager_node = room;
+    net_piece = zm_net_piece_node(&net_piece_max);
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
 }
