@@ -370,9 +370,9 @@ static int be_barrier(void)
  * data goes as messages of the size each system MPI still copies through
  * its shared memory, which beat its own rendezvous there.  Alternated
  * runs, pieces against one message against bare: MPICH 16 KiB window
- * 7.1 / 4.2 / 5.6 GB/s, ping-pong 2.6 / 4.1 / 3.5 us; Open MPI (pieces of
- * 4 032 bytes) 4 KiB window 5.2 / 1.7 / 2.1 GB/s, ping-pong 0.9 / 3.0 /
- * 2.1 us, 16 KiB 7.3 / 5.0 / 5.2 GB/s.  At 32 KiB neither gained (MPICH
+ * 7.0 / 4.7 / 5.3 GB/s, ping-pong 2.7 / 4.1 / 3.5 us; Open MPI (pieces of
+ * 4 032 bytes) 4 KiB window 4.5 / 1.7 / 2.2 GB/s, ping-pong 1.0 / 3.1 /
+ * 2.1 us, 16 KiB 5.3 / 4.9 / 5.7 GB/s (docs/net.md, "Performance").  At 32 KiB neither gained (MPICH
  * 7.2 against 7.3 GB/s, Open MPI bi-bandwidth 9.0 against 11.2), and
  * from 64 KiB the system MPIs' single-copy rendezvous wins. */
 #if defined(OPEN_MPI)
