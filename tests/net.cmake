@@ -31,10 +31,12 @@ foreach(prog coll coll_all coll_ops coll_nb pcoll_all pcoll_ialltoallw inter_col
 endforeach()
 
 # Small point-to-point messages across processes (tests/net_p2p_small.c):
-# order around the backend's blocking-send limit, MPI_ANY_SOURCE with a
-# local and a remote sender, cancel, probes.  In one process as well.
+# order around the backend's blocking-send limit and the eager limits
+# within a node, MPI_ANY_SOURCE with a local and a remote sender, cancel,
+# probes, truncation, synchronous sends whose data goes in pieces.  In
+# one process as well.
 zmpi_add_program(zt_net_p2p_small net_p2p_small.c)
-set(ZT_NET_P2P_SMALL order anysrc cancel probe)
+set(ZT_NET_P2P_SMALL order anysrc cancel probe trunc ssend)
 foreach(b ${ZT_NET_P2P_SMALL})
   zmpi_add_mpi_test(net_p2p_small_${b}_3x2 PROGRAM net_p2p_small NP 3 WORKERS 2 ARGS ${b}
                     TIMEOUT 60)

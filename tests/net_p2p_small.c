@@ -24,8 +24,20 @@
  *            nothing else, and then receives rank 1's real message of that
  *            tag: the cancelled receive took nothing;
  *   probe    rank 0 probes (MPI_Probe, MPI_Iprobe, MPI_Mprobe) for rank
- *            1's messages of 8 bytes, 1000 bytes and 3000 bytes from
- *            MPI_ANY_SOURCE and receives exactly what the probe saw.
+ *            1's messages of 8 bytes, 1000, 3000, 8000 and 12000 bytes
+ *            from MPI_ANY_SOURCE and receives exactly what the probe saw;
+ *   trunc    rank 1 sends messages on both sides of the eager limits to
+ *            rank 0, which receives each into a buffer one byte too small
+ *            (MPI_ERR_TRUNCATE, the bytes that fit delivered) and then a
+ *            message of the same size whole;
+ *   ssend    rank 1's MPI_Issend of messages whose data travels in pieces
+ *            (and not) to rank 0 stays incomplete, however often tested,
+ *            until rank 0, told so only afterwards, posts the receive.
+ * The eager limit within a node is the backend's: 8 KiB + 32 with MPICH
+ * (messages up to 8 224 bytes travel with their envelope), 2 KiB + 64
+ * with Open MPI; above it, up to 16 KiB, a rendezvous's data travels in
+ * pieces of 8 KiB (MPICH) or 4 032 bytes (Open MPI) (docs/net.md,
+ * "Point-to-point"); the sizes cross all of these.
  */
 #include "zt.h"
 
@@ -34,11 +46,15 @@
 
 /* Sizes of the order stream: around the blocking send's limit (1 KiB
  * envelopes: 992 bytes of data behind the 32-byte header), the eager
- * limit within a node (2 KiB + 64) and into the rendezvous. */
-static const int sizes[] = { 0, 8, 991, 992, 993, 1000, 2112, 2113, 8, 5000, 1, 64 };
+ * limits within a node (2 KiB + 64, 8 KiB + 32) and into the rendezvous. */
+static const int sizes[] = { 0,    8,  991,   992,   993, 1000, 2112,  2113,  8,
+                             5000, 1, 4096,  8224,  8225,   64, 12000, 16384, 16385 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
-#define ROUNDS 20
-#define BIG 5000
+/* Enough that more than 128 pieces are in flight to one process with
+ * either backend (src/p2p/remote.c; checked by hand with a print in all
+ * four layouts): the stream takes both paths. */
+#define ROUNDS 40
+#define BIG 16385
 
 static void b_order(int rank, int size)
 {
@@ -65,36 +81,52 @@ static void b_order(int rank, int size)
 
 #define PER_SENDER 200
 
+/* Sizes of the MPI_ANY_SOURCE stream, in ints: eager below both limits,
+ * eager with MPICH only (4 096 and 8 224 bytes), rendezvous. */
+static const int anysizes[] = { 2, 1024, 2056, 2057, 3000 };
+#define NANY ((int)(sizeof(anysizes) / sizeof(anysizes[0])))
+
 static void b_anysrc(int rank)
 {
+    int *msg = zt_malloc(3000 * sizeof(int));
     if (rank == 1 || rank == 2) {
         for (int i = 0; i < PER_SENDER; i++) {
-            int msg[2] = { rank, i };
-            ZT_OK(MPI_Send(msg, 2, MPI_INT, 0, 10, MPI_COMM_WORLD));
+            int n = anysizes[(i + rank) % NANY];
+            for (int k = 0; k < n; k++)
+                msg[k] = rank * 1000000 + i + k;
+            ZT_OK(MPI_Send(msg, n, MPI_INT, 0, 10, MPI_COMM_WORLD));
         }
     } else if (rank == 0) {
         int next[3] = { 0, 0, 0 };
         for (int i = 0; i < 2 * PER_SENDER; i++) {
-            int msg[2];
             MPI_Status st;
-            ZT_OK(MPI_Recv(msg, 2, MPI_INT, MPI_ANY_SOURCE, i % 2 ? MPI_ANY_TAG : 10,
+            int n = -1;
+            ZT_OK(MPI_Recv(msg, 3000, MPI_INT, MPI_ANY_SOURCE, i % 2 ? MPI_ANY_TAG : 10,
                            MPI_COMM_WORLD, &st));
             int s = st.MPI_SOURCE;
             ZT_CHECK(s == 1 || s == 2, "message from rank %d", s);
-            ZT_EQ(msg[0], s, "sender in the message");
-            ZT_EQ(msg[1], next[s], "sequence number (non-overtaking)");
+            MPI_Get_count(&st, MPI_INT, &n);
+            ZT_EQ(n, anysizes[(next[s] + s) % NANY], "size (non-overtaking)");
+            for (int k = 0; k < n; k++)
+                ZT_EQ(msg[k], s * 1000000 + next[s] + k, "sender and sequence number");
             ZT_EQ(st.MPI_TAG, 10, "tag");
             next[s]++;
         }
         ZT_EQ(next[1], PER_SENDER, "messages from rank 1");
         ZT_EQ(next[2], PER_SENDER, "messages from rank 2");
     }
+    free(msg);
 }
+
+/* The message after the cancelled receive: eager within a node with
+ * MPICH, a rendezvous with Open MPI. */
+#define CANCEL_N 2000
 
 static void b_cancel(int rank)
 {
+    int *big = zt_malloc(CANCEL_N * sizeof(int));
     if (rank == 0) {
-        int v = -1, w = -1, cancelled = 0;
+        int v = -1, cancelled = 0;
         MPI_Request r;
         MPI_Status st;
         ZT_OK(MPI_Irecv(&v, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, &r));
@@ -104,29 +136,34 @@ static void b_cancel(int rank)
         ZT_CHECK(cancelled, "a receive that nothing matched was not cancelled");
         /* Only now may rank 1 send the message of that tag. */
         ZT_OK(MPI_Send(&cancelled, 1, MPI_INT, 1, 78, MPI_COMM_WORLD));
-        ZT_OK(MPI_Recv(&w, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, &st));
-        ZT_EQ(w, 4242, "the message after the cancelled receive");
+        ZT_OK(MPI_Recv(big, CANCEL_N, MPI_INT, 1, 77, MPI_COMM_WORLD, &st));
+        for (int k = 0; k < CANCEL_N; k++)
+            ZT_EQ(big[k], 4242 + k, "the message after the cancelled receive");
         ZT_EQ(v, -1, "the cancelled receive's buffer");
     } else if (rank == 1) {
-        int go = 0, x = 4242;
+        int go = 0;
+        for (int k = 0; k < CANCEL_N; k++)
+            big[k] = 4242 + k;
         ZT_OK(MPI_Recv(&go, 1, MPI_INT, 0, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        ZT_OK(MPI_Send(&x, 1, MPI_INT, 0, 77, MPI_COMM_WORLD));
+        ZT_OK(MPI_Send(big, CANCEL_N, MPI_INT, 0, 77, MPI_COMM_WORLD));
     }
+    free(big);
 }
 
 static void b_probe(int rank)
 {
-    static const int psizes[] = { 8, 1000, 3000 };
-    char *buf = zt_malloc(4096);
+    static const int psizes[] = { 8, 1000, 3000, 8000, 12000 };
+    enum { NP = 5, ROOM = 12000 };
+    char *buf = zt_malloc(ROOM);
     if (rank == 1) {
         for (int round = 0; round < 3; round++)
-            for (int i = 0; i < 3; i++) {
-                zt_fill(buf, (size_t)psizes[i], rank, round * 3 + i);
+            for (int i = 0; i < NP; i++) {
+                zt_fill(buf, (size_t)psizes[i], rank, round * NP + i);
                 ZT_OK(MPI_Send(buf, psizes[i], MPI_BYTE, 0, 30 + i, MPI_COMM_WORLD));
             }
     } else if (rank == 0) {
         for (int round = 0; round < 3; round++)
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < NP; i++) {
                 MPI_Status st;
                 MPI_Message m;
                 int n = -1, flag = 0;
@@ -141,15 +178,87 @@ static void b_probe(int rank)
                 }
                 ZT_CHECK_STATUS(st, 1, 30 + i, psizes[i]);
                 MPI_Get_count(&st, MPI_BYTE, &n);
-                memset(buf, 0, 4096);
+                memset(buf, 0, ROOM);
                 if (round == 2)
                     ZT_OK(MPI_Mrecv(buf, n, MPI_BYTE, &m, &st));
                 else
                     ZT_OK(MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
                                    &st));
                 ZT_CHECK_STATUS(st, 1, 30 + i, psizes[i]);
-                ZT_CHECK_PAYLOAD(buf, (size_t)psizes[i], 1, round * 3 + i);
+                ZT_CHECK_PAYLOAD(buf, (size_t)psizes[i], 1, round * NP + i);
             }
+    }
+    free(buf);
+}
+
+/* Sizes of the truncation test: both sides of both eager limits, data in
+ * pieces and not. */
+static const int tsizes[] = { 100, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
+#define NT ((int)(sizeof(tsizes) / sizeof(tsizes[0])))
+
+static void b_trunc(int rank)
+{
+    enum { ROOM = 16385 };
+    char *buf = zt_malloc(ROOM);
+    if (rank == 1) {
+        for (int i = 0; i < 2 * NT; i++) {
+            int b = tsizes[i / 2];
+            zt_fill(buf, (size_t)b, rank, i);
+            ZT_OK(MPI_Send(buf, b, MPI_BYTE, 0, 40, MPI_COMM_WORLD));
+        }
+    } else if (rank == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        for (int i = 0; i < 2 * NT; i++) {
+            int b = tsizes[i / 2], cls = -1, n = -1;
+            MPI_Status st;
+            memset(buf, 0, ROOM);
+            if (i % 2 == 0) {
+                /* One byte too small: the error, and the bytes that fit. */
+                int rc = MPI_Recv(buf, b - 1, MPI_BYTE, 1, 40, MPI_COMM_WORLD, &st);
+                MPI_Error_class(rc, &cls);
+                ZT_EQ(cls, MPI_ERR_TRUNCATE, "a receive one byte too small");
+                ZT_CHECK_PAYLOAD(buf, (size_t)b - 1, 1, i);
+            } else {
+                ZT_OK(MPI_Recv(buf, ROOM, MPI_BYTE, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, &st));
+                MPI_Get_count(&st, MPI_BYTE, &n);
+                ZT_EQ(n, b, "the message after a truncated one");
+                ZT_CHECK_PAYLOAD(buf, (size_t)b, 1, i);
+            }
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    free(buf);
+}
+
+/* Sizes of the synchronous sends: pieces with both backends (12 000,
+ * 16 384), pieces with Open MPI only (4 096), one message (20 000). */
+static const int ssizes[] = { 4096, 12000, 16384, 20000 };
+#define NS ((int)(sizeof(ssizes) / sizeof(ssizes[0])))
+#define SSEND_TESTS 2000
+
+static void b_ssend(int rank)
+{
+    char *buf = zt_malloc(20000);
+    for (int i = 0; i < NS; i++) {
+        int b = ssizes[i], go = 1;
+        if (rank == 1) {
+            MPI_Request r;
+            int flag = 0;
+            zt_fill(buf, (size_t)b, rank, i);
+            ZT_OK(MPI_Issend(buf, b, MPI_BYTE, 0, 50, MPI_COMM_WORLD, &r));
+            for (int t = 0; t < SSEND_TESTS && !flag; t++)
+                ZT_OK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            ZT_CHECK(!flag, "MPI_Issend of %d bytes completed before its receive existed", b);
+            ZT_OK(MPI_Send(&go, 1, MPI_INT, 0, 51, MPI_COMM_WORLD));
+            ZT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        } else if (rank == 0) {
+            MPI_Status st;
+            ZT_OK(MPI_Recv(&go, 1, MPI_INT, 1, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            memset(buf, 0, 20000);
+            ZT_OK(MPI_Recv(buf, 20000, MPI_BYTE, 1, 50, MPI_COMM_WORLD, &st));
+            ZT_CHECK_STATUS(st, 1, 50, b);
+            ZT_CHECK_PAYLOAD(buf, (size_t)b, 1, i);
+        }
     }
     free(buf);
 }
@@ -160,7 +269,7 @@ int main(int argc, char **argv)
     ZT_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ZT_CHECK(argc > 1 && size >= 3, "usage: net_p2p_small order|anysrc|cancel|probe, 3 ranks "
+    ZT_CHECK(argc > 1 && size >= 3, "usage: net_p2p_small order|anysrc|cancel|probe|trunc|ssend, 3 ranks "
              "or more");
     if (!strcmp(argv[1], "order"))
         b_order(rank, size);
@@ -170,6 +279,10 @@ int main(int argc, char **argv)
         b_cancel(rank);
     else if (!strcmp(argv[1], "probe"))
         b_probe(rank);
+    else if (!strcmp(argv[1], "trunc"))
+        b_trunc(rank);
+    else if (!strcmp(argv[1], "ssend"))
+        b_ssend(rank);
     else
         ZT_CHECK(0, "unknown behaviour %s", argv[1]);
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));

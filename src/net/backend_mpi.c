@@ -355,12 +355,38 @@ static int be_barrier(void)
  * messages in batches of up to 16 KiB ran at 0.3 GB/s against 0.6 one by
  * one.  Open MPI's TCP transport sends 64 KiB eagerly: batches as large
  * as a preposted receive takes (net_env.c). */
+/* Eager messages within a node (net_backend.h).  MPICH over UCX copies
+ * messages of up to 8 KiB through its shared-memory FIFO (UCX 1.13's
+ * eager bcopy; its own rendezvous starts above): zmpi's rendezvous there
+ * cost a second message (the envelope) per message and left the data to
+ * arrive before its receive was posted.  Eager up to 8 KiB + 32 (an
+ * envelope of the 8 256 bytes a batch may take): a window of 4 KiB
+ * messages 5.6 -> 7.3 GB/s (bare 8.5), the 4 KiB ping-pong 1.02 -> 0.90
+ * us (docs/net.md, "Performance").  Open MPI's shared-memory transport
+ * sends only up to 4 KiB eagerly: 2 KiB + 64 (a collective's 2 KiB block
+ * behind its 32-byte signature, src/coll/net_msg.c).
+ *
+ * Pieces of a rendezvous within a node (net_backend.h): up to 16 KiB the
+ * data goes as messages of the size each system MPI still copies through
+ * its shared memory, which beat its own rendezvous there.  Alternated
+ * runs, pieces against one message against bare: MPICH 16 KiB window
+ * 7.0 / 4.7 / 5.3 GB/s, ping-pong 2.7 / 4.1 / 3.5 us; Open MPI (pieces of
+ * 4 032 bytes) 4 KiB window 4.5 / 1.7 / 2.2 GB/s, ping-pong 1.0 / 3.1 /
+ * 2.1 us, 16 KiB 5.3 / 4.9 / 5.7 GB/s (docs/net.md, "Performance").  At 32 KiB neither gained (MPICH
+ * 7.2 against 7.3 GB/s, Open MPI bi-bandwidth 9.0 against 11.2), and
+ * from 64 KiB the system MPIs' single-copy rendezvous wins. */
 #if defined(OPEN_MPI)
 #define BATCH_NODE (4096 - 64)
 #define BATCH_NET (16 * 1024 + 64)
+#define EAGER_NODE (2 * 1024 + 64)
+#define PIECE_NODE (4096 - 64)
+#define PIECE_MAX_NODE (16 * 1024)
 #else
 #define BATCH_NODE (8192 + 64)
 #define BATCH_NET (2 * 1024 + 128)
+#define EAGER_NODE (8192 + 32)
+#define PIECE_NODE 8192
+#define PIECE_MAX_NODE (16 * 1024)
 #endif
 
 static const zm_net_backend_t table = {
@@ -382,6 +408,9 @@ static const zm_net_backend_t table = {
     .barrier = be_barrier,
     .batch_node = BATCH_NODE,
     .batch_net = BATCH_NET,
+    .eager_node = EAGER_NODE,
+    .piece_node = PIECE_NODE,
+    .piece_max_node = PIECE_MAX_NODE,
 };
 
 /* The module's only export. */

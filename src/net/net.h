@@ -166,6 +166,17 @@ int zm_net_data_tag_locked(void);
  * thread, after zm_net_init. */
 size_t zm_net_env_room(void);
 
+/* The largest point-to-point message (data bytes) the backend would have
+ * sent eagerly to a process of the same node (net_backend.h), or 0 without
+ * a backend.  Any thread, after zm_net_init. */
+size_t zm_net_eager_node(void);
+
+/* The pieces in which a rendezvous's data travels between processes of one
+ * node (net_backend.h): returns the size of a piece and sets *max to the
+ * largest data sent so, or returns 0 (one message).  Any thread, after
+ * zm_net_init. */
+size_t zm_net_piece_node(size_t *max);
+
 /* With the lock held: a buffer of zm_net_env_room() bytes for an envelope,
  * from a pool; fill it and pass it to zm_net_env_send_locked, which takes
  * it back. */

@@ -22,7 +22,7 @@
 
 /* Bumped whenever the table changes: a module built for another version
  * is refused. */
-#define ZM_NET_ABI 3
+#define ZM_NET_ABI 4
 
 /* The export every backend module defines. */
 #define ZM_NET_ENTRY "zmpi_net_backend"
@@ -113,6 +113,23 @@ typedef struct zm_net_backend {
     /* The same between processes of different nodes (the system MPI on
      * TCP): up to its eager limit there. */
     size_t batch_net;
+
+    /* The largest point-to-point message (data bytes, the envelope's
+     * header not counted) sent eagerly, envelope and data as one message,
+     * to a process of the same node; larger ones go by zmpi's rendezvous
+     * (src/p2p/remote.c).  Up to the size the system MPI itself sends by
+     * copies through its shared memory: above it its own single-copy
+     * rendezvous moves the data, which zmpi's rendezvous lets it do
+     * straight into the user's buffer. */
+    size_t eager_node;
+
+    /* Between processes of one node, a rendezvous's data of at most
+     * piece_max_node bytes travels as messages of at most piece_node
+     * bytes (src/p2p/remote.c): the sizes the system MPI copies through
+     * its shared memory, where that beats its own rendezvous.  0: one
+     * message. */
+    size_t piece_node;
+    size_t piece_max_node;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);

@@ -155,6 +155,28 @@ size_t zm_net_env_room(void)
     return ZM_LIKELY(r != 0) ? r : env_room_init();
 }
 
+size_t zm_net_eager_node(void)
+{
+    return zm_net_be() ? zm_net_be()->eager_node : 0;
+}
+
+size_t zm_net_piece_node(size_t *max)
+{
+    const zm_net_backend_t *be = zm_net_be();
+    /* ZMPI_NET_PIECE_MAX (bytes; 0: none) replaces the backend's largest
+     * data sent in pieces, for measurements.  zmpirun gives every process
+     * the same environment, and both ends must agree. */
+    const char *e = getenv("ZMPI_NET_PIECE_MAX");
+    *max = be ? be->piece_max_node : 0;
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (*end == '\0')
+            *max = (size_t)v;
+    }
+    return be && be->piece_node > 0 && *max > be->piece_node ? be->piece_node : 0;
+}
+
 /* ---- Sending ------------------------------------------------------------- */
 
 void *zm_net_env_buf_locked(void)

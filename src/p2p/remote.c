@@ -29,23 +29,26 @@
 
 /* Default network eager thresholds: above them a message to another
  * process goes by rendezvous.  To a process of another node, 16 KiB; to
- * one of the same node, 2 KiB: the system MPIs' shared-memory eager
- * limits are about 4 KiB, and an envelope above them travels by their
- * own rendezvous, which the receiver's probe-and-receive takes one
- * message at a time (a window of 4-16 KiB messages ran at 0.15-0.3 of
- * the bare system MPI's bandwidth; by zmpi's rendezvous, whose data
- * receives are posted as envelopes match, at 0.6-0.8; latencies equal or
- * lower).  Over TCP the data as a second message costs 30 % more
- * latency at 4-8 KiB, hence the larger threshold between nodes.
- * ZMPI_NET_EAGER_MAX overrides both for the job, the info key
- * zmpi_net_eager_max per communicator. */
+ * one of the same node, what the backend says (zm_net_eager_node: 8 KiB +
+ * 32 with MPICH, whose UCX copies messages up to 8 KiB through its shared
+ * memory, 2 KiB + 64 with Open MPI), at least NET_EAGER_NODE_MIN and at
+ * most what a preposted receive takes.  Beyond the system MPI's own
+ * shared-memory eager limit an envelope would travel by its rendezvous,
+ * which the receiver takes one message at a time (a window of 4-16 KiB
+ * messages ran at 0.15-0.3 of the bare system MPI's bandwidth; by zmpi's
+ * rendezvous, whose data receives are posted as envelopes match, at
+ * 0.6-0.8; latencies equal or lower).  Over TCP the data as a second
+ * message costs 30 % more latency at 4-8 KiB, hence the larger threshold
+ * between nodes.  ZMPI_NET_EAGER_MAX overrides both for the job, the
+ * info key zmpi_net_eager_max per communicator. */
 #define NET_EAGER_DEFAULT (16 * 1024)
 /* 2 KiB of data plus 64 bytes: a collective's message carries 2 KiB of a
  * rank's data behind its 32-byte signature (src/coll/net_msg.c) and stays
  * one eager message. */
-#define NET_EAGER_NODE_DEFAULT (2 * 1024 + 64)
+#define NET_EAGER_NODE_MIN (2 * 1024 + 64)
 
-enum { HDR_EAGER = 1, HDR_RTS = 2 };
+/* HDR_RTS_PIECES: a rendezvous whose data travels in pieces (piece_for_locked). */
+enum { HDR_EAGER = 1, HDR_RTS = 2, HDR_RTS_PIECES = 3 };
 
 /* Header of an envelope on the wire.  32 bytes, so data behind it stays
  * 16-byte aligned. */
@@ -56,7 +59,7 @@ typedef struct net_hdr {
     int32_t dst;           /* receiver's world rank */
     uint64_t bytes;        /* payload bytes */
     int32_t kind;          /* HDR_* */
-    int32_t dtag;          /* HDR_RTS: tag of the data message */
+    int32_t dtag;          /* HDR_RTS*: tag of the data message */
 } net_hdr_t;
 
 _Static_assert(offsetof(net_hdr_t, kind) == ZM_NET_KIND_AT, "kinds sit where net.h says");
@@ -67,6 +70,7 @@ _Static_assert(offsetof(net_hdr_t, kind) == ZM_NET_KIND_AT, "kinds sit where net
 
 static size_t net_eager_default = NET_EAGER_DEFAULT;
 static int net_eager_given;        /* ZMPI_NET_EAGER_MAX was set */
+static size_t net_eager_node;      /* within a node; set by zm_p2p_remote_init */
 
 /* The job's eager threshold for messages to process proc. */
 static inline size_t net_eager_for(int proc)
@@ -74,7 +78,52 @@ static inline size_t net_eager_for(int proc)
     const zm_net_job_t *j = &zm_net_job;
     if (net_eager_given || !j->node)
         return net_eager_default;
-    return j->node[proc] == j->node[j->proc] ? NET_EAGER_NODE_DEFAULT : NET_EAGER_DEFAULT;
+    return j->node[proc] == j->node[j->proc] ? net_eager_node : NET_EAGER_DEFAULT;
+}
+
+/* Pieces of a rendezvous's data (docs/net.md, "Point-to-point").  Between
+ * processes of one node whose system MPI copies messages up to a size
+ * through its shared memory and moves larger ones by its own rendezvous,
+ * a rendezvous's data of up to piece_max bytes goes as messages of at
+ * most piece bytes each, all with the data tag, received in order at
+ * their offsets straight into the user's buffer: the system MPI's eager
+ * copies, as for messages of that size in a bare program, instead of its
+ * rendezvous.  The sender decides and says so in the envelope's kind
+ * (HDR_RTS_PIECES); the piece size is the backend's, the same at both
+ * ends.  At most PIECES_FLIGHT pieces to one process are in flight (sent
+ * and not yet seen complete), beyond which a rendezvous's data goes as
+ * one message: without a limit two processes streaming pieces at each
+ * other fell in 3 rounds of 5 to 2.4-3.3 GB/s against 5.9-6.8 for one
+ * message each (windows of 64 16 KiB messages, MPICH), in 0 of 8 with
+ * 128 (10.8-12.2 GB/s); a limit of 32 kept too few pieces for a one-way
+ * stream to gain (Open MPI 4 KiB: 1.7 GB/s as with one message, 4.5
+ * with 128).  0: one message. */
+static size_t net_piece, net_piece_max;
+static int *pieces_out;            /* per process: pieces in flight; network lock; kept to the end */
+
+#define PIECES_FLIGHT 128
+
+/* The pieces of `bytes` bytes, `piece` bytes each. */
+static inline int pieces_of(size_t bytes, size_t piece)
+{
+    return (int)((bytes + piece - 1) / piece);
+}
+
+/* The size of the pieces in which to send a rendezvous of `bytes` bytes
+ * to process proc now, or 0 for one message.  Network lock held. */
+static size_t piece_for_locked(int proc, size_t bytes)
+{
+    const zm_net_job_t *j = &zm_net_job;
+    if (net_piece == 0 || bytes > net_piece_max || bytes <= net_piece || !j->node ||
+        j->node[proc] != j->node[j->proc])
+        return 0;
+    if (ZM_UNLIKELY(!pieces_out) && !(pieces_out = calloc((size_t)j->nprocs, sizeof(int))))
+        return 0;
+    int n = pieces_of(bytes, net_piece);
+    if (pieces_out[proc] + n > PIECES_FLIGHT)
+        return 0;
+    pieces_out[proc] += n;
+    return net_piece;
 }
 
 /* A rendezvous send in flight, freed once its data is out (its envelope
@@ -84,6 +133,9 @@ typedef struct rsend {
     zm_req_t *req;         /* the send to complete when the data is out, or NULL */
     void *tmp;             /* packed copy of non-contiguous data, or NULL */
     zm_msg_t *bmsg;        /* Bsend area segment to give back, or NULL */
+    int left;              /* pieces of the data not yet out */
+    int proc;              /* the destination process */
+    int pieces;            /* the data's pieces counted in pieces_out, or 0 */
 } rsend_t;
 
 /* A rendezvous receive in flight. */
@@ -91,6 +143,7 @@ typedef struct rrecv {
     zm_req_t *rr;          /* the receive */
     void *tmp;             /* data lands here first when rr cannot take it as is */
     size_t n;              /* bytes that fit in rr */
+    int left;              /* pieces of the data not yet in */
 } rrecv_t;
 
 /* ---- Sending ------------------------------------------------------------- */
@@ -100,9 +153,15 @@ static void free_cb(void *arg)
     free(arg);
 }
 
+/* A piece (or the whole) of a rendezvous's data is out.  Network lock
+ * held (a completion callback of the progress engine). */
 static void rsend_done(void *arg)
 {
     rsend_t *rs = arg;
+    if (rs->pieces)
+        pieces_out[rs->proc]--;
+    if (--rs->left > 0)
+        return;
     if (rs->req)
         zm_p2p_req_complete(rs->req);
     if (rs->bmsg)
@@ -192,13 +251,33 @@ static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t co
  * data is out. */
 static void send_rndv(rsend_t *rs, const void *data, int proc, int sync)
 {
+    size_t bytes = rs->hdr.bytes;
     zm_net_lock();
+    size_t piece = piece_for_locked(proc, bytes);
+    rs->proc = proc;
+    rs->pieces = piece ? pieces_of(bytes, piece) : 0;
+    if (piece)
+        rs->hdr.kind = HDR_RTS_PIECES;
     rs->hdr.dtag = zm_net_data_tag_locked();
     net_hdr_t *h = zm_net_env_buf_locked();
     *h = rs->hdr;
     zm_net_env_send_first_locked(h, sizeof(*h), proc);
     count_locked(&net_sent, rs->hdr.ctx);
-    zm_net_send_locked(data, rs->hdr.bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
+    if (piece == 0) {
+        rs->left = 1;
+        zm_net_send_locked(data, bytes, proc, rs->hdr.dtag, sync, rsend_done, rs);
+    } else {
+        /* Every piece counted before the first is sent, so that rs is
+         * freed after the last one whatever the order of their
+         * completions.  A synchronous send's
+         * first piece goes synchronously: it completes once the receiver
+         * posted its receives, that is once a receive matched. */
+        int dtag = rs->hdr.dtag;
+        rs->left = rs->pieces;
+        for (size_t off = 0; off < bytes; off += piece)
+            zm_net_send_locked((const char *)data + off, bytes - off < piece ? bytes - off : piece,
+                               proc, dtag, sync && off == 0, rsend_done, rs);
+    }
     zm_net_unlock();
 }
 
@@ -285,6 +364,8 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
 static void rrecv_done(void *arg)
 {
     rrecv_t *rv = arg;
+    if (--rv->left > 0)
+        return;
     zm_req_t *rr = rv->rr;
     if (rv->tmp) {
         zm_dt_unpack(rr->buf, rr->count, rr->dt, rv->tmp, rv->n);
@@ -294,11 +375,49 @@ static void rrecv_done(void *arg)
     zm_p2p_req_complete(rr);
 }
 
+/* With the network lock held: post the receives of a rendezvous's data
+ * from process `proc` (tag dtag, `bytes` bytes) into dst, in pieces of
+ * `piece` bytes if the sender sent it so (0: one message), done(arg) once
+ * per piece. */
+static void rndv_post_locked(void *dst, size_t bytes, int proc, int dtag, size_t piece,
+                             zm_net_done_fn *done, void *arg)
+{
+    if (piece == 0) {
+        zm_net_recv_locked(dst, bytes, proc, dtag, done, arg);
+        return;
+    }
+    for (size_t off = 0; off < bytes; off += piece)
+        zm_net_recv_locked((char *)dst + off, bytes - off < piece ? bytes - off : piece, proc,
+                           dtag, done, arg);
+}
+
+/* The pieces rndv_post_locked posts for `bytes` bytes in pieces of
+ * `piece` bytes. */
+static int rndv_pieces(size_t bytes, size_t piece)
+{
+    return piece == 0 ? 1 : pieces_of(bytes, piece);
+}
+
+/* Where an unexpected rendezvous's data comes from, kept in its message's
+ * scount: the process (bits 0-31), the data tag (32-62, a positive
+ * int32) and whether it travels in pieces (63). */
+static inline uint64_t rndv_where(int proc, int dtag, int pieces)
+{
+    return (uint64_t)(uint32_t)proc | ((uint64_t)(uint32_t)dtag << 32) |
+           ((uint64_t)(pieces != 0) << 63);
+}
+
+/* The piece size of a rendezvous whose envelope had kind `kind`. */
+static inline size_t rndv_piece(int kind)
+{
+    return kind == HDR_RTS_PIECES ? net_piece : 0;
+}
+
 /* With the network lock held: receive the data of a rendezvous from
  * process `proc` (tag dtag, `bytes` bytes) into rr, whose status says how
  * many fit.  Straight into the buffer when it is contiguous and the whole
  * message fits; else through a temporary block. */
-static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes)
+static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes, size_t piece)
 {
     rrecv_t *rv = malloc(sizeof(*rv));
     size_t n = rr->st_error == ZM_ERR_TRUNCATE ? zm_dt_bytes(rr->dt, rr->count) : bytes;
@@ -316,14 +435,16 @@ static void rndv_recv_locked(zm_req_t *rr, int proc, int dtag, size_t bytes)
     }
     rv->rr = rr;
     rv->n = n;
-    zm_net_recv_locked(dst, bytes, proc, dtag, rrecv_done, rv);
+    rv->left = rndv_pieces(bytes, piece);
+    rndv_post_locked(dst, bytes, proc, dtag, piece, rrecv_done, rv);
 }
 
 void zm_p2p_remote_deliver(zm_msg_t *m, zm_req_t *rr)
 {
     uint64_t where = m->scount;
     zm_net_lock();
-    rndv_recv_locked(rr, (int)(where & 0xffffffffu), (int)(where >> 32), m->bytes);
+    rndv_recv_locked(rr, (int)(where & 0xffffffffu), (int)((where >> 32) & 0x7fffffffu),
+                     m->bytes, where >> 63 ? net_piece : 0);
     zm_net_unlock();
     free(m);
 }
@@ -386,16 +507,29 @@ static int drop_wanted(int dst, uint32_t ctx, int tag)
     return 0;
 }
 
+/* A dropped rendezvous's data is in (every piece): free it. */
+static void drop_done(void *arg)
+{
+    rrecv_t *rv = arg;
+    if (--rv->left > 0)
+        return;
+    free(rv->tmp);
+    free(rv);
+}
+
 /* Take in and drop the data of a rendezvous from process `proc` (data tag
  * dtag, `bytes` bytes): its sender then completes.  Network lock held. */
-static void drop_rndv_locked(int proc, int dtag, size_t bytes)
+static void drop_rndv_locked(int proc, int dtag, size_t bytes, size_t piece)
 {
+    rrecv_t *rv = malloc(sizeof(*rv));
     void *scratch = malloc(bytes ? bytes : 1);
-    if (!scratch) {
+    if (!rv || !scratch) {
         fprintf(stderr, "zmpi: out of memory dropping a %zu-byte message\n", bytes);
         zm_net_abort(1);
     }
-    zm_net_recv_locked(scratch, bytes, proc, dtag, free_cb, scratch);
+    rv->tmp = scratch;
+    rv->left = rndv_pieces(bytes, piece);
+    rndv_post_locked(scratch, bytes, proc, dtag, piece, drop_done, rv);
 }
 
 /* Drop the messages of (ctx, tag) that already wait in r's unexpected
@@ -413,7 +547,9 @@ static void drop_queued_locked(zm_p2p_rank_t *r, uint32_t ctx, int tag)
             continue;
         unexp_take(r, m);
         if (m->kind == ZM_MSG_NET_RNDV)
-            drop_rndv_locked((int)(m->scount & 0xffffffffu), (int)(m->scount >> 32), m->bytes);
+            drop_rndv_locked((int)(m->scount & 0xffffffffu),
+                             (int)((m->scount >> 32) & 0x7fffffffu), m->bytes,
+                             m->scount >> 63 ? net_piece : 0);
         free(m); /* the arrived packet, envelope and data in one block */
     }
     zm_spin_unlock(&r->lock);
@@ -486,7 +622,7 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
             zm_dt_unpack(rr->buf, rr->count, rr->dt, data, n);
             zm_p2p_req_complete(rr);
         } else {
-            rndv_recv_locked(rr, src_proc, h->dtag, h->bytes);
+            rndv_recv_locked(rr, src_proc, h->dtag, h->bytes, rndv_piece(h->kind));
         }
         wake_probes(probes);
         return;
@@ -495,8 +631,8 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     if (ZM_UNLIKELY(atomic_load_explicit(&ndrops, memory_order_relaxed) > 0) &&
         drop_wanted(h->dst, h->ctx, h->tag)) {
         zm_spin_unlock(&r->lock);
-        if (h->kind == HDR_RTS)
-            drop_rndv_locked(src_proc, h->dtag, h->bytes);
+        if (h->kind != HDR_EAGER)
+            drop_rndv_locked(src_proc, h->dtag, h->bytes, rndv_piece(h->kind));
         wake_probes(probes);
         return;
     }
@@ -515,7 +651,7 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     m->data = h + 1;
     m->sreq = NULL;
     m->sbuf = NULL;
-    m->scount = (uint64_t)(uint32_t)src_proc | ((uint64_t)(uint32_t)h->dtag << 32);
+    m->scount = rndv_where(src_proc, h->dtag, h->kind == HDR_RTS_PIECES);
     atomic_store_explicit(&m->ready, 1, memory_order_relaxed);
     unexp_push(r, &r->unexp, m);
     zm_spin_unlock(&r->lock);
@@ -533,6 +669,14 @@ void zm_p2p_remote_init(void)
             net_eager_given = 1;
         }
     }
+    /* The backend's threshold within a node, kept to what one preposted
+     * receive takes: a larger eager envelope would cost the receiver an
+     * announcement and a second message (net_env.c). */
+    size_t node = zm_net_eager_node(), room = zm_net_env_room() - sizeof(net_hdr_t);
+    net_eager_node = node < NET_EAGER_NODE_MIN ? NET_EAGER_NODE_MIN : node;
+    if (net_eager_node > room)
+        net_eager_node = room;
+    net_piece = zm_net_piece_node(&net_piece_max);
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
 }
