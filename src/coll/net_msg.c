@@ -242,7 +242,10 @@ int zm_coll_nmsgs_post(coll_nmsgs_t *ms)
         else
             zm_p2p_isend(ms->pc, o->hb, len, &zmpi_dt_MPI_BYTE, o->peer, ms->tag, ZM_SEND_STD,
                          &ms->reqs[2 * i]);
-        if (o->split)
+        if (o->split && ms->batch)
+            zm_p2p_isend_batch(ms->pc, o->buf, o->count, o->dt, o->peer, ms->tag,
+                               &ms->reqs[2 * i + 1]);
+        else if (o->split)
             zm_p2p_isend(ms->pc, o->buf, o->count, o->dt, o->peer, ms->tag, ZM_SEND_STD,
                          &ms->reqs[2 * i + 1]);
     }

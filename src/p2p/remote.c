@@ -97,7 +97,12 @@ static inline size_t net_eager_for(int proc)
  * message each (windows of 64 16 KiB messages, MPICH), in 0 of 8 with
  * 128 (10.8-12.2 GB/s); a limit of 32 kept too few pieces for a one-way
  * stream to gain (Open MPI 4 KiB: 1.7 GB/s as with one message, 4.5
- * with 128).  0: one message. */
+ * with 128).  0: one message.  A blocking collective's messages (`coll`:
+ * its rank starts the rendezvous to all its peers at once) go in pieces
+ * only up to half of piece_max: an Alltoall of 16 KiB blocks, 2 processes
+ * x 4 ranks over Open MPI, took 108-132 us with pieces up to 16 KiB, 87
+ * with 8 KiB, 87-89 with none (bare Open MPI 111-129); at 4 KiB 45-56 us
+ * with pieces, 61-74 without (alternated runs). */
 static size_t net_piece, net_piece_max;
 static int *pieces_out;            /* per process: pieces in flight; network lock; kept to the end */
 
@@ -110,11 +115,13 @@ static inline int pieces_of(size_t bytes, size_t piece)
 }
 
 /* The size of the pieces in which to send a rendezvous of `bytes` bytes
- * to process proc now, or 0 for one message.  Network lock held. */
-static size_t piece_for_locked(int proc, size_t bytes)
+ * to process proc now (a blocking collective's if coll), or 0 for one
+ * message.  Network lock held. */
+static size_t piece_for_locked(int proc, size_t bytes, int coll)
 {
     const zm_net_job_t *j = &zm_net_job;
-    if (net_piece == 0 || bytes > net_piece_max || bytes <= net_piece || !j->node ||
+    if (net_piece == 0 || bytes > (coll ? net_piece_max / 2 : net_piece_max) ||
+        bytes <= net_piece || !j->node ||
         j->node[proc] != j->node[j->proc])
         return 0;
     if (ZM_UNLIKELY(!pieces_out) && !(pieces_out = calloc((size_t)j->nprocs, sizeof(int))))
@@ -248,12 +255,12 @@ static zm_status_t send_eager(const zm_p2p_comm_t *c, const void *buf, size_t co
 /* Envelope first (a copy of rs->hdr, from the network's pool), then the
  * contiguous data `data` with a fresh data tag, to process proc.  rs
  * (filled but for the header's data tag) completes what it names once the
- * data is out. */
-static void send_rndv(rsend_t *rs, const void *data, int proc, int sync)
+ * data is out.  coll: a blocking collective's message (piece_for_locked). */
+static void send_rndv(rsend_t *rs, const void *data, int proc, int sync, int coll)
 {
     size_t bytes = rs->hdr.bytes;
     zm_net_lock();
-    size_t piece = piece_for_locked(proc, bytes);
+    size_t piece = piece_for_locked(proc, bytes, coll);
     rs->proc = proc;
     rs->pieces = piece ? pieces_of(bytes, piece) : 0;
     if (piece)
@@ -300,7 +307,7 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
     }
     hdr_fill(&rs->hdr, c, wdest, tag, bytes, HDR_RTS);
     rs->bmsg = m;
-    send_rndv(rs, m->data, zm_net_proc_of(wdest), 0);
+    send_rndv(rs, m->data, zm_net_proc_of(wdest), 0, 0);
     return ZM_OK;
 }
 
@@ -355,7 +362,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         data = rs->tmp;
     }
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
-    send_rndv(rs, data, proc, mode == ZM_SEND_SYNC);
+    send_rndv(rs, data, proc, mode == ZM_SEND_SYNC, batch && !req->pooled);
     return ZM_OK;
 }
 
