@@ -2,7 +2,9 @@
  * ckpt_basic.c: a rank's whole state survives ZMPI_Checkpoint and a
  * restart (tests/ckpt_restart.sh): globals, locals on its stack, memory
  * from malloc, calloc, realloc, posix_memalign, strdup and getline, its
- * argv, its error handler, and where it was in its loop.  Each iteration exchanges messages
+ * argv, its error handler, its attribute keys and the attributes it cached
+ * on MPI_COMM_WORLD and MPI_COMM_SELF, the name it gave MPI_INT, and where
+ * it was in its loop.  Each iteration exchanges messages
  * around a ring and reduces a checksum (integers, so the result is exact
  * whatever the number of workers).  At iteration CK_AT the ranks take a
  * checkpoint in the directory argv[1]; with CK_STOP=1 in the environment
@@ -79,6 +81,18 @@ int main(int argc, char **argv)
         heap[i] = (int64_t)rank * 1000 + i;
     for (int i = 0; i < 512; i++)
         table[i] = i * (rank + 1);
+    /* Attributes and a type name the restarted rank must find again
+     * (checked at the end, in the first run and after a restart). */
+    int key_w = MPI_KEYVAL_INVALID, key_s = MPI_KEYVAL_INVALID;
+    int64_t *attr_w = malloc(sizeof *attr_w), attr_s = 7000 + rank;
+    *attr_w = 5000 + rank;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key_w, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &key_s, NULL);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, key_w, attr_w);
+    MPI_Comm_set_attr(MPI_COMM_SELF, key_s, &attr_s);
+    char tname[MPI_MAX_OBJECT_NAME];
+    snprintf(tname, sizeof tname, "rank %d's int", rank);
+    MPI_Type_set_name(MPI_INT, tname);
     int64_t check = 0;
     MPI_Comm extra = MPI_COMM_NULL;
     for (int it = 0; it < ITERS; it++) {
@@ -126,6 +140,24 @@ int main(int argc, char **argv)
             }
         }
     }
+    int64_t *got_w = NULL, *got_s = NULL;
+    int flag_w = 0, flag_s = 0, nlen = 0;
+    char nbuf[MPI_MAX_OBJECT_NAME] = "";
+    int rc_w = MPI_Comm_get_attr(MPI_COMM_WORLD, key_w, &got_w, &flag_w);
+    int rc_s = MPI_Comm_get_attr(MPI_COMM_SELF, key_s, &got_s, &flag_s);
+    MPI_Type_get_name(MPI_INT, nbuf, &nlen);
+    if (rc_w != MPI_SUCCESS || rc_s != MPI_SUCCESS || !flag_w || !flag_s || got_w != attr_w ||
+        got_s != &attr_s || *got_w != 5000 + rank || *got_s != 7000 + rank ||
+        strcmp(nbuf, tname) != 0) {
+        printf("rank %d: attributes or type name lost (get %d/%d, flags %d/%d, name '%s')\n",
+               rank, rc_w, rc_s, flag_w, flag_s, nbuf);
+        MPI_Abort(MPI_COMM_WORLD, 5);
+    }
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, key_w);
+    MPI_Comm_delete_attr(MPI_COMM_SELF, key_s);
+    MPI_Comm_free_keyval(&key_w);
+    MPI_Comm_free_keyval(&key_s);
+    free(attr_w);
     if (rank == 0)
         printf("checksum %lld of %d ranks (%s)\n", (long long)check, size,
                line && strstr(line, "ckpt") ? "cmdline ok" : "cmdline lost");

@@ -137,6 +137,42 @@ static int read_rank(int fd, int rank, char *err, size_t errlen)
 }
 
 /* Bring back rank `rank` from its file: memory, context, MPI state. */
+/* What a checkpoint keeps of a rank's API state besides its error
+ * handlers and thread level (h->user[1-4]): its attribute state and names
+ * of predefined datatypes, both in its heap, and the address of its API
+ * record, by which its attributes on MPI_COMM_WORLD and MPI_COMM_SELF are
+ * filed.  In the rank's heap, pointed to by h->user[0]. */
+struct ckpt_api {
+    uintptr_t attr, type_names, rec;
+};
+
+/* Keep what restore_api needs in the rank's heap; -1 if out of memory. */
+static int save_api(zm_rank_mem_t *h, zm_mpi_rank_t *me)
+{
+    struct ckpt_api *a = (struct ckpt_api *)h->user[0];
+    if (!a && !(a = zm_core_heap_alloc(h, sizeof(*a))))
+        return -1;
+    a->attr = (uintptr_t)me->attr;
+    a->type_names = (uintptr_t)me->type_names;
+    a->rec = (uintptr_t)me;
+    h->user[0] = (uintptr_t)a;
+    return 0;
+}
+
+/* Give the restored rank's new API record its attribute state and type
+ * names back, its attributes on MPI_COMM_WORLD and MPI_COMM_SELF filed
+ * under the new record's objects (as migration does). */
+static void restore_api(zm_rank_mem_t *h, zm_mpi_rank_t *me)
+{
+    const struct ckpt_api *a = (const struct ckpt_api *)h->user[0];
+    if (!a)
+        return;
+    me->attr = (struct zm_mpi_attr_state *)a->attr;
+    me->type_names = (struct zm_mpi_type_names *)a->type_names;
+    zm_mpi_attr_moved(me, (const void *)(a->rec + offsetof(zm_mpi_rank_t, world)),
+                      (const void *)(a->rec + offsetof(zm_mpi_rank_t, self)));
+}
+
 static int restore_rank(int rank, char *err, size_t errlen)
 {
     char path[4096];
@@ -161,6 +197,7 @@ static int restore_rank(int rank, char *err, size_t errlen)
     zm_mpi_thread_grant(me, me->thread_level);
     me->world.eh = (struct zmpi_errhandler *)h->user[2];
     me->self.eh = (struct zmpi_errhandler *)h->user[3];
+    restore_api(h, me);
     me->initialized = 1;
     return 0;
 }
@@ -377,6 +414,13 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
         return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made (set a "
                "predefined one first)";
+    /* Its attribute state and type names are saved with its heap, where
+     * they are when the rank made them on its own thread. */
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    if ((me->attr && zm_core_rank_mem_owner(me->attr) != h) ||
+        (me->type_names && zm_core_rank_mem_owner(me->type_names) != h))
+        return "it made attribute keys, cached attributes or names of predefined datatypes "
+               "off its own thread (by a thread it started)";
     return NULL;
 }
 
@@ -402,6 +446,8 @@ static int ckpt_begin(const char *fn, const char *dir)
                             strerror(errno));
     PMPI_Barrier(MPI_COMM_WORLD);
     const char *why = obstacle(me);
+    if (!why && save_api(zm_core_rank_mem(me->world_rank), me) != 0)
+        why = "out of memory in its heap";
     int bad = why != NULL, any = 0;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     /* Between processes: every message sent must have arrived (one rank
