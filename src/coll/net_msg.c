@@ -196,6 +196,17 @@ static size_t area_of(const coll_nmsg_t *o)
     return (b + ZM_CACHE_LINE - 1) & ~(size_t)(ZM_CACHE_LINE - 1);
 }
 
+/* Send (buf, count, dt) of message o of set ms with request req: in a
+ * batch to another process when the set's rank waits next (ms->batch). */
+static void nsend(coll_nmsgs_t *ms, const coll_nmsg_t *o, const void *buf, size_t count,
+                  const zm_dt_t *dt, zm_req_t *req)
+{
+    if (ms->batch)
+        zm_p2p_isend_batch(ms->pc, buf, count, dt, o->peer, ms->tag, req);
+    else
+        zm_p2p_isend(ms->pc, buf, count, dt, o->peer, ms->tag, ZM_SEND_STD, req);
+}
+
 int zm_coll_nmsgs_post(coll_nmsgs_t *ms)
 {
     /* One block: two requests per message (only those used are cleared),
@@ -235,19 +246,10 @@ int zm_coll_nmsgs_post(coll_nmsgs_t *ms)
         g->units = o->units;
         if (!o->split && o->bytes)
             zm_dt_pack(o->hb + SIG, o->buf, o->count, o->dt, o->bytes);
-        size_t len = SIG + (o->split ? 0 : o->bytes);
-        if (ms->batch)
-            zm_p2p_isend_batch(ms->pc, o->hb, len, &zmpi_dt_MPI_BYTE, o->peer, ms->tag,
-                               &ms->reqs[2 * i]);
-        else
-            zm_p2p_isend(ms->pc, o->hb, len, &zmpi_dt_MPI_BYTE, o->peer, ms->tag, ZM_SEND_STD,
-                         &ms->reqs[2 * i]);
-        if (o->split && ms->batch)
-            zm_p2p_isend_batch(ms->pc, o->buf, o->count, o->dt, o->peer, ms->tag,
-                               &ms->reqs[2 * i + 1]);
-        else if (o->split)
-            zm_p2p_isend(ms->pc, o->buf, o->count, o->dt, o->peer, ms->tag, ZM_SEND_STD,
-                         &ms->reqs[2 * i + 1]);
+        nsend(ms, o, o->hb, SIG + (o->split ? 0 : o->bytes), &zmpi_dt_MPI_BYTE,
+              &ms->reqs[2 * i]);
+        if (o->split)
+            nsend(ms, o, o->buf, o->count, o->dt, &ms->reqs[2 * i + 1]);
     }
     return 0;
 }

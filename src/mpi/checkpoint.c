@@ -159,18 +159,31 @@ static int save_api(zm_rank_mem_t *h, zm_mpi_rank_t *me)
     return 0;
 }
 
-/* Give the restored rank's new API record its attribute state and type
- * names back, its attributes on MPI_COMM_WORLD and MPI_COMM_SELF filed
- * under the new record's objects (as migration does). */
+void zm_mpi_ckpt_state_adopt(zm_mpi_rank_t *me, uintptr_t attr, uintptr_t type_names,
+                             uintptr_t old_rec)
+{
+    me->attr = (struct zm_mpi_attr_state *)attr;
+    me->type_names = (struct zm_mpi_type_names *)type_names;
+    zm_mpi_attr_moved(me, (const void *)(old_rec + offsetof(zm_mpi_rank_t, world)),
+                      (const void *)(old_rec + offsetof(zm_mpi_rank_t, self)));
+}
+
+const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me)
+{
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    if (me->attr && zm_core_rank_mem_owner(me->attr) != h)
+        return "it made attribute keys or cached attributes off its own thread";
+    if (me->type_names && zm_core_rank_mem_owner(me->type_names) != h)
+        return "it named a predefined datatype off its own thread";
+    return NULL;
+}
+
+/* Give the restored rank's new API record what save_api kept. */
 static void restore_api(zm_rank_mem_t *h, zm_mpi_rank_t *me)
 {
     const struct ckpt_api *a = (const struct ckpt_api *)h->user[0];
-    if (!a)
-        return;
-    me->attr = (struct zm_mpi_attr_state *)a->attr;
-    me->type_names = (struct zm_mpi_type_names *)a->type_names;
-    zm_mpi_attr_moved(me, (const void *)(a->rec + offsetof(zm_mpi_rank_t, world)),
-                      (const void *)(a->rec + offsetof(zm_mpi_rank_t, self)));
+    if (a)
+        zm_mpi_ckpt_state_adopt(me, a->attr, a->type_names, a->rec);
 }
 
 static int restore_rank(int rank, char *err, size_t errlen)
@@ -416,12 +429,7 @@ static const char *obstacle(zm_mpi_rank_t *me)
                "predefined one first)";
     /* Its attribute state and type names are saved with its heap, where
      * they are when the rank made them on its own thread. */
-    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
-    if ((me->attr && zm_core_rank_mem_owner(me->attr) != h) ||
-        (me->type_names && zm_core_rank_mem_owner(me->type_names) != h))
-        return "it made attribute keys, cached attributes or names of predefined datatypes "
-               "off its own thread (by a thread it started)";
-    return NULL;
+    return zm_mpi_ckpt_state_why(me);
 }
 
 /* Checks and agreement before the save; MPI_SUCCESS or the error raised. */

@@ -457,11 +457,9 @@ static void mpi_arrive(int w, const meta_t *mt, struct zmpi_group *wg)
     zm_mpi_thread_grant(m, mt->thread_max);
     m->last_class = mt->last_class;
     memcpy(m->last_msg, mt->last_msg, sizeof m->last_msg);
-    m->attr = (struct zm_mpi_attr_state *)(uintptr_t)mt->attr;
-    m->type_names = (struct zm_mpi_type_names *)(uintptr_t)mt->type_names;
     u->user = m;
-    zm_mpi_attr_moved(m, (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, world)),
-                      (const void *)(uintptr_t)(mt->rec + offsetof(zm_mpi_rank_t, self)));
+    zm_mpi_ckpt_state_adopt(m, (uintptr_t)mt->attr, (uintptr_t)mt->type_names,
+                            (uintptr_t)mt->rec);
 }
 
 /* Receive rank w from process src into its region here, ready to run;
@@ -610,11 +608,9 @@ static const char *rank_why(zm_mpi_rank_t *me)
     if (!own(h, me->world.eh, me->world.eh->kind < ZM_EH_USER) ||
         !own(h, me->self.eh, me->self.eh->kind < ZM_EH_USER))
         return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread";
-    if (!own(h, me->attr, 0))
-        return "it made attribute keys or cached attributes off its own thread";
-    if (!own(h, me->type_names, 0))
-        return "it named a predefined datatype off its own thread";
-    const char *cwhy;
+    const char *cwhy = zm_mpi_ckpt_state_why(me);
+    if (cwhy)
+        return cwhy;
     zm_mpi_comm_held(me->world_rank, &cwhy);
     if (cwhy)
         return cwhy;

@@ -39,4 +39,18 @@ void zm_mpi_migrate_relocal(void);
 void zm_mpi_ckpt_rw(int rank, void **start, size_t *len);
 int zm_mpi_ckpt_adopt(int rank, char *err, size_t errlen);
 
+/* checkpoint.c: why rank me's attribute state or names of predefined
+ * datatypes would not travel with its region (made on a thread it
+ * started, in libc's memory), or NULL.  Checkpoints and moves refuse such
+ * a rank.  The rank's ULT. */
+const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me);
+
+/* checkpoint.c: give rank record `me`, new in this process (a restart, an
+ * arrival), the attribute state and type names the rank kept in its heap,
+ * and file its attributes on MPI_COMM_WORLD and MPI_COMM_SELF, kept under
+ * its old record `old_rec`'s objects, under its own.  Before the rank
+ * runs; the thread that makes the record. */
+void zm_mpi_ckpt_state_adopt(zm_mpi_rank_t *me, uintptr_t attr, uintptr_t type_names,
+                             uintptr_t old_rec);
+
 #endif /* ZM_MPI_MIGRATE_NET_H */

@@ -704,18 +704,26 @@ static inline void handoff(const zm_p2p_rank_t *r, size_t bytes)
         zm_ult_yield();
 }
 
-zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
-                         const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
+/* Make req a send of communicator c to comm rank dest (world rank wdest)
+ * with tag and mode (its flags left out). */
+static inline void send_req_fill(zm_req_t *req, const zm_p2p_comm_t *c, int wdest, int dest,
+                                 int tag, int mode)
 {
-    int wdest = c->world ? c->world[dest] : dest;
-    zm_p2p_rank_t *r = &zm_p2p_ranks[wdest];
-
     zm_p2p_req_reset(req, ZM_REQ_SEND);
     req->owner = wdest;
     req->pcomm = c;
     req->peer = dest;
     req->tag = tag;
     req->mode = (uint8_t)(mode & ~ZM_SEND_LEND);
+}
+
+zm_status_t zm_p2p_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                         const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req)
+{
+    int wdest = c->world ? c->world[dest] : dest;
+    zm_p2p_rank_t *r = &zm_p2p_ranks[wdest];
+
+    send_req_fill(req, c, wdest, dest, tag, mode);
     /* A receiver polling in a wait matches small messages itself, from
      * the ring of the sender's worker (ring.c).  Only local ranks set
      * ring_poll, and its line is not the lock's, which the receiver
@@ -736,12 +744,7 @@ zm_status_t zm_p2p_isend_batch(const zm_p2p_comm_t *c, const void *buf, size_t c
     int wdest = c->world ? c->world[dest] : dest;
     if (zm_p2p_ranks[wdest].local)
         return zm_p2p_isend(c, buf, count, dt, dest, tag, ZM_SEND_STD, req);
-    zm_p2p_req_reset(req, ZM_REQ_SEND);
-    req->owner = wdest;
-    req->pcomm = c;
-    req->peer = dest;
-    req->tag = tag;
-    req->mode = ZM_SEND_STD;
+    send_req_fill(req, c, wdest, dest, tag, ZM_SEND_STD);
     return zm_p2p_remote_isend(c, buf, count, dt, wdest, tag, ZM_SEND_STD | ZM_SEND_BATCH, req);
 }
 

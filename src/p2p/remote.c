@@ -329,7 +329,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
      * persistent send's start); blocking sends use requests of their own
      * (pooled 0), which are sent at once, and so do collectives but for
      * the blocking ones' (zm_p2p_isend_batch), whose rank polls next. */
-    int batch = req->pooled | (mode & ZM_SEND_BATCH);
+    int coll = (mode & ZM_SEND_BATCH) != 0, batch = req->pooled || coll;
     mode &= ~ZM_SEND_BATCH;
     if (mode == ZM_SEND_BUFFERED) {
         if ((rc = send_buffered(c, buf, count, dt, bytes, wdest, tag)) != ZM_OK)
@@ -362,7 +362,7 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         data = rs->tmp;
     }
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
-    send_rndv(rs, data, proc, mode == ZM_SEND_SYNC, batch && !req->pooled);
+    send_rndv(rs, data, proc, mode == ZM_SEND_SYNC, coll);
     return ZM_OK;
 }
 
