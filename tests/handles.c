@@ -181,10 +181,15 @@ static void check_types(void)
     int size = 0;
     ZT_OK(MPI_Type_size(MPI_Type_f2c(f[9]), &size));
     ZT_EQ(size, 10 * (int)sizeof(int), "size of a converted type");
+    /* The barriers keep other ranks from making types while this one
+     * checks that its freed values no longer convert: the table is shared
+     * by the process, so a type made meanwhile may reuse a freed value. */
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < N; i++) {
         ZT_OK(MPI_Type_free(&t[i]));
         ZT_CHECK(MPI_Type_f2c(f[i]) == MPI_DATATYPE_NULL, "freed type %d still converts", i);
     }
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     free(t);
     free(f);
 }
@@ -229,8 +234,12 @@ static void check_others(int rank)
     ZT_OK(MPI_Op_create(user_fn, 1, &op));
     ROUND_TRIP(Op, op, 14);
     MPI_Fint fo = MPI_Op_c2f(op);
+    /* As for types: no rank makes an operation while freed values are
+     * checked, since one made meanwhile may reuse the freed value. */
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
     ZT_OK(MPI_Op_free(&op));
     ZT_CHECK(MPI_Op_f2c(fo) == MPI_OP_NULL, "freed operation's value converts");
+    ZT_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     MPI_Errhandler eh;
     ZT_OK(MPI_Comm_create_errhandler(eh_fn, &eh));
