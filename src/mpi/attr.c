@@ -1,7 +1,8 @@
 /*
- * attr.c: attribute caching on communicators, datatypes and windows (MPI
- * 4.1 section 7.7), the predefined attributes of communicators and
- * windows, and the deprecated MPI-1 names of the communicator calls.
+ * attr.c: the per-rank keyval and attribute tables behind attribute
+ * caching on communicators, datatypes and windows (MPI 4.1 section 7.7;
+ * the API calls are in attr_api.c), and the predefined attributes of
+ * communicators and windows.
  *
  * Every virtual rank is an MPI process, so keyvals and attributes are per
  * rank, in a struct zm_mpi_attr_state made on the rank's first use (its
@@ -27,6 +28,7 @@
  * being deleted, marked `dying` (invisible to lookups, freed only by the
  * call that marked it).
  */
+#include "attr_impl.h"
 #include "threads.h"
 #include "spawn.h"
 
@@ -39,27 +41,8 @@
 #define KV_GEN_MAX 32767                   /* keeps handles positive */
 #define OBJ_BUCKETS_MIN 64
 
-/* A key: callbacks and extra state, as MPI_*_create_keyval made it. */
-struct keyval {
-    int kind;                   /* ZM_ATTR_* of the objects it applies to */
-    int id;                     /* the handle given to the program */
-    int refs;                   /* the program's handle until freed, plus one per attribute */
-    int freed;                  /* MPI_*_free_keyval was called */
-    union {
-        MPI_Comm_copy_attr_function *comm;
-        MPI_Type_copy_attr_function *type;
-        MPI_Win_copy_attr_function *win;
-    } copy;                     /* called when the object is duplicated */
-    union {
-        MPI_Comm_delete_attr_function *comm;
-        MPI_Type_delete_attr_function *type;
-        MPI_Win_delete_attr_function *win;
-    } del;                      /* called when the attribute goes */
-    void *extra;                /* extra_state passed to both */
-};
-
 struct kv_slot {
-    struct keyval *kv;          /* the slot's live keyval, or NULL */
+    struct zm_mpi_keyval *kv;          /* the slot's live keyval, or NULL */
     int gen;                    /* generation of the slot's current (or next) keyval */
     int next_free;              /* next free slot, or -1 */
 };
@@ -68,7 +51,7 @@ struct kv_slot {
 struct attr {
     struct attr *prev, *next;   /* the object's attributes, oldest first */
     struct attr_obj *owner;     /* the object entry holding it */
-    struct keyval *kv;          /* its key (holds a reference) */
+    struct zm_mpi_keyval *kv;          /* its key (holds a reference) */
     void *value;                /* the value set by the program */
     int dying;                  /* its delete callback is running */
 };
@@ -91,14 +74,6 @@ struct zm_mpi_attr_state {
     /* Values of predefined attributes that change or differ between jobs;
      * the standard hands out pointers to them. */
     int lastused, universe;
-};
-
-/* Where an attribute call applies.  Errors go to the window's handler for
- * windows, else to errc's (NULL: that of calls without an object). */
-struct target {
-    int kind;                   /* ZM_ATTR_* */
-    const void *obj;            /* the object (not its handle), or NULL */
-    struct zmpi_comm *errc;     /* the communicator, or NULL */
 };
 
 /* Names by ZM_ATTR_* for messages. */
@@ -128,11 +103,11 @@ static void attr_unlock(zm_mpi_rank_t *me, int held)
         zm_mpi_rlock_drop(&me->attr_lock);
 }
 
-/* Define `name` as `name`_unlocked called under the rank's attribute
- * lock. */
+/* Define the internal call `name` (declared in attr_impl.h) as
+ * `name`_unlocked called under the rank's attribute lock. */
 #define LOCKED(ret, name, params, args)                                    \
     static ret name##_unlocked params;                                     \
-    static ret name params                                                 \
+    ret name params                                                        \
     {                                                                      \
         zm_mpi_rank_t *me_ = zm_mpi_me();                                  \
         int held_ = attr_lock(me_);                                        \
@@ -159,9 +134,9 @@ static struct zm_mpi_attr_state *state_get(zm_mpi_rank_t *me)
 }
 
 /* Make a keyval; returns its handle, or -1 if out of memory or handles. */
-static int kv_new(struct zm_mpi_attr_state *st, const struct keyval *proto)
+static int kv_new(struct zm_mpi_attr_state *st, const struct zm_mpi_keyval *proto)
 {
-    struct keyval *kv = zm_core_obj_alloc(sizeof(*kv));
+    struct zm_mpi_keyval *kv = zm_core_obj_alloc(sizeof(*kv));
     if (!kv)
         return -1;
     int s = st->free_slot;
@@ -192,7 +167,7 @@ err_free_kv:
     return -1;
 }
 
-static void kv_unref(struct zm_mpi_attr_state *st, struct keyval *kv)
+static void kv_unref(struct zm_mpi_attr_state *st, struct zm_mpi_keyval *kv)
 {
     if (--kv->refs > 0)
         return;
@@ -207,7 +182,7 @@ static void kv_unref(struct zm_mpi_attr_state *st, struct keyval *kv)
 }
 
 /* The live keyval with handle `id`, or NULL; *why says what is wrong. */
-static struct keyval *kv_lookup(struct zm_mpi_attr_state *st, int id, const char **why)
+static struct zm_mpi_keyval *kv_lookup(struct zm_mpi_attr_state *st, int id, const char **why)
 {
     int s = id & (KV_SLOTS_MAX - 1), gen = id >> KV_SLOT_BITS;
     if (id < KV_SLOTS_MAX || !st || s >= st->nslots || gen > st->slots[s].gen) {
@@ -320,7 +295,7 @@ static void obj_remove(struct zm_mpi_attr_state *st, struct attr_obj *o)
 
 /* ---- Attributes ------------------------------------------------------------- */
 
-static struct attr *attr_find(struct attr_obj *o, const struct keyval *kv)
+static struct attr *attr_find(struct attr_obj *o, const struct zm_mpi_keyval *kv)
 {
     struct attr *a = o ? o->first : NULL;
     while (a && (a->kv != kv || a->dying))
@@ -339,7 +314,7 @@ static struct attr *attr_newest(struct zm_mpi_attr_state *st, int kind, const vo
 }
 
 /* Link `a` (allocated by the caller) as the newest attribute of o. */
-static void attr_link(struct attr_obj *o, struct attr *a, struct keyval *kv, void *value)
+static void attr_link(struct attr_obj *o, struct attr *a, struct zm_mpi_keyval *kv, void *value)
 {
     a->owner = o;
     a->kv = kv;
@@ -392,7 +367,7 @@ static int callback_code(int rc)
     return rc > 0 && rc <= zm_mpi_last_used_code() ? rc : MPI_ERR_OTHER;
 }
 
-static int call_delete(void *h, const struct keyval *kv, void *value)
+static int call_delete(void *h, const struct zm_mpi_keyval *kv, void *value)
 {
     switch (kv->kind) {
     case ZM_ATTR_COMM: return kv->del.comm((MPI_Comm)h, kv->id, value, kv->extra);
@@ -401,7 +376,7 @@ static int call_delete(void *h, const struct keyval *kv, void *value)
     }
 }
 
-static int call_copy(void *h, const struct keyval *kv, void *in, void *out, int *flag)
+static int call_copy(void *h, const struct zm_mpi_keyval *kv, void *in, void *out, int *flag)
 {
     switch (kv->kind) {
     case ZM_ATTR_COMM: return kv->copy.comm((MPI_Comm)h, kv->id, kv->extra, in, out, flag);
@@ -598,7 +573,8 @@ static int is_predefined(int kind, int keyval)
 
 /* Raise an error on the target's handler. */
 __attribute__((format(printf, 4, 5)))
-static int t_error(const struct target *t, int cls, const char *fn, const char *fmt, ...)
+static int t_error(const struct zm_mpi_attr_target *t, int cls, const char *fn,
+                   const char *fmt, ...)
 {
     char msg[180];
     va_list ap;
@@ -614,8 +590,8 @@ static int t_error(const struct target *t, int cls, const char *fn, const char *
  * already freed (it may still read and delete the attributes that keep
  * such a key alive, but not add any or free it twice).  Returns
  * MPI_SUCCESS with *kv set, or the raised error. */
-static int check_keyval(const struct target *t, const char *fn, int keyval, int for_new,
-                        struct keyval **kv)
+static int check_keyval(const struct zm_mpi_attr_target *t, const char *fn, int keyval, int for_new,
+                        struct zm_mpi_keyval **kv)
 {
     const char *why;
     *kv = kv_lookup(zm_mpi_me()->attr, keyval, &why);
@@ -630,7 +606,7 @@ static int check_keyval(const struct target *t, const char *fn, int keyval, int 
     return MPI_SUCCESS;
 }
 
-static int refuse_predefined(const struct target *t, const char *fn, int keyval)
+static int refuse_predefined(const struct zm_mpi_attr_target *t, const char *fn, int keyval)
 {
     return t_error(t, MPI_ERR_KEYVAL, fn, "(keyval=%d): predefined attributes cannot be set, "
                    "deleted or freed", keyval);
@@ -640,8 +616,8 @@ static int refuse_predefined(const struct target *t, const char *fn, int keyval)
  * MPI_*_delete_attr were called (MPI 4.1 section 7.7.2).  The key is held
  * across the callback, which may free it or set the key again.  Returns
  * MPI_SUCCESS or the raised error. */
-static int attr_clear_for_set(const struct target *t, const char *fn, int keyval,
-                              struct keyval *kv)
+static int attr_clear_for_set(const struct zm_mpi_attr_target *t, const char *fn, int keyval,
+                              struct zm_mpi_keyval *kv)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
     struct zm_mpi_attr_state *st = me->attr;
@@ -661,14 +637,16 @@ static int attr_clear_for_set(const struct target *t, const char *fn, int keyval
     return rc;
 }
 
-LOCKED(int, attr_set, (const struct target *t, const char *fn, int keyval, void *value),
+LOCKED(int, zm_mpi_attr_set,
+       (const struct zm_mpi_attr_target *t, const char *fn, int keyval, void *value),
        (t, fn, keyval, value))
 
-static int attr_set_unlocked(const struct target *t, const char *fn, int keyval, void *value)
+static int zm_mpi_attr_set_unlocked(const struct zm_mpi_attr_target *t, const char *fn,
+                                    int keyval, void *value)
 {
     if (is_predefined(t->kind, keyval))
         return refuse_predefined(t, fn, keyval);
-    struct keyval *kv;
+    struct zm_mpi_keyval *kv;
     int rc = check_keyval(t, fn, keyval, 1, &kv);
     if (rc == MPI_SUCCESS)
         rc = attr_clear_for_set(t, fn, keyval, kv);
@@ -685,14 +663,20 @@ static int attr_set_unlocked(const struct target *t, const char *fn, int keyval,
     return MPI_SUCCESS;
 }
 
-/* A user key's attribute (predefined ones are answered by the callers). */
-LOCKED(int, attr_get, (const struct target *t, const char *fn, int keyval, void *value,
-                      int *flag), (t, fn, keyval, value, flag))
-
-static int attr_get_unlocked(const struct target *t, const char *fn, int keyval, void *value,
-                             int *flag)
+static int check_get_args(const struct zm_mpi_attr_target *t, const char *fn, void *value,
+                          int *flag)
 {
-    struct keyval *kv;
+    if (value && flag)
+        return MPI_SUCCESS;
+    return t_error(t, MPI_ERR_ARG, fn, "(%s=NULL): output argument is NULL",
+                   value ? "flag" : "attribute_val");
+}
+
+/* A user key's attribute; the caller holds the rank's attribute lock. */
+static int get_user(const struct zm_mpi_attr_target *t, const char *fn, int keyval, void *value,
+                    int *flag)
+{
+    struct zm_mpi_keyval *kv;
     int rc = check_keyval(t, fn, keyval, 0, &kv);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -703,16 +687,50 @@ static int attr_get_unlocked(const struct target *t, const char *fn, int keyval,
     return MPI_SUCCESS;
 }
 
+int zm_mpi_attr_get(const struct zm_mpi_attr_target *t, const char *fn, int keyval, void *value,
+                    int *flag)
+{
+    int rc = check_get_args(t, fn, value, flag);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int found = 0;
+    if (t->kind == ZM_ATTR_WIN) {
+        void *v = win_predefined((struct zmpi_win *)t->obj, keyval, &found);
+        if (found) {
+            *(void **)value = v;
+            *flag = 1;
+            return MPI_SUCCESS;
+        }
+    }
+    zm_mpi_rank_t *me = zm_mpi_me();
+    int held = attr_lock(me);
+    if (!is_predefined(t->kind, keyval)) {
+        rc = get_user(t, fn, keyval, value, flag);
+    } else {
+        struct zm_mpi_attr_state *st = state_get(me);
+        if (st) {
+            *(void **)value = comm_predefined(st, keyval);
+            *flag = 1;
+        } else {
+            rc = t_error(t, MPI_ERR_NO_MEM, fn, "out of memory");
+        }
+    }
+    attr_unlock(me, held);
+    return rc;
+}
+
 /* Deleting a key the object has no attribute for does nothing: the
  * standard does not make it an error. */
-LOCKED(int, attr_delete, (const struct target *t, const char *fn, int keyval), (t, fn, keyval))
+LOCKED(int, zm_mpi_attr_delete, (const struct zm_mpi_attr_target *t, const char *fn, int keyval),
+       (t, fn, keyval))
 
-static int attr_delete_unlocked(const struct target *t, const char *fn, int keyval)
+static int zm_mpi_attr_delete_unlocked(const struct zm_mpi_attr_target *t, const char *fn,
+                                       int keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_me();
     if (is_predefined(t->kind, keyval))
         return refuse_predefined(t, fn, keyval);
-    struct keyval *kv;
+    struct zm_mpi_keyval *kv;
     int rc = check_keyval(t, fn, keyval, 0, &kv);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -723,21 +741,15 @@ static int attr_delete_unlocked(const struct target *t, const char *fn, int keyv
     return MPI_SUCCESS;
 }
 
-static int check_get_args(const struct target *t, const char *fn, void *value, int *flag)
-{
-    if (value && flag)
-        return MPI_SUCCESS;
-    return t_error(t, MPI_ERR_ARG, fn, "(%s=NULL): output argument is NULL",
-                   value ? "flag" : "attribute_val");
-}
-
 /* Make a key of `kind`; `copy`/`del` are the callbacks as generic pointers,
  * checked here and stored by the caller's `proto`. */
-LOCKED(int, keyval_create, (const char *fn, struct keyval *proto, const void *copy,
-                            const void *del, int *keyval), (fn, proto, copy, del, keyval))
+LOCKED(int, zm_mpi_attr_keyval_create,
+       (const char *fn, struct zm_mpi_keyval *proto, const void *copy, const void *del,
+        int *keyval),
+       (fn, proto, copy, del, keyval))
 
-static int keyval_create_unlocked(const char *fn, struct keyval *proto, const void *copy,
-                                  const void *del, int *keyval)
+static int zm_mpi_attr_keyval_create_unlocked(const char *fn, struct zm_mpi_keyval *proto,
+                                              const void *copy, const void *del, int *keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
     if (!copy || !del)
@@ -755,17 +767,17 @@ static int keyval_create_unlocked(const char *fn, struct keyval *proto, const vo
     return MPI_SUCCESS;
 }
 
-LOCKED(int, keyval_free, (const char *fn, int kind, int *keyval), (fn, kind, keyval))
+LOCKED(int, zm_mpi_attr_keyval_free, (const char *fn, int kind, int *keyval), (fn, kind, keyval))
 
-static int keyval_free_unlocked(const char *fn, int kind, int *keyval)
+static int zm_mpi_attr_keyval_free_unlocked(const char *fn, int kind, int *keyval)
 {
     zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct target t = { kind, NULL, NULL };
+    struct zm_mpi_attr_target t = { kind, NULL, NULL };
     if (!keyval)
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(keyval=NULL): argument is NULL");
     if (is_predefined(kind, *keyval))
         return refuse_predefined(&t, fn, *keyval);
-    struct keyval *kv;
+    struct zm_mpi_keyval *kv;
     int rc = check_keyval(&t, fn, *keyval, 1, &kv);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -775,246 +787,6 @@ static int keyval_free_unlocked(const char *fn, int kind, int *keyval)
     kv_unref(me->attr, kv);
     return MPI_SUCCESS;
 }
-
-/* ---- Communicators ---------------------------------------------------------- */
-
-static int comm_target(const char *fn, MPI_Comm comm, struct target *t)
-{
-    ENTER_COMM(fn, comm, c);
-    *t = (struct target){ ZM_ATTR_COMM, c, c };
-    return MPI_SUCCESS;
-}
-
-static int comm_create_keyval(const char *fn, MPI_Comm_copy_attr_function *copy,
-                              MPI_Comm_delete_attr_function *del, int *keyval, void *extra)
-{
-    struct keyval proto = { .kind = ZM_ATTR_COMM, .extra = extra };
-    proto.copy.comm = copy;
-    proto.del.comm = del;
-    return keyval_create(fn, &proto, (const void *)copy, (const void *)del, keyval);
-}
-
-static int comm_set(const char *fn, MPI_Comm comm, int keyval, void *value)
-{
-    struct target t;
-    int rc = comm_target(fn, comm, &t);
-    return rc != MPI_SUCCESS ? rc : attr_set(&t, fn, keyval, value);
-}
-
-static int comm_get(const char *fn, MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    struct target t;
-    int rc = comm_target(fn, comm, &t);
-    if (rc == MPI_SUCCESS)
-        rc = check_get_args(&t, fn, value, flag);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!is_predefined(ZM_ATTR_COMM, keyval))
-        return attr_get(&t, fn, keyval, value, flag);
-    zm_mpi_rank_t *me = zm_mpi_me();
-    int held = attr_lock(me);
-    struct zm_mpi_attr_state *st = state_get(me);
-    if (st)
-        *(void **)value = comm_predefined(st, keyval);
-    attr_unlock(me, held);
-    if (!st)
-        return t_error(&t, MPI_ERR_NO_MEM, fn, "out of memory");
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-static int comm_delete(const char *fn, MPI_Comm comm, int keyval)
-{
-    struct target t;
-    int rc = comm_target(fn, comm, &t);
-    return rc != MPI_SUCCESS ? rc : attr_delete(&t, fn, keyval);
-}
-
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                            void *extra_state)
-{
-    return comm_create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn,
-                              comm_keyval, extra_state);
-}
-ZM_WEAK(Comm_create_keyval)
-
-int PMPI_Comm_free_keyval(int *comm_keyval)
-{
-    return keyval_free("MPI_Comm_free_keyval", ZM_ATTR_COMM, comm_keyval);
-}
-ZM_WEAK(Comm_free_keyval)
-
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
-{
-    return comm_set("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
-}
-ZM_WEAK(Comm_set_attr)
-
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    return comm_get("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
-}
-ZM_WEAK(Comm_get_attr)
-
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
-{
-    return comm_delete("MPI_Comm_delete_attr", comm, comm_keyval);
-}
-ZM_WEAK(Comm_delete_attr)
-
-/* The deprecated MPI-1 names: the same calls on communicators. */
-int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-                       void *extra_state)
-{
-    return comm_create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
-}
-ZM_WEAK(Keyval_create)
-
-int PMPI_Keyval_free(int *keyval)
-{
-    return keyval_free("MPI_Keyval_free", ZM_ATTR_COMM, keyval);
-}
-ZM_WEAK(Keyval_free)
-
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
-{
-    return comm_set("MPI_Attr_put", comm, keyval, attribute_val);
-}
-ZM_WEAK(Attr_put)
-
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-    return comm_get("MPI_Attr_get", comm, keyval, attribute_val, flag);
-}
-ZM_WEAK(Attr_get)
-
-int PMPI_Attr_delete(MPI_Comm comm, int keyval)
-{
-    return comm_delete("MPI_Attr_delete", comm, keyval);
-}
-ZM_WEAK(Attr_delete)
-
-/* ---- Datatypes -------------------------------------------------------------- */
-
-/* Datatypes have no error handler: errors go to that of calls without an
- * object. */
-static int type_target(const char *fn, MPI_Datatype dt, struct target *t)
-{
-    zm_mpi_enter(fn);
-    int rc = zm_mpi_check_type(fn, "datatype", dt);
-    *t = (struct target){ ZM_ATTR_TYPE, dt, NULL };
-    return rc;
-}
-
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
-                            void *extra_state)
-{
-    struct keyval proto = { .kind = ZM_ATTR_TYPE, .extra = extra_state };
-    proto.copy.type = type_copy_attr_fn;
-    proto.del.type = type_delete_attr_fn;
-    return keyval_create("MPI_Type_create_keyval", &proto, (const void *)type_copy_attr_fn,
-                         (const void *)type_delete_attr_fn, type_keyval);
-}
-ZM_WEAK(Type_create_keyval)
-
-int PMPI_Type_free_keyval(int *type_keyval)
-{
-    return keyval_free("MPI_Type_free_keyval", ZM_ATTR_TYPE, type_keyval);
-}
-ZM_WEAK(Type_free_keyval)
-
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
-{
-    struct target t;
-    int rc = type_target("MPI_Type_set_attr", datatype, &t);
-    return rc != MPI_SUCCESS ? rc : attr_set(&t, "MPI_Type_set_attr", type_keyval, attribute_val);
-}
-ZM_WEAK(Type_set_attr)
-
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
-{
-    const char *fn = "MPI_Type_get_attr";
-    struct target t;
-    int rc = type_target(fn, datatype, &t);
-    if (rc == MPI_SUCCESS)
-        rc = check_get_args(&t, fn, attribute_val, flag);
-    return rc != MPI_SUCCESS ? rc : attr_get(&t, fn, type_keyval, attribute_val, flag);
-}
-ZM_WEAK(Type_get_attr)
-
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
-{
-    struct target t;
-    int rc = type_target("MPI_Type_delete_attr", datatype, &t);
-    return rc != MPI_SUCCESS ? rc : attr_delete(&t, "MPI_Type_delete_attr", type_keyval);
-}
-ZM_WEAK(Type_delete_attr)
-
-/* ---- Windows ---------------------------------------------------------------- */
-
-static int win_target(const char *fn, MPI_Win win, struct target *t)
-{
-    zm_mpi_enter(fn);
-    if (!win || win->magic != ZM_WIN_MAGIC)
-        return zm_mpi_error(NULL, MPI_ERR_WIN, fn, "(win=%s): invalid window",
-                            win ? "freed or not a window" : "MPI_WIN_NULL");
-    *t = (struct target){ ZM_ATTR_WIN, win, NULL };
-    return MPI_SUCCESS;
-}
-
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
-                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
-                           void *extra_state)
-{
-    struct keyval proto = { .kind = ZM_ATTR_WIN, .extra = extra_state };
-    proto.copy.win = win_copy_attr_fn;
-    proto.del.win = win_delete_attr_fn;
-    return keyval_create("MPI_Win_create_keyval", &proto, (const void *)win_copy_attr_fn,
-                         (const void *)win_delete_attr_fn, win_keyval);
-}
-ZM_WEAK(Win_create_keyval)
-
-int PMPI_Win_free_keyval(int *win_keyval)
-{
-    return keyval_free("MPI_Win_free_keyval", ZM_ATTR_WIN, win_keyval);
-}
-ZM_WEAK(Win_free_keyval)
-
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
-{
-    struct target t;
-    int rc = win_target("MPI_Win_set_attr", win, &t);
-    return rc != MPI_SUCCESS ? rc : attr_set(&t, "MPI_Win_set_attr", win_keyval, attribute_val);
-}
-ZM_WEAK(Win_set_attr)
-
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
-{
-    const char *fn = "MPI_Win_get_attr";
-    struct target t;
-    int rc = win_target(fn, win, &t), found;
-    if (rc == MPI_SUCCESS)
-        rc = check_get_args(&t, fn, attribute_val, flag);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    void *v = win_predefined(win, win_keyval, &found);
-    if (!found)
-        return attr_get(&t, fn, win_keyval, attribute_val, flag);
-    *(void **)attribute_val = v;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-ZM_WEAK(Win_get_attr)
-
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
-{
-    struct target t;
-    int rc = win_target("MPI_Win_delete_attr", win, &t);
-    return rc != MPI_SUCCESS ? rc : attr_delete(&t, "MPI_Win_delete_attr", win_keyval);
-}
-ZM_WEAK(Win_delete_attr)
 
 /* ---- MPI_Finalize ----------------------------------------------------------- */
 
