@@ -256,6 +256,16 @@ void *zm_core_obj_alloc_slow(size_t n, int zero);
 void zm_core_obj_free_slow(void *p);
 void *zm_core_obj_realloc_slow(void *p, size_t n);
 
+/* Free a block of either kind: a rank heap's (found by its address) or
+ * libc's.  Resize one: a libc block with realloc; a rank heap block in
+ * place when it fits, else copied into a new block from h's heap (libc's
+ * when h is NULL); NULL with errno ENOMEM when none is left, p then still
+ * valid.  Shared by the library's objects (zm_core_obj_*) and the
+ * program's malloc wrappers (zmpi_heap_*).  Any thread; the caller owns
+ * the result. */
+void zm_core_mem_free(void *p);
+void *zm_core_mem_realloc(zm_rank_mem_t *h, void *p, size_t n);
+
 static inline void *zm_core_obj_alloc(size_t n)
 {
     return ZM_LIKELY(!zm_core_obj_in_ranks) ? malloc(n) : zm_core_obj_alloc_slow(n, 0);

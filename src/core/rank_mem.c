@@ -22,6 +22,7 @@
 #include "core/core.h"
 #include "arch/arch.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,18 @@ void *zm_core_obj_alloc_slow(size_t n, int zero)
 
 void zm_core_obj_free_slow(void *p)
 {
+    zm_core_mem_free(p);
+}
+
+void *zm_core_obj_realloc_slow(void *p, size_t n)
+{
+    return zm_core_mem_realloc(zm_core_obj_region(), p, n);
+}
+
+/* ---- Either kind of block (core.h) ------------------------------------------ */
+
+void zm_core_mem_free(void *p)
+{
     zm_rank_mem_t *h = p ? zm_core_rank_mem_owner(p) : NULL;
     if (h)
         zm_core_heap_free(h, p);
@@ -327,24 +340,27 @@ void zm_core_obj_free_slow(void *p)
 }
 
 /* Blocks keep their kind of memory: a libc block grows in libc, a rank
- * heap block in the heap of the caller (or libc, off a rank's ULT). */
-void *zm_core_obj_realloc_slow(void *p, size_t n)
+ * heap block moves to `h`'s heap (or libc's when h is NULL: the caller is
+ * no rank's own ULT) when it has to grow. */
+void *zm_core_mem_realloc(zm_rank_mem_t *h, void *p, size_t n)
 {
-    if (!p)
-        return zm_core_obj_alloc_slow(n, 0);
-    if (!zm_core_rank_mem_owner(p))
+    if (p && !zm_core_rank_mem_owner(p))
         return realloc(p, n);
-    if (n == 0) {
-        zm_core_obj_free_slow(p);
+    if (p && n == 0) {
+        zm_core_mem_free(p);
         return NULL;
     }
-    size_t have = zm_core_heap_usable(p);
-    if (n <= have)
+    size_t have = p ? zm_core_heap_usable(p) : 0;
+    if (p && n <= have)
         return p;
-    void *q = zm_core_obj_alloc_slow(n, 0);
-    if (q) {
+    void *q = h ? zm_core_heap_alloc(h, n ? n : 1) : malloc(n);
+    if (!q) {
+        errno = ENOMEM; /* malloc's contract, which the program's wrappers keep */
+        return NULL;
+    }
+    if (p) {
         memcpy(q, p, have);
-        zm_core_obj_free_slow(p);
+        zm_core_mem_free(p);
     }
     return q;
 }

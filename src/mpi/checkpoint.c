@@ -568,32 +568,12 @@ ZM_EXPORT void *zmpi_heap_calloc(size_t m, size_t n)
 
 ZM_EXPORT void zmpi_heap_free(void *p)
 {
-    zm_rank_mem_t *h = p ? zm_core_rank_mem_owner(p) : NULL;
-    if (h)
-        zm_core_heap_free(h, p);
-    else
-        free(p);
+    zm_core_mem_free(p);
 }
 
 ZM_EXPORT void *zmpi_heap_realloc(void *p, size_t n)
 {
-    if (!p)
-        return zmpi_heap_malloc(n);
-    if (!zm_core_rank_mem_owner(p))
-        return realloc(p, n);
-    if (n == 0) {
-        zmpi_heap_free(p);
-        return NULL;
-    }
-    size_t have = zm_core_heap_usable(p);
-    if (n <= have)
-        return p;
-    void *q = zmpi_heap_malloc(n);
-    if (q) {
-        memcpy(q, p, have);
-        zmpi_heap_free(p);
-    }
-    return q;
+    return zm_core_mem_realloc(my_region(), p, n);
 }
 
 ZM_EXPORT void *zmpi_heap_aligned(size_t align, size_t n)
