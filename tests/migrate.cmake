@@ -108,7 +108,7 @@ zmpi_add_priv_program(zt_migrate_net migrate_net.c)
 # stack moved between 2 and 3 processes of a --checkpoint job at every
 # round and checked byte for byte, with a ring message and an Allreduce
 # right after each move; the balancer's own moves from stated loads; a
-# process whose rank keeps a communicator keeps its ranks (and
+# rank that keeps a window stays in its process (and
 # --lb-report says so); a job without --checkpoint keeps every rank in
 # its process and says why.  Over every system MPI zmpi was built for.
 # zt_migrate_net(<name> MODE <m> [LB_PROC <p>] [REGEX <re>...] OPTS <zmpirun options>...)
@@ -146,12 +146,20 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_list MODE list LB_PROC 0:1,3:0
     REGEX "6 ranks, 2 moves, ok" "rank 0: process 0 -> 1" "rank 3: process 1 -> 0"
     OPTS --checkpoint -n 6 -p 2 --net ${be})
-  # Rank 1 keeps a communicator with a topology: it stays, the 5 others
-  # move at each of 6 rounds.
-  zt_migrate_net(net_${be}_migrate_topology_stays MODE comm LB_PROC rotate
+  # Rank 1 keeps a window: it stays, the 5 others move at each of 6
+  # rounds.
+  zt_migrate_net(net_${be}_migrate_window_stays MODE comm LB_PROC rotate
     REGEX "6 ranks, 30 moves, ok"
-    "rank 1 stays in process 1: it holds a communicator with a process topology"
+    "rank 1 stays in process 1: it holds a window or a file"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  # Ranks holding Cartesian, graph and distributed graph communicators
+  # (and cached neighbourhood schedules) move at every round, and their
+  # topology queries and neighbourhood collectives are right after each
+  # move (MIG_MODE=topo).
+  zt_migrate_net(net_${be}_migrate_topologies_6x2p MODE topo LB_PROC rotate
+    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+  zt_migrate_net(net_${be}_migrate_topologies_7x3p MODE topo LB_PROC rotate
+    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
   # Ranks holding communicators of every intra constructor, with names,
   # hints, attributes and error handlers, move (MIG_MODE=comms).
   zt_migrate_net(net_${be}_migrate_communicators_6x2p MODE comms LB_PROC rotate

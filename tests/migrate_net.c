@@ -22,9 +22,9 @@
  *           more than the load it evens out, nothing moves;
  *   autocost  ranks 2 and 4 would each even out 50 ms, but rank 2's heap
  *           is 256 MiB (some 170 ms to send): only rank 4 moves;
- *   comm    rank 1 keeps a communicator with a Cartesian topology,
- *           which still pins it: it stays, the others move
- *           (ZMPI_LB_PROC=rotate; --lb-report says why);
+ *   comm    rank 1 keeps a window (on MPI_COMM_SELF), which still pins
+ *           it: it stays, the others move (ZMPI_LB_PROC=rotate;
+ *           --lb-report says why);
  *   comms   as rotate, every rank holding communicators made before its
  *           first move (MPI_Comm_dup of WORLD with a name, hints, a user
  *           error handler and a cached attribute; MPI_Comm_split in rows
@@ -34,6 +34,17 @@
  *           MPI_COMM_SELF: after every move point-to-point and collectives
  *           on each are checked, and the names, hints, attributes and
  *           error handlers; one is freed and one made after a move;
+ *   topo    as rotate, every rank holding topologies made before its
+ *           first move (MPI_Cart_create of WORLD, periodic in one of two
+ *           dimensions; MPI_Comm_dup of it; MPI_Cart_sub; MPI_Graph_create
+ *           of a ring; MPI_Dist_graph_create_adjacent with weights and
+ *           MPI_Dist_graph_create), their neighbourhood collectives run
+ *           once before (so that their cached schedules exist when it
+ *           moves): after every move MPI_Cart_coords, MPI_Cart_shift,
+ *           MPI_Cart_rank, the graph and distributed graph queries and
+ *           blocking and non-blocking neighbourhood collectives on each
+ *           are checked; the duplicate is freed and made again after a
+ *           move;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
@@ -420,6 +431,143 @@ static void comms_free(void)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 }
 
+/* ---- MIG_MODE=topo ---- */
+
+static MPI_Comm t_cart, t_cdup, t_sub, t_graph, t_adj, t_dist;
+static int have_topo, t_dims[2];
+
+static void topo_make(void)
+{
+    int periods[2] = { 1, 0 }, remain[2] = { 1, 0 };
+    MPI_Dims_create(np, 2, t_dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, t_dims, periods, 0, &t_cart);
+    MPI_Comm_dup(t_cart, &t_cdup);
+    MPI_Cart_sub(t_cart, remain, &t_sub);
+    int *index = malloc(sizeof(int) * (size_t)np), *edges = malloc(sizeof(int) * 2 * (size_t)np);
+    for (int i = 0; i < np; i++) {
+        index[i] = 2 * (i + 1);
+        edges[2 * i] = (i + np - 1) % np;
+        edges[2 * i + 1] = (i + 1) % np;
+    }
+    MPI_Graph_create(MPI_COMM_WORLD, np, index, edges, 0, &t_graph);
+    free(index);
+    free(edges);
+    int src[2] = { (me + np - 1) % np, (me + np - 2) % np };
+    int dst[2] = { (me + 1) % np, (me + 2) % np };
+    int sw[2] = { 10 + src[0], 20 + src[1] }, dw[2] = { 10 + me, 20 + me };
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "note", "adjacent");
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, sw, 2, dst, dw, info, 0, &t_adj);
+    MPI_Info_free(&info);
+    int one = 1, to = (me + 1) % np;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &me, &one, &to, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                          &t_dist);
+    have_topo = 1;
+}
+
+/* The world rank at coordinates (a, b) of the grid, or MPI_PROC_NULL
+ * off the edge of the non-periodic dimension 1. */
+static int grid_rank(int a, int b)
+{
+    if (b < 0 || b >= t_dims[1])
+        return MPI_PROC_NULL;
+    return ((a + t_dims[0]) % t_dims[0]) * t_dims[1] + b;
+}
+
+/* Cartesian queries and a neighbourhood all-to-all on comm (the grid or
+ * its duplicate): slot 2d receives from the neighbour at -1 in dimension
+ * d, which sent it from its slot 2d + 1. */
+static void topo_cart(MPI_Comm comm, int iter)
+{
+    int co[2], a = me / t_dims[1], b = me % t_dims[1], src, dst, r;
+    MPI_Cart_coords(comm, me, 2, co);
+    if (co[0] != a || co[1] != b)
+        fail("MPI_Cart_coords", iter);
+    MPI_Cart_rank(comm, co, &r);
+    if (r != me)
+        fail("MPI_Cart_rank", iter);
+    MPI_Cart_shift(comm, 0, 1, &src, &dst);
+    if (src != grid_rank(a - 1, b) || dst != grid_rank(a + 1, b))
+        fail("MPI_Cart_shift in the periodic dimension", iter);
+    MPI_Cart_shift(comm, 1, 1, &src, &dst);
+    if (src != grid_rank(a, b - 1) || dst != grid_rank(a, b + 1))
+        fail("MPI_Cart_shift in the open dimension", iter);
+    int out[4], in[4], nb[4] = { grid_rank(a - 1, b), grid_rank(a + 1, b), grid_rank(a, b - 1),
+                                 grid_rank(a, b + 1) };
+    for (int k = 0; k < 4; k++)
+        out[k] = me * 100 + k * 10 + iter, in[k] = -1;
+    MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, comm);
+    for (int k = 0; k < 4; k++)
+        if (in[k] != (nb[k] == MPI_PROC_NULL ? -1 : nb[k] * 100 + (k ^ 1) * 10 + iter))
+            fail("MPI_Neighbor_alltoall on a Cartesian communicator", k);
+}
+
+/* The graph ring, the weighted adjacent graph and the distributed one. */
+static void topo_graphs(int iter)
+{
+    int nn, nb[2], in[2] = { -1, -1 }, v = me * 7 + iter;
+    MPI_Graph_neighbors_count(t_graph, me, &nn);
+    MPI_Graph_neighbors(t_graph, me, 2, nb);
+    if (nn != 2 || nb[0] != (me + np - 1) % np || nb[1] != (me + 1) % np)
+        fail("MPI_Graph_neighbors", iter);
+    MPI_Neighbor_allgather(&v, 1, MPI_INT, in, 1, MPI_INT, t_graph);
+    for (int k = 0; k < 2; k++)
+        if (in[k] != nb[k] * 7 + iter)
+            fail("MPI_Neighbor_allgather on a graph", k);
+    int src[2], dst[2], sw[2], dw[2], indeg, outdeg, wtd;
+    MPI_Dist_graph_neighbors_count(t_adj, &indeg, &outdeg, &wtd);
+    MPI_Dist_graph_neighbors(t_adj, 2, src, sw, 2, dst, dw);
+    if (indeg != 2 || outdeg != 2 || !wtd || src[1] != (me + np - 2) % np ||
+        sw[1] != 20 + src[1] || dst[0] != (me + 1) % np || dw[0] != 10 + me)
+        fail("MPI_Dist_graph_neighbors", iter);
+    int out[2] = { me * 1000 + iter, me * 1000 + 500 + iter };
+    MPI_Request req;
+    MPI_Ineighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, t_adj, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    /* In-neighbour k = me - 1 - k sent to its out slot k (me = it + 1 + k). */
+    for (int k = 0; k < 2; k++)
+        if (in[k] != src[k] * 1000 + 500 * k + iter)
+            fail("MPI_Ineighbor_alltoall on a distributed graph", k);
+    MPI_Neighbor_alltoall(out, 1, MPI_INT, in, 1, MPI_INT, t_adj);
+    for (int k = 0; k < 2; k++)
+        if (in[k] != src[k] * 1000 + 500 * k + iter)
+            fail("MPI_Neighbor_alltoall on a distributed graph", k);
+    MPI_Neighbor_allgather(&v, 1, MPI_INT, in, 1, MPI_INT, t_dist);
+    if (in[0] != ((me + np - 1) % np) * 7 + iter)
+        fail("MPI_Neighbor_allgather on MPI_Dist_graph_create's graph", iter);
+}
+
+/* Everything on the topologies; after round 2's, the duplicate is made
+ * again. */
+static void topo_round(int iter)
+{
+    int kind, sum = 0, want = 0, c1;
+    topo_cart(t_cart, iter);
+    topo_cart(t_cdup, iter);
+    MPI_Cart_coords(t_sub, me / t_dims[1], 1, &c1);
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, t_sub);
+    for (int r = me % t_dims[1]; r < np; r += t_dims[1])
+        want += r;
+    if (sum != want || c1 != me / t_dims[1])
+        fail("MPI_Cart_sub's communicator", iter);
+    MPI_Topo_test(t_sub, &kind);
+    if (kind != MPI_CART)
+        fail("MPI_Topo_test of MPI_Cart_sub's communicator", kind);
+    topo_graphs(iter);
+    if (iter == 2) {
+        MPI_Comm_free(&t_cdup);
+        MPI_Comm_dup(t_cart, &t_cdup);
+    }
+}
+
+static void topo_free(void)
+{
+    MPI_Comm *all[] = { &t_cart, &t_cdup, &t_sub, &t_graph, &t_adj, &t_dist };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        MPI_Comm_free(all[i]);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -449,6 +597,8 @@ static long dive(int depth, int iter, int *moved)
             types_round(iter);
         if (have_comms)
             comms_round(iter);
+        if (have_topo)
+            topo_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -468,13 +618,16 @@ int main(int argc, char **argv)
      * not the rank's (another process has its own at that address). */
     snprintf(mode, sizeof mode, "%s", getenv("MIG_MODE") ? getenv("MIG_MODE") : "rotate");
     snprintf(ckpt_dir, sizeof ckpt_dir, "%s", getenv("MIG_CKPT") ? getenv("MIG_CKPT") : "");
-    MPI_Comm kept = MPI_COMM_NULL;
-    if (strcmp(mode, "comm") == 0 && me == 1) {
-        int dims[1] = { 1 }, periods[1] = { 0 };
-        MPI_Cart_create(MPI_COMM_SELF, 1, dims, periods, 0, &kept);
-    }
+    MPI_Win kept = MPI_WIN_NULL;
+    static int64_t exposed[8];
+    if (strcmp(mode, "comm") == 0 && me == 1)
+        MPI_Win_create(exposed, sizeof exposed, 8, MPI_INFO_NULL, MPI_COMM_SELF, &kept);
     if (strcmp(mode, "comms") == 0)
         comms_make();
+    if (strcmp(mode, "topo") == 0) {
+        topo_make();
+        topo_round(-1); /* their schedules cached before the first move */
+    }
     char *huge = NULL;
     if (strcmp(mode, "autocost") == 0 && me == 2 && !(huge = malloc((size_t)256 << 20)))
         fail("allocation of 256 MiB", 0);
@@ -517,12 +670,12 @@ int main(int argc, char **argv)
             fail("recursion", iter);
         moves += moved;
         if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0 ||
-             strcmp(mode, "comms") == 0) && !moved)
+             strcmp(mode, "comms") == 0 || strcmp(mode, "topo") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
-        if (kept != MPI_COMM_NULL && moved)
-            fail("a rank holding a communicator stays", iter);
+        if (kept != MPI_WIN_NULL && moved)
+            fail("a rank holding a window stays", iter);
         for (long i = 0; i < 100; i++)
             if (small[i] != pat(1, i))
                 fail("malloc block", i);
@@ -562,11 +715,15 @@ int main(int argc, char **argv)
     }
     if (have_comms)
         comms_free();
+    if (have_topo) {
+        topo_round(ITERS); /* after the checkpoint of MIG_CKPT too */
+        topo_free();
+    }
     free(huge);
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (kept != MPI_COMM_NULL)
-        MPI_Comm_free(&kept);
+    if (kept != MPI_WIN_NULL)
+        MPI_Win_free(&kept);
     if (me == 0)
         printf("migrate_net %s: %d ranks, %d moves, ok\n", mode, np, all);
     MPI_Finalize();

@@ -136,13 +136,19 @@ static int own_or_const(zm_rank_mem_t *h, const void *p, int is_const)
     return !p || is_const || zm_core_rank_mem_owner(p) == h;
 }
 
+/* zm_mpi_topo_own's test: whether p is in region arg. */
+static int in_region(const void *p, void *arg)
+{
+    return zm_core_rank_mem_owner(p) == arg;
+}
+
 /* Whether what communicator c (in region h) points to moves with it. */
 static int comm_parts_own(zm_rank_mem_t *h, const struct zmpi_comm *c)
 {
     const struct zmpi_group *g = c->group;
     return own_or_const(h, g, g && g->predefined && g->size == 0) &&
            own_or_const(h, c->eh, c->eh && c->eh->kind < ZM_EH_USER) &&
-           own_or_const(h, c->info, 0);
+           own_or_const(h, c->info, 0) && zm_mpi_topo_own(c, in_region, h);
 }
 
 int zm_mpi_comm_held(int w, const char **why)
@@ -157,13 +163,11 @@ int zm_mpi_comm_held(int w, const char **why)
             continue;
         if (c->inter || c->local)
             r = "it holds an intercommunicator";
-        else if (c->topo)
-            r = "it holds a communicator with a process topology";
         else if (c->pin)
             r = "it holds a window or a file (their objects are its process's)";
         else if (!comm_parts_own(h, c))
-            r = "it holds a communicator whose group, error handler or info object was made "
-                "off its own thread";
+            r = "it holds a communicator whose group, error handler, info object or topology "
+                "was made off its own thread";
     }
     if (why)
         *why = r;
@@ -180,6 +184,15 @@ void zm_mpi_comm_drop_colls(int w)
             zm_coll_placement_drop(c->coll);
             c->coll = NULL;
         }
+}
+
+void zm_mpi_comm_forget_caches(int w)
+{
+    if (!zm_core_obj_in_ranks)
+        return;
+    zm_rank_mem_t *h = zm_core_rank_mem(w);
+    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext)
+        zm_mpi_topo_forget(c);
 }
 
 struct zmpi_comm *zm_mpi_comm_new(struct zmpi_errhandler *eh, struct zmpi_group *g,

@@ -11,10 +11,11 @@
  * (zm_core_obj_alloc).  The step, at every ZMPI_Migrate of the job's
  * MPI_COMM_WORLD:
  *
- * 1. Each rank says whether it may move (rank_why: nothing posted or
- *    waiting for it; no object that is its process's: intercommunicators,
- *    topologies, windows, files, sessions, objects made off its own
- *    thread; no OpenMP state) and waits.  The last rank of the process to
+ * 1. Each rank drops the neighbourhood schedules its topologies cache
+ *    (process memory, and live requests), says whether it may move
+ *    (rank_why: nothing posted or waiting for it; no object that is its
+ *    process's: intercommunicators, windows, files, sessions, objects
+ *    made off its own thread; no OpenMP state) and waits.  The last rank of the process to
  *    come coordinates the process from then on (it saves its context in
  *    place first, zm_ult_capture, since it runs on).
  * 2. The coordinators exchange, over the system MPI, their ranks' loads,
@@ -884,6 +885,8 @@ int zm_mpi_migrate_cross(double load, const char *mode)
     atomic_store_explicit(&X.flag[w], 0, memory_order_relaxed);
     atomic_store_explicit(&X.cmd[w], CMD_STAY, memory_order_relaxed);
     X.load[w] = load >= 0 ? load : zm_ult_lb_busy_peek();
+    /* Before the coordinator looks for live requests (process_why). */
+    zm_mpi_comm_forget_caches(w);
     X.why[w] = rank_why(me);
     if (w == 0)
         snprintf(X.mode, sizeof X.mode, "%s", mode);

@@ -188,6 +188,11 @@ int zm_mpi_comm_live(void);
 int zm_mpi_comm_held(int w, const char **why);
 void zm_mpi_comm_drop_colls(int w);
 
+/* Free the cached neighbourhood schedules of the topologies of rank w's
+ * communicators (zm_mpi_topo_forget), before a move or a checkpoint
+ * looks for live requests.  Rank w's own thread. */
+void zm_mpi_comm_forget_caches(int w);
+
 /* Mark communicator c as keeping its rank in its process (a window's or a
  * file's); what is made from it inherits the mark.  The rank's thread. */
 static inline void zm_mpi_comm_pin(struct zmpi_comm *c)
@@ -644,6 +649,19 @@ int zm_mpi_topo_dup(struct zmpi_comm *old_comm, struct zmpi_comm *new_comm);
 
 /* Release a communicator's topology, if any.  ULT context. */
 void zm_mpi_topo_free(struct zmpi_comm *c);
+
+/* Free the schedule c's topology keeps for its next neighbourhood
+ * collective (neighbor.c), if any: it is the process's memory and counts
+ * as a live request, which neither a move across processes nor a
+ * checkpoint can carry; the next call builds it again.  Returns whether
+ * there was one.  The rank's own thread, no neighbourhood collective of
+ * it running. */
+int zm_mpi_topo_forget(struct zmpi_comm *c);
+
+/* Whether c's topology (none counts as yes) and its info copy satisfy
+ * in(p, arg): the rank heap test of a move or a checkpoint.  Any thread
+ * while c's rank waits. */
+int zm_mpi_topo_own(const struct zmpi_comm *c, int (*in)(const void *p, void *arg), void *arg);
 
 /* Launcher entry used by the zmpi_main stub: runs main_fn on every virtual
  * rank and returns the job's exit status.  Unless shared_by_choice is set,

@@ -26,7 +26,9 @@ int zmpi_weights_empty[1];
 
 struct zm_mpi_topo *zm_mpi_topo_new(int kind, size_t nints)
 {
-    struct zm_mpi_topo *t = malloc(sizeof(*t) + nints * sizeof(int));
+    /* In the rank's heap in a --checkpoint job, so that it moves with the
+     * rank (docs/migrate.md, "Across processes"). */
+    struct zm_mpi_topo *t = zm_core_obj_alloc(sizeof(*t) + nints * sizeof(int));
     if (!t)
         return NULL;
     memset(t, 0, sizeof(*t));
@@ -52,7 +54,23 @@ void zm_mpi_topo_unref(struct zm_mpi_topo *t)
         PMPI_Info_free(&t->info);
     if (t->nb_cache)
         zm_mpi_sched_free(t->nb_cache);
-    free(t);
+    zm_core_obj_free(t);
+}
+
+int zm_mpi_topo_forget(struct zmpi_comm *c)
+{
+    struct zm_mpi_topo *t = c->topo;
+    if (!t || !t->nb_cache)
+        return 0;
+    zm_mpi_sched_free(t->nb_cache);
+    t->nb_cache = NULL;
+    return 1;
+}
+
+int zm_mpi_topo_own(const struct zmpi_comm *c, int (*in)(const void *p, void *arg), void *arg)
+{
+    const struct zm_mpi_topo *t = c->topo;
+    return !t || (in(t, arg) && (t->info == MPI_INFO_NULL || in(t->info, arg)));
 }
 
 int zm_mpi_topo_dup(struct zmpi_comm *old_comm, struct zmpi_comm *new_comm)
