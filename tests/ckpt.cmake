@@ -1,10 +1,15 @@
 # ---- Checkpoint/restart (issue 21; docs/checkpoint.md) ----
 # The whole state of every rank comes back in a restarted job, with 1 and
 # 2 workers, in C and C++ (tests/ckpt_restart.sh compares the results of
-# a straight run and of restarts); ZMPI_Checkpoint refuses, with a message
-# naming the reason, a job started without --checkpoint and a rank that
-# holds a communicator.
+# a straight run and of restarts), and so do the communicators the ranks
+# made (tests/ckpt_comm.c: a duplicate, splits, split_type, a Cartesian
+# grid and its row, used before and after the checkpoint, and a
+# communicator made after it that must get a context id of its own);
+# ZMPI_Checkpoint refuses, with a message naming the reason, a job started
+# without --checkpoint and a rank that holds an intercommunicator or a
+# window.
 zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
+zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
 zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
 target_link_options(zt_ckpt_cxx PRIVATE -Wl,-u,_Znwm)
 foreach(np 1 8 64)
@@ -14,6 +19,12 @@ foreach(np 1 8 64)
               $<TARGET_FILE:zt_${prog}> ${np})
     set_tests_properties(${prog}_restart_${np} PROPERTIES TIMEOUT 240)
   endforeach()
+endforeach()
+foreach(np 1 8 30)
+  add_test(NAME ckpt_comm_restart_${np}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_comm> ${np})
+  set_tests_properties(ckpt_comm_restart_${np} PROPERTIES TIMEOUT 240)
 endforeach()
 # zt_ckpt_refusal(<name> MODE <CK_MODE or -> REGEX <re> [LABELS l] OPTS <zmpirun options>...):
 # ckpt_basic run with CK_MODE (none for -) must end with exit status 4
@@ -37,8 +48,11 @@ zt_ckpt_refusal(ckpt_refused_without_checkpoint_flag MODE -
   REGEX "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" OPTS -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_for_spawned_ranks MODE spawned
   REGEX "rank 0: checkpoint refused: .*spawned at run time" OPTS --checkpoint -n 1 -w 2)
-zt_ckpt_refusal(ckpt_refused_with_live_communicator MODE comm
-  REGEX "rank 1: checkpoint refused: .*communicators other than MPI_COMM_WORLD"
+zt_ckpt_refusal(ckpt_refused_with_intercommunicator MODE inter
+  REGEX "rank 1: checkpoint refused: .*it holds an intercommunicator"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_window MODE window
+  REGEX "rank 1: checkpoint refused: .*it holds a window or a file"
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_unreceived_message MODE unreceived
   REGEX "rank 3: checkpoint refused: .*a message to it is still unreceived"
@@ -65,8 +79,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
     COMMAND env "CK_LAYOUTS=-p 2 --interleave --net ${be},-p 3 --net ${be}"
             sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
             $<TARGET_FILE:zt_ckpt_cxx> 6)
+  # Communicators through a checkpoint of 2 processes, restarted in 2, 3
+  # and 1 (the context ids of process 1's range are taken in all).
+  add_test(NAME net_${be}_ckpt_comm_restart_other_layouts
+    COMMAND env "CK_LAYOUTS=-p 2 --interleave --net ${be},-p 3 --net ${be},-p 1"
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_comm> 6 -p 2 --interleave --net ${be})
   set_tests_properties(net_${be}_ckpt_basic_restart_other_layouts
-    net_${be}_ckpt_cxx_restart_from_one_process PROPERTIES TIMEOUT 240 LABELS net)
+    net_${be}_ckpt_cxx_restart_from_one_process net_${be}_ckpt_comm_restart_other_layouts
+    PROPERTIES TIMEOUT 240 LABELS net)
   zt_ckpt_refusal(net_${be}_ckpt_refused_with_unreceived_message MODE unreceived
     REGEX "checkpoint refused: .*(still unreceived|still in flight)" LABELS net
     OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})

@@ -10,10 +10,11 @@
  * checkpoint in the directory argv[1]; with CK_STOP=1 in the environment
  * they end right after it (a restart does not see it: the environment is
  * not part of the checkpoint).  Rank 0 prints the final checksum.
- * CK_MODE=comm keeps a communicator alive over the checkpoint, and
- * CK_MODE=unreceived leaves a message from rank 0 to the last rank
- * unreceived, CK_MODE=persistent keeps an inactive persistent request in
- * rank 1: ZMPI_Checkpoint must refuse all three.
+ * CK_MODE=inter keeps an intercommunicator between the two halves of
+ * the ranks alive over the checkpoint, CK_MODE=window a window on
+ * MPI_COMM_SELF in rank 1, CK_MODE=unreceived leaves a message from rank
+ * 0 to the last rank unreceived, CK_MODE=persistent keeps an inactive
+ * persistent request in rank 1: ZMPI_Checkpoint must refuse all four.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -109,8 +110,17 @@ int main(int argc, char **argv)
         zeros[it * 1000 + 1000] = it;
         if (it == CK_AT) {
             const char *mode = getenv("CK_MODE");
-            if (mode && strcmp(mode, "comm") == 0)
-                MPI_Comm_dup(MPI_COMM_WORLD, &extra);
+            if (mode && strcmp(mode, "inter") == 0 && size > 1) {
+                MPI_Comm half;
+                MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
+                MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank < size / 2 ? size / 2 : 0,
+                                     12, &extra);
+                MPI_Comm_free(&half);
+            }
+            static int64_t exposed[4];
+            MPI_Win win = MPI_WIN_NULL;
+            if (mode && strcmp(mode, "window") == 0 && rank == 1)
+                MPI_Win_create(exposed, sizeof exposed, 8, MPI_INFO_NULL, MPI_COMM_SELF, &win);
             if (mode && strcmp(mode, "unreceived") == 0 && rank == 0 && size > 1)
                 MPI_Send(&out, 1, MPI_INT64_T, size - 1, 999, MPI_COMM_WORLD);
             MPI_Request kept = MPI_REQUEST_NULL;

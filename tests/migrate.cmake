@@ -182,6 +182,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
             $<TARGET_FILE:zt_migrate_net> ${be})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
+  # The same with communicators of every intra constructor, and with
+  # topologies, alive through the moves, the checkpoint and the restarts.
+  foreach(mode comms topo)
+    add_test(NAME net_${be}_migrate_${mode}_then_checkpoint_restart
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
+              $<TARGET_FILE:zt_migrate_net> ${be} ${mode})
+    set_tests_properties(net_${be}_migrate_${mode}_then_checkpoint_restart PROPERTIES
+      TIMEOUT 240 LABELS net)
+  endforeach()
   # The same with derived datatypes alive through the moves, the
   # checkpoint and the restarts.
   add_test(NAME net_${be}_migrate_types_then_checkpoint_restart

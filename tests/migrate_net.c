@@ -33,7 +33,8 @@
  *           attribute on MPI_COMM_WORLD and a user error handler on
  *           MPI_COMM_SELF: after every move point-to-point and collectives
  *           on each are checked, and the names, hints, attributes and
- *           error handlers; one is freed and one made after a move;
+ *           error handlers; one is freed and one made after a move; all
+ *           are used once more after the checkpoint of MIG_CKPT;
  *   topo    as rotate, every rank holding topologies made before its
  *           first move (MPI_Cart_create of WORLD, periodic in one of two
  *           dimensions; MPI_Comm_dup of it; MPI_Cart_sub; MPI_Graph_create
@@ -44,7 +45,8 @@
  *           MPI_Cart_rank, the graph and distributed graph queries and
  *           blocking and non-blocking neighbourhood collectives on each
  *           are checked; the duplicate is freed and made again after a
- *           move;
+ *           move; all are used once more after the checkpoint of
+ *           MIG_CKPT;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
@@ -713,8 +715,10 @@ int main(int argc, char **argv)
         MPI_Type_free(&t_vec);
         MPI_Type_free(&t_rec_res);
     }
-    if (have_comms)
+    if (have_comms) {
+        comms_round(ITERS); /* after the checkpoint of MIG_CKPT too */
         comms_free();
+    }
     if (have_topo) {
         topo_round(ITERS); /* after the checkpoint of MIG_CKPT too */
         topo_free();

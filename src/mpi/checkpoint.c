@@ -14,14 +14,20 @@
  * needs changing, because nothing moved.
  *
  * What a rank holds outside its region cannot come back: MPI objects
- * other than the predefined ones, messages in flight, memory that system
- * libraries allocated for it (open FILE streams), threads it created.
- * ZMPI_Checkpoint checks the MPI part and fails, on every rank, with an
- * error naming what is in the way.
+ * made off its own thread, messages in flight, requests, windows, files,
+ * sessions, intercommunicators, memory that system libraries allocated
+ * for it (open FILE streams), threads it created.  ZMPI_Checkpoint
+ * checks the MPI part and fails, on every rank, with an error naming
+ * what is in the way.  The communicators a rank made on its own thread
+ * are in its heap and come back with it: a restart forgets their
+ * collective state (attached again at the next collective, as after a
+ * move across processes) and starts drawing context ids above the
+ * highest one the checkpointed job had drawn (zm_mpi_ctx_floor).
  */
 #include "mpi/mpi_impl.h"
 #include "mpi/threads.h"
 #include "mpi/migrate_net.h"
+#include "mpi/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +150,7 @@ static int read_rank(int fd, int rank, char *err, size_t errlen)
  * filed.  In the rank's heap, pointed to by h->user[0]. */
 struct ckpt_api {
     uintptr_t attr, type_names, rec;
+    uint64_t ctx_high; /* above every context id of the job (zm_mpi_ctx_high) */
 };
 
 /* Keep what restore_api needs in the rank's heap; -1 if out of memory. */
@@ -182,8 +189,11 @@ const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me)
 static void restore_api(zm_rank_mem_t *h, zm_mpi_rank_t *me)
 {
     const struct ckpt_api *a = (const struct ckpt_api *)h->user[0];
-    if (a)
+    if (a) {
         zm_mpi_ckpt_state_adopt(me, a->attr, a->type_names, a->rec);
+        zm_mpi_ctx_floor((uint32_t)a->ctx_high);
+    }
+    zm_mpi_comm_restored(me->world_rank);
 }
 
 static int restore_rank(int rank, char *err, size_t errlen)
@@ -413,20 +423,30 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (zm_mpi_requests_exist())
         return "requests exist (pending, persistent, or complete but not freed by a wait, "
                "test or MPI_Request_free)";
-    /* A restart would have to re-attach them as migration does
-     * (docs/migrate.md); not done yet. */
-    if (zm_mpi_comm_live() > 0 || zm_mpi_comm_held(me->world_rank, NULL) > 0)
-        return "communicators other than MPI_COMM_WORLD and MPI_COMM_SELF exist (free them "
-               "first; windows, files and sessions hold communicators too)";
+    /* Communicators in the rank's heap come back with it; those in the
+     * process's memory, and what holds process state, cannot. */
+    if (zm_mpi_comm_live() > 0)
+        return "communicators made by threads other than the ranks' own exist (free them "
+               "first)";
+    const char *cwhy = NULL;
+    zm_mpi_comm_held(me->world_rank, &cwhy);
+    if (cwhy)
+        return cwhy;
+    if (zm_mpi_session_live(me))
+        return "it has a session open (sessions are its process's)";
     if (zm_dt_live() > 0)
         return "derived datatypes made by threads other than the ranks' own exist (free "
                "them first)";
     if (zm_mpi_handles_mapped())
         return "Fortran indices of communicators, groups, datatypes, error handlers or info "
                "objects exist (the index tables are not saved)";
-    if (me->world.eh->kind >= ZM_EH_USER || me->self.eh->kind >= ZM_EH_USER)
-        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler the program made (set a "
-               "predefined one first)";
+    /* Their handlers come back by address (h->user[2-3]): predefined ones
+     * are the library's, the program's own in the rank's heap. */
+    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    if ((me->world.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->world.eh) != h) ||
+        (me->self.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->self.eh) != h))
+        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread "
+               "(set a predefined one first)";
     /* Its attribute state and type names are saved with its heap, where
      * they are when the rank made them on its own thread. */
     return zm_mpi_ckpt_state_why(me);
@@ -452,12 +472,20 @@ static int ckpt_begin(const char *fn, const char *dir)
     if (me->world_rank == 0 && mkdir(dir, 0700) != 0 && errno != EEXIST)
         return zm_mpi_error(world, MPI_ERR_FILE, fn, "rank 0: cannot create %s: %s", dir,
                             strerror(errno));
+    /* Cached neighbourhood schedules are live requests in process memory:
+     * gone before any rank of the process looks for requests. */
+    zm_mpi_comm_forget_caches(me->world_rank);
     PMPI_Barrier(MPI_COMM_WORLD);
     const char *why = obstacle(me);
     if (!why && save_api(zm_core_rank_mem(me->world_rank), me) != 0)
         why = "out of memory in its heap";
     int bad = why != NULL, any = 0;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* The restart draws context ids above every one drawn so far. */
+    unsigned high = zm_mpi_ctx_high(), top = 0;
+    PMPI_Allreduce(&high, &top, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
+    if (!why)
+        ((struct ckpt_api *)zm_core_rank_mem(me->world_rank)->user[0])->ctx_high = top;
     /* Between processes: every message sent must have arrived (one rank
      * per process counts its process's; each took its count after its own
      * barrier, when its part of the barrier's traffic was done). */
@@ -478,7 +506,7 @@ static int ckpt_begin(const char *fn, const char *dir)
     zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
     h->user[1] = (uintptr_t)me->thread_level;
     /* Predefined error handlers are the library's own objects, at the same
-     * address in a restarted job. */
+     * address in a restarted job; the program's are in the rank's heap. */
     h->user[2] = (uintptr_t)me->world.eh;
     h->user[3] = (uintptr_t)me->self.eh;
     h->user[4] = zm_arch_canary_get();

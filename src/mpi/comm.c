@@ -16,8 +16,11 @@
 #include <string.h>
 
 /* Contexts 0-3 belong to MPI_COMM_WORLD and MPI_COMM_SELF; each
- * communicator takes two (point-to-point and collective). */
-static _Atomic uint32_t next_ctx = 4;
+ * communicator takes two (point-to-point and collective).  A restarted
+ * job starts above every id its checkpoint's communicators hold
+ * (ctx_floor, zm_mpi_ctx_floor); next_ctx counts the ids drawn above it. */
+static uint32_t ctx_floor = 4;
+static _Atomic uint32_t next_ctx;
 
 /* Freed communicator objects, kept (with magic cleared) so that a stale
  * handle is recognised as invalid rather than read after free. */
@@ -29,19 +32,38 @@ static struct zmpi_comm *free_list;
  * keeps them unique by giving each process its own range: process p
  * draws from [4 + p * R, 4 + (p + 1) * R) with R = (2^31 - 4) / nprocs
  * (about 2 million per process at 1000 processes), below 2^31 because
- * the ids travel as ints.  No agreement step is needed. */
+ * the ids travel as ints.  No agreement step is needed.  In a restarted
+ * job the ranges start at the floor instead of 4. */
+static uint32_t ctx_range(void)
+{
+    return ((0x7fffffffu - ctx_floor) / (uint32_t)zm_net_job.nprocs) & ~1u;
+}
+
 uint32_t zm_mpi_ctx_draw(uint32_t n)
 {
     uint32_t v = atomic_fetch_add(&next_ctx, n);
     if (ZM_LIKELY(zm_net_job.nprocs == 1))
-        return v;
-    uint32_t range = ((0x7fffffffu - 4u) / (uint32_t)zm_net_job.nprocs) & ~1u;
-    if (v - 4u + n > range) {
+        return ctx_floor + v;
+    uint32_t range = ctx_range();
+    if (v + n > range) {
         fprintf(stderr, "zmpi: process %d has used up its %u communicator context ids; "
                 "ending the job\n", zm_net_job.proc, range);
         zm_net_abort(1);
     }
-    return v + range * (uint32_t)zm_net_job.proc;
+    return ctx_floor + v + range * (uint32_t)zm_net_job.proc;
+}
+
+uint32_t zm_mpi_ctx_high(void)
+{
+    uint32_t v = atomic_load(&next_ctx);
+    return ctx_floor + v + (zm_net_job.nprocs > 1 ? ctx_range() * (uint32_t)zm_net_job.proc : 0);
+}
+
+void zm_mpi_ctx_floor(uint32_t floor)
+{
+    floor = (floor + 1u) & ~1u;
+    if (floor > ctx_floor)
+        ctx_floor = floor;
 }
 
 /* Communicators in libc's memory made and not yet released
@@ -174,24 +196,33 @@ int zm_mpi_comm_held(int w, const char **why)
     return n;
 }
 
+/* The first of rank w's communicators in its heap (NULL in jobs whose
+ * objects are libc's); the others follow by rnext. */
+static struct zmpi_comm *rank_comms(int w)
+{
+    return zm_core_obj_in_ranks ? (struct zmpi_comm *)zm_core_rank_mem(w)->user[RU_COMMS] : NULL;
+}
+
 void zm_mpi_comm_drop_colls(int w)
 {
-    if (!zm_core_obj_in_ranks)
-        return;
-    zm_rank_mem_t *h = zm_core_rank_mem(w);
-    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext)
+    for (struct zmpi_comm *c = rank_comms(w); c; c = c->rnext)
         if (c->coll) {
             zm_coll_placement_drop(c->coll);
             c->coll = NULL;
         }
 }
 
+void zm_mpi_comm_restored(int w)
+{
+    /* Their collective state was the old process's memory: attached anew
+     * at the next collective, as after a move (zm_mpi_comm_drop_colls). */
+    for (struct zmpi_comm *c = rank_comms(w); c; c = c->rnext)
+        c->coll = NULL;
+}
+
 void zm_mpi_comm_forget_caches(int w)
 {
-    if (!zm_core_obj_in_ranks)
-        return;
-    zm_rank_mem_t *h = zm_core_rank_mem(w);
-    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext)
+    for (struct zmpi_comm *c = rank_comms(w); c; c = c->rnext)
         zm_mpi_topo_forget(c);
 }
 

@@ -193,6 +193,21 @@ void zm_mpi_comm_drop_colls(int w);
  * looks for live requests.  Rank w's own thread. */
 void zm_mpi_comm_forget_caches(int w);
 
+/* After a restart brought rank w back: forget the collective state of
+ * its communicators (pointers into a process that is gone); each
+ * attaches again at its next collective.  Main thread, before the job
+ * runs. */
+void zm_mpi_comm_restored(int w);
+
+/* Context ids (comm.c): zm_mpi_ctx_high is the first id above every one
+ * this process has drawn; zm_mpi_ctx_floor makes every later draw of the
+ * process lie above `floor` (a restart passes the highest of its
+ * checkpoint's, the same in every process, so that new communicators
+ * never take a restored one's id).  high: any thread; floor: main
+ * thread, before the job runs. */
+uint32_t zm_mpi_ctx_high(void);
+void zm_mpi_ctx_floor(uint32_t floor);
+
 /* Mark communicator c as keeping its rank in its process (a window's or a
  * file's); what is made from it inherits the mark.  The rank's thread. */
 static inline void zm_mpi_comm_pin(struct zmpi_comm *c)
