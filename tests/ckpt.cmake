@@ -6,8 +6,8 @@
 # grid and its row, used before and after the checkpoint, and a
 # communicator made after it that must get a context id of its own);
 # ZMPI_Checkpoint refuses, with a message naming the reason, a job started
-# without --checkpoint and a rank that holds an intercommunicator or a
-# window.
+# without --checkpoint and a rank that holds an intercommunicator to
+# ranks spawned at run time or a window.
 zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
 zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
 zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
@@ -48,8 +48,8 @@ zt_ckpt_refusal(ckpt_refused_without_checkpoint_flag MODE -
   REGEX "rank 0: checkpoint refused: .*start it with zmpirun --checkpoint" OPTS -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_for_spawned_ranks MODE spawned
   REGEX "rank 0: checkpoint refused: .*spawned at run time" OPTS --checkpoint -n 1 -w 2)
-zt_ckpt_refusal(ckpt_refused_with_intercommunicator MODE inter
-  REGEX "rank 1: checkpoint refused: .*it holds an intercommunicator"
+zt_ckpt_refusal(ckpt_refused_with_intercommunicator_to_spawned_ranks MODE spawnkeep
+  REGEX "rank 0: checkpoint refused: .*it holds an intercommunicator to ranks spawned"
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_window MODE window
   REGEX "rank 1: checkpoint refused: .*it holds a window or a file"

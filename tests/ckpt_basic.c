@@ -10,8 +10,8 @@
  * checkpoint in the directory argv[1]; with CK_STOP=1 in the environment
  * they end right after it (a restart does not see it: the environment is
  * not part of the checkpoint).  Rank 0 prints the final checksum.
- * CK_MODE=inter keeps an intercommunicator between the two halves of
- * the ranks alive over the checkpoint, CK_MODE=window a window on
+ * CK_MODE=spawnkeep has rank 0 keep the intercommunicator to a rank it
+ * spawned over the checkpoint, CK_MODE=window a window on
  * MPI_COMM_SELF in rank 1, CK_MODE=unreceived leaves a message from rank
  * 0 to the last rank unreceived, CK_MODE=persistent keeps an inactive
  * persistent request in rank 1: ZMPI_Checkpoint must refuse all four.
@@ -57,6 +57,22 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return child_rc == MPI_SUCCESS ? 0 : 4;
     }
+    /* CK_MODE=spawnkeep: the spawned rank waits for its parent's word
+     * after the parent's checkpoint; the parent keeps the
+     * intercommunicator (`kept_ic`) until then. */
+    MPI_Comm kept_ic = MPI_COMM_NULL;
+    if (smode && strcmp(smode, "spawnkeep") == 0) {
+        int word = 0;
+        if (parent != MPI_COMM_NULL) {
+            MPI_Recv(&word, 1, MPI_INT, 0, 2, parent, MPI_STATUS_IGNORE);
+            MPI_Comm_disconnect(&parent);
+            MPI_Finalize();
+            return 0;
+        }
+        if (rank == 0)
+            MPI_Comm_spawn(argv[0], (char *[]){ argv[1], NULL }, 1, MPI_INFO_NULL, 0,
+                           MPI_COMM_SELF, &kept_ic, MPI_ERRCODES_IGNORE);
+    }
     int64_t local[64];
     int64_t *heap = malloc(1000 * sizeof *heap);
     int64_t *zeros = calloc(300000, sizeof *zeros);
@@ -95,7 +111,6 @@ int main(int argc, char **argv)
     snprintf(tname, sizeof tname, "rank %d's int", rank);
     MPI_Type_set_name(MPI_INT, tname);
     int64_t check = 0;
-    MPI_Comm extra = MPI_COMM_NULL;
     for (int it = 0; it < ITERS; it++) {
         int64_t out = heap[it] + local[it] + table[it] + bss_counter + zeros[it * 1000], in = 0;
         int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -110,13 +125,6 @@ int main(int argc, char **argv)
         zeros[it * 1000 + 1000] = it;
         if (it == CK_AT) {
             const char *mode = getenv("CK_MODE");
-            if (mode && strcmp(mode, "inter") == 0 && size > 1) {
-                MPI_Comm half;
-                MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
-                MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank < size / 2 ? size / 2 : 0,
-                                     12, &extra);
-                MPI_Comm_free(&half);
-            }
             static int64_t exposed[4];
             MPI_Win win = MPI_WIN_NULL;
             if (mode && strcmp(mode, "window") == 0 && rank == 1)
@@ -127,6 +135,10 @@ int main(int argc, char **argv)
             if (mode && strcmp(mode, "persistent") == 0 && rank == 1)
                 MPI_Send_init(&out, 1, MPI_INT64_T, 0, 5, MPI_COMM_WORLD, &kept);
             int rc = ZMPI_Checkpoint(argv[1]);
+            if (kept_ic != MPI_COMM_NULL) {
+                MPI_Send(&rc, 1, MPI_INT, 0, 2, kept_ic);
+                MPI_Comm_disconnect(&kept_ic);
+            }
             if (parent != MPI_COMM_NULL) {
                 MPI_Send(&rc, 1, MPI_INT, 0, 1, parent);
                 MPI_Comm_disconnect(&parent);

@@ -152,26 +152,22 @@ foreach(be ${ZMPI_NET_BACKENDS})
     REGEX "6 ranks, 30 moves, ok"
     "rank 1 stays in process 1: it holds a window or a file"
     OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
-  # Ranks holding Cartesian, graph and distributed graph communicators
-  # (and cached neighbourhood schedules) move at every round, and their
-  # topology queries and neighbourhood collectives are right after each
-  # move (MIG_MODE=topo).
-  zt_migrate_net(net_${be}_migrate_topologies_6x2p MODE topo LB_PROC rotate
-    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
-  zt_migrate_net(net_${be}_migrate_topologies_7x3p MODE topo LB_PROC rotate
-    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
-  # Ranks holding communicators of every intra constructor, with names,
-  # hints, attributes and error handlers, move (MIG_MODE=comms).
-  zt_migrate_net(net_${be}_migrate_communicators_6x2p MODE comms LB_PROC rotate
-    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
-  zt_migrate_net(net_${be}_migrate_communicators_7x3p MODE comms LB_PROC rotate
-    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
-  # Ranks holding derived datatypes move, and their types work after
-  # every move (tests/migrate_net.c, MIG_MODE=types).
-  zt_migrate_net(net_${be}_migrate_derived_types_6x2p MODE types LB_PROC rotate
-    REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
-  zt_migrate_net(net_${be}_migrate_derived_types_7x3p MODE types LB_PROC rotate
-    REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
+  # Ranks holding what they made move at every round, and it works right
+  # after each move (tests/migrate_net.c): communicators of every intra
+  # constructor with names, hints, attributes and error handlers
+  # (MIG_MODE=comms); Cartesian, graph and distributed graph communicators
+  # with cached neighbourhood schedules (topo); intercommunicators with a
+  # duplicate and a merge (inter); derived datatypes (types).
+  foreach(what communicators:comms topologies:topo intercommunicators:inter
+          derived_types:types)
+    string(REPLACE ":" ";" what "${what}")
+    list(GET what 0 name)
+    list(GET what 1 mode)
+    zt_migrate_net(net_${be}_migrate_${name}_6x2p MODE ${mode} LB_PROC rotate
+      REGEX "6 ranks, 36 moves, ok" OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+    zt_migrate_net(net_${be}_migrate_${name}_7x3p MODE ${mode} LB_PROC rotate
+      REGEX "7 ranks, 42 moves, ok" OPTS --checkpoint -n 7 -p 3 --net ${be})
+  endforeach()
   # A message on its way to rank 1 when it enters ZMPI_Migrate: rank 1
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
@@ -182,9 +178,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
             $<TARGET_FILE:zt_migrate_net> ${be})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
-  # The same with communicators of every intra constructor, and with
-  # topologies, alive through the moves, the checkpoint and the restarts.
-  foreach(mode comms topo)
+  # The same with communicators of every intra constructor, with
+  # topologies and with intercommunicators, alive through the moves, the
+  # checkpoint and the restarts.
+  foreach(mode comms topo inter)
     add_test(NAME net_${be}_migrate_${mode}_then_checkpoint_restart
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
               $<TARGET_FILE:zt_migrate_net> ${be} ${mode})

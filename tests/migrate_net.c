@@ -47,6 +47,14 @@
  *           are checked; the duplicate is freed and made again after a
  *           move; all are used once more after the checkpoint of
  *           MIG_CKPT;
+ *   inter   as rotate, every rank holding intercommunicators made before
+ *           its first move (MPI_Intercomm_create between the even and
+ *           the odd ranks, MPI_Comm_dup of it, MPI_Intercomm_merge):
+ *           after every move point-to-point across it, an intercommunicator
+ *           MPI_Allreduce and MPI_Bcast and a reduction on the merged
+ *           communicator are checked; the duplicate is freed and made
+ *           again after a move; all are used once more after the
+ *           checkpoint of MIG_CKPT;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
@@ -570,6 +578,63 @@ static void topo_free(void)
         MPI_Comm_free(all[i]);
 }
 
+/* ---- MIG_MODE=inter ---- */
+
+static MPI_Comm i_half, i_inter, i_dup, i_merged;
+static int have_inter;
+
+static void inter_make(void)
+{
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &i_half);
+    MPI_Intercomm_create(i_half, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 33, &i_inter);
+    MPI_Comm_dup(i_inter, &i_dup);
+    MPI_Intercomm_merge(i_inter, me % 2, &i_merged);
+    have_inter = 1;
+}
+
+/* Traffic across the intercommunicators; the duplicate is made again
+ * after round 2's. */
+static void inter_round(int iter)
+{
+    int neven = (np + 1) / 2, nodd = np / 2, rsize, r = me / 2;
+    MPI_Comm_remote_size(i_inter, &rsize);
+    if (rsize != (me % 2 ? neven : nodd))
+        fail("MPI_Comm_remote_size", rsize);
+    int peer = me % 2 ? 2 * r : 2 * r + 1, got = -1, v = me * 5 + iter;
+    if (peer < np) {
+        MPI_Sendrecv(&v, 1, MPI_INT, r, iter, &got, 1, MPI_INT, r, iter, i_inter,
+                     MPI_STATUS_IGNORE);
+        if (got != peer * 5 + iter)
+            fail("message across an intercommunicator", iter);
+    }
+    int sum = 0, want = 0;
+    MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, i_inter);
+    for (int w = 1 - me % 2; w < np; w += 2)
+        want += w * 5 + iter;
+    if (sum != want)
+        fail("MPI_Allreduce on an intercommunicator", iter);
+    int b = me == 0 ? 700 + iter : -1;
+    MPI_Bcast(&b, 1, MPI_INT, me % 2 ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL, i_dup);
+    if (b != (me % 2 ? 700 + iter : me == 0 ? 700 + iter : -1))
+        fail("MPI_Bcast on a duplicate of an intercommunicator", b);
+    int mr;
+    MPI_Comm_rank(i_merged, &mr);
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, i_merged);
+    if (mr != (me % 2 ? neven + r : r) || sum != np * (np - 1) / 2)
+        fail("the merged intercommunicator", mr);
+    if (iter == 2) {
+        MPI_Comm_free(&i_dup);
+        MPI_Comm_dup(i_inter, &i_dup);
+    }
+}
+
+static void inter_free(void)
+{
+    MPI_Comm *all[] = { &i_half, &i_inter, &i_dup, &i_merged };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        MPI_Comm_free(all[i]);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -601,6 +666,8 @@ static long dive(int depth, int iter, int *moved)
             comms_round(iter);
         if (have_topo)
             topo_round(iter);
+        if (have_inter)
+            inter_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -630,6 +697,8 @@ int main(int argc, char **argv)
         topo_make();
         topo_round(-1); /* their schedules cached before the first move */
     }
+    if (strcmp(mode, "inter") == 0)
+        inter_make();
     char *huge = NULL;
     if (strcmp(mode, "autocost") == 0 && me == 2 && !(huge = malloc((size_t)256 << 20)))
         fail("allocation of 256 MiB", 0);
@@ -672,7 +741,8 @@ int main(int argc, char **argv)
             fail("recursion", iter);
         moves += moved;
         if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0 ||
-             strcmp(mode, "comms") == 0 || strcmp(mode, "topo") == 0) && !moved)
+             strcmp(mode, "comms") == 0 || strcmp(mode, "topo") == 0 ||
+             strcmp(mode, "inter") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
@@ -722,6 +792,10 @@ int main(int argc, char **argv)
     if (have_topo) {
         topo_round(ITERS); /* after the checkpoint of MIG_CKPT too */
         topo_free();
+    }
+    if (have_inter) {
+        inter_round(ITERS);
+        inter_free();
     }
     free(huge);
     int all = 0;

@@ -425,13 +425,13 @@ static const char *obstacle(zm_mpi_rank_t *me)
                "test or MPI_Request_free)";
     /* Communicators in the rank's heap come back with it; those in the
      * process's memory, and what holds process state, cannot. */
-    if (zm_mpi_comm_live() > 0)
-        return "communicators made by threads other than the ranks' own exist (free them "
-               "first)";
     const char *cwhy = NULL;
     zm_mpi_comm_held(me->world_rank, &cwhy);
     if (cwhy)
         return cwhy;
+    if (zm_mpi_comm_live() > 0)
+        return "communicators in its process's own memory exist (made by threads other than "
+               "the ranks' own, or by ranks spawned at run time)";
     if (zm_mpi_session_live(me))
         return "it has a session open (sessions are its process's)";
     if (zm_dt_live() > 0)

@@ -164,13 +164,31 @@ static int in_region(const void *p, void *arg)
     return zm_core_rank_mem_owner(p) == arg;
 }
 
-/* Whether what communicator c (in region h) points to moves with it. */
+/* Whether what communicator c (in region h) points to moves with it: its
+ * groups (an intercommunicator's remote one too), error handler, hints,
+ * topology and an intercommunicator's local communicator (which is on
+ * the rank's list as well, its own parts checked there). */
 static int comm_parts_own(zm_rank_mem_t *h, const struct zmpi_comm *c)
 {
     const struct zmpi_group *g = c->group;
     return own_or_const(h, g, g && g->predefined && g->size == 0) &&
+           own_or_const(h, c->rgroup, 0) && own_or_const(h, c->local, 0) &&
            own_or_const(h, c->eh, c->eh && c->eh->kind < ZM_EH_USER) &&
            own_or_const(h, c->info, 0) && zm_mpi_topo_own(c, in_region, h);
+}
+
+/* Whether every member of intercommunicator c, on both sides, is a rank
+ * of the job with a region: not one of a world spawned at run time,
+ * which neither moves nor is checkpointed, and whose placement a move
+ * does not know. */
+static int inter_in_job(const struct zmpi_comm *c)
+{
+    const struct zmpi_group *gs[2] = { c->group, c->rgroup };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; gs[k] && i < gs[k]->size; i++)
+            if (!zm_core_rank_mem_has(gs[k]->world[i]))
+                return 0;
+    return 1;
 }
 
 int zm_mpi_comm_held(int w, const char **why)
@@ -183,8 +201,8 @@ int zm_mpi_comm_held(int w, const char **why)
     for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext, n++) {
         if (r)
             continue;
-        if (c->inter || c->local)
-            r = "it holds an intercommunicator";
+        if (c->inter && !inter_in_job(c))
+            r = "it holds an intercommunicator to ranks spawned at run time";
         else if (c->pin)
             r = "it holds a window or a file (their objects are its process's)";
         else if (!comm_parts_own(h, c))

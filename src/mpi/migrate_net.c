@@ -14,10 +14,11 @@
  * 1. Each rank drops the neighbourhood schedules its topologies cache
  *    (process memory, and live requests), says whether it may move
  *    (rank_why: nothing posted or waiting for it; no object that is its
- *    process's: intercommunicators, windows, files, sessions, objects
- *    made off its own thread; no OpenMP state) and waits.  The last rank of the process to
- *    come coordinates the process from then on (it saves its context in
- *    place first, zm_ult_capture, since it runs on).
+ *    process's: intercommunicators to spawned ranks, windows, files,
+ *    sessions, objects made off its own thread; no OpenMP state) and
+ *    waits.  The last rank of the process to come coordinates the
+ *    process from then on (it saves its context in place first,
+ *    zm_ult_capture, since it runs on).
  * 2. The coordinators exchange, over the system MPI, their ranks' loads,
  *    the bytes each would send and whether each may move, plus what pins
  *    a whole process (objects in its own memory, Fortran indices) or the
