@@ -7,7 +7,8 @@
 # communicator made after it that must get a context id of its own);
 # ZMPI_Checkpoint refuses, with a message naming the reason, a job started
 # without --checkpoint and a rank that holds an intercommunicator to
-# ranks spawned at run time or a window.
+# ranks spawned at run time, a window, a communicator a thread it started
+# made, or an open session.
 zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
 zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
 zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
@@ -53,6 +54,12 @@ zt_ckpt_refusal(ckpt_refused_with_intercommunicator_to_spawned_ranks MODE spawnk
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_window MODE window
   REGEX "rank 1: checkpoint refused: .*it holds a window or a file"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_communicator_made_off_rank_thread MODE thread
+  REGEX "rank 1: checkpoint refused: .*communicators in its process's own memory exist"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_open_session MODE session
+  REGEX "rank 1: checkpoint refused: .*it has a session open"
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_unreceived_message MODE unreceived
   REGEX "rank 3: checkpoint refused: .*a message to it is still unreceived"

@@ -12,12 +12,16 @@
  * not part of the checkpoint).  Rank 0 prints the final checksum.
  * CK_MODE=spawnkeep has rank 0 keep the intercommunicator to a rank it
  * spawned over the checkpoint, CK_MODE=window a window on
- * MPI_COMM_SELF in rank 1, CK_MODE=unreceived leaves a message from rank
- * 0 to the last rank unreceived, CK_MODE=persistent keeps an inactive
- * persistent request in rank 1: ZMPI_Checkpoint must refuse all four.
+ * MPI_COMM_SELF in rank 1, CK_MODE=thread a duplicate of MPI_COMM_SELF
+ * that a thread rank 1 started made (in libc's memory), CK_MODE=session
+ * an open session in rank 1, CK_MODE=unreceived leaves a message from
+ * rank 0 to the last rank unreceived, CK_MODE=persistent keeps an
+ * inactive persistent request in rank 1: ZMPI_Checkpoint must refuse all
+ * six.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +33,21 @@
 static int64_t table[512];
 static int64_t bss_counter;
 
+/* CK_MODE=thread: what rank 1's thread does. */
+static void *dup_self(void *out)
+{
+    MPI_Comm_dup(MPI_COMM_SELF, out);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
+    int rank, size, provided;
+    const char *tmode = getenv("CK_MODE");
+    if (tmode && strcmp(tmode, "thread") == 0)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -125,6 +140,14 @@ int main(int argc, char **argv)
         zeros[it * 1000 + 1000] = it;
         if (it == CK_AT) {
             const char *mode = getenv("CK_MODE");
+            static MPI_Comm thread_comm = MPI_COMM_NULL;
+            pthread_t th;
+            if (mode && strcmp(mode, "thread") == 0 && rank == 1 &&
+                pthread_create(&th, NULL, dup_self, &thread_comm) == 0)
+                pthread_join(th, NULL);
+            MPI_Session session = MPI_SESSION_NULL;
+            if (mode && strcmp(mode, "session") == 0 && rank == 1)
+                MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session);
             static int64_t exposed[4];
             MPI_Win win = MPI_WIN_NULL;
             if (mode && strcmp(mode, "window") == 0 && rank == 1)
