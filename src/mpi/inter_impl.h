@@ -27,8 +27,9 @@ enum {
 
 /* ---- Communicator objects (comm.c) ---- */
 
-/* Draw n consecutive context ids from the process-wide counter (each
- * communicator takes two: point-to-point and collective).  Any thread. */
+/* Draw n consecutive context ids from the process-wide counter
+ * (comm_ctx.c; each communicator takes two: point-to-point and
+ * collective).  Any thread. */
 uint32_t zm_mpi_ctx_draw(uint32_t n);
 
 /* Make the calling rank's object for an intracommunicator over group g

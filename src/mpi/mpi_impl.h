@@ -199,7 +199,7 @@ void zm_mpi_comm_forget_caches(int w);
  * runs. */
 void zm_mpi_comm_restored(int w);
 
-/* Context ids (comm.c): zm_mpi_ctx_high is the first id above every one
+/* Context ids (comm_ctx.c): zm_mpi_ctx_high is the first id above every one
  * this process has drawn; zm_mpi_ctx_floor makes every later draw of the
  * process lie above `floor` (a restart passes the highest of its
  * checkpoint's, the same in every process, so that new communicators
