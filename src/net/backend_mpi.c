@@ -116,6 +116,18 @@ static int be_init(zm_net_info_t *info, char *err, size_t errlen)
     int flag = 0, provided = MPI_THREAD_SINGLE, len = 0, *ub = NULL;
     MPI_Initialized(&flag);
     if (!flag) {
+#if defined(OPEN_MPI)
+        /* On an oversubscribed node Open MPI turns mpi_yield_when_idle on,
+         * and then every progress call that finds nothing (a poll's
+         * MPI_Request_get_status) yields the CPU.  Here those calls run
+         * under zmpi's network lock, so the thread gives its CPU away with
+         * the lock held and the process's other threads spin on it: a
+         * 7-rank job in 3 processes on 2 cores (net_openmpi_migrate_
+         * topologies_7x3p) took 1.6-27 s against 1.1-1.5 s with it off.
+         * zmpi's idle threads back off by themselves, outside the lock.  A
+         * value the user set is kept. */
+        setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0);
+#endif
         /* SERIALIZED is what libzmpi needs: its workers take turns under
          * one lock.  MULTIPLE costs the system MPI locks of its own. */
         if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
