@@ -13,7 +13,10 @@
 ! (callgrind) can tell them apart.  PAD bytes of stack lie between the
 ! main program and the loops, as in fortran_bench_c.c (an automatic
 ! array, on the stack when built with -fstack-arrays; else it moves
-! nothing).
+! nothing), provided bench is not inlined into the main program
+! (gfortran: -fno-inline-functions-called-once, which the scripts pass;
+! inlined, its variables sit above the pad and only the library's frames
+! move).
 program bench_f08
   use mpi_f08
   implicit none
