@@ -578,8 +578,9 @@ int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
  * finished.  In this order: a completion that came before an envelope
  * (a buffered send's data, then the receiver's next message) is seen
  * in the same poll as the envelope, so the program that the envelope
- * lets go on finds its attached buffer free again. */
-static int progress_locked(void)
+ * lets go on finds its attached buffer free again.  Inlined: it is the
+ * body of every poll, and a waiting rank polls in a loop. */
+static inline __attribute__((always_inline)) int progress_locked(void)
 {
     int did = zm_net_env_poll_locked(net.headroom);
     if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
