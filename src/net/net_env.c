@@ -214,7 +214,7 @@ static inline void env_send_now(void *buf, size_t bytes, int proc)
     if (ZM_UNLIKELY(!E.be))
         E.be = zm_net_be();
     /* The blocking send of a small envelope needs no slot and no look at
-     * a request: some 30 instructions less per message than isend_now
+     * a request: about 20 instructions less per message than isend_now
      * (docs/net.md, "Performance"). */
     if (ZM_LIKELY(bytes <= E.be->send_max)) {
         if (E.be->send(buf, bytes, proc, ZM_NET_TAG_ENV) != 0)
