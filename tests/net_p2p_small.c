@@ -195,9 +195,10 @@ static void b_probe(int rank)
     free(buf);
 }
 
-/* Sizes of the truncation test: both sides of both eager limits, data in
- * pieces and not. */
-static const int tsizes[] = { 100, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
+/* Sizes of the truncation test: 64 bytes (MPICH's inline sends), both
+ * sides of the blocking send's limit (996 bytes of data) and of both
+ * eager limits, data in pieces and not. */
+static const int tsizes[] = { 64, 100, 996, 997, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
 #define NT ((int)(sizeof(tsizes) / sizeof(tsizes[0])))
 
 static void b_trunc(int rank)
