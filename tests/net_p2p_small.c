@@ -45,10 +45,14 @@
 #include <string.h>
 
 /* Sizes of the order stream: around the blocking send's limit (1 KiB
- * envelopes: 992 bytes of data behind the 32-byte header), the eager
- * limits within a node (2 KiB + 64, 8 KiB + 32) and into the rendezvous. */
-static const int sizes[] = { 0,    8,  991,   992,   993, 1000, 2112,  2113,  8,
-                             5000, 1, 4096,  8224,  8225,   64, 12000, 16384, 16385 };
+ * envelopes: 996 bytes of data behind an eager envelope's 28-byte
+ * header, src/p2p/remote.c), around 64 bytes (the system MPI's inline
+ * sends: 92 bytes with MPICH), the eager limits within a node (2 KiB +
+ * 64, 8 KiB + 32) and into the rendezvous; 0-3 bytes end an envelope
+ * before where a rendezvous's data tag sits. */
+static const int sizes[] = { 0,    8,  995,   996,   997, 1000, 2112,  2113,  8,
+                             5000, 1, 4096,  8224,  8225,   64, 12000, 16384, 16385,
+                             3,    65, 992,   993 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 /* Enough that more than 128 pieces are in flight to one process with
  * either backend (src/p2p/remote.c; checked by hand with a print in all
@@ -191,9 +195,10 @@ static void b_probe(int rank)
     free(buf);
 }
 
-/* Sizes of the truncation test: both sides of both eager limits, data in
- * pieces and not. */
-static const int tsizes[] = { 100, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
+/* Sizes of the truncation test: 64 bytes (MPICH's inline sends), both
+ * sides of the blocking send's limit (996 bytes of data) and of both
+ * eager limits, data in pieces and not. */
+static const int tsizes[] = { 64, 100, 996, 997, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
 #define NT ((int)(sizeof(tsizes) / sizeof(tsizes[0])))
 
 static void b_trunc(int rank)

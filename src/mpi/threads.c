@@ -29,6 +29,7 @@
  *   rank's, already safe against other ranks running on other workers.
  */
 #include "session.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <dlfcn.h>
@@ -508,7 +509,9 @@ ZM_EXPORT int pthread_detach(pthread_t th)
 
 ZM_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    if (!on_ult())
+    /* Inside the system MPI (its thread holds the network lock): the
+     * system MPI's own short-held mutexes (src/net/net.h, zm_net_held). */
+    if (zm_net_held || !on_ult())
         return real_pthread_mutex_lock()(m);
     /* A lock taken at once may be a turn of a busy-wait loop (ult.h). */
     zm_ult_spin_point();

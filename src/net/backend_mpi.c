@@ -251,6 +251,12 @@ static int be_isend_now(const void *buf, size_t bytes, int dest, int tag, int sl
     return 0;
 }
 
+static int be_send(const void *buf, size_t bytes, int dest, int tag)
+{
+    /* bytes <= SEND_NOW_BLOCKING_MAX (send_max), far below INT_MAX. */
+    return MPI_Send(buf, (int)bytes, MPI_BYTE, dest, tag, B.comm) == MPI_SUCCESS ? 0 : -1;
+}
+
 static int be_irecv(void *buf, size_t bytes, int src, int tag, int slot)
 {
     MPI_Datatype dt;
@@ -410,6 +416,7 @@ static const zm_net_backend_t table = {
     .slots = be_slots,
     .isend = be_isend,
     .isend_now = be_isend_now,
+    .send = be_send,
     .irecv = be_irecv,
     .testsome = be_testsome,
     .posts = be_posts,
@@ -423,6 +430,7 @@ static const zm_net_backend_t table = {
     .eager_node = EAGER_NODE,
     .piece_node = PIECE_NODE,
     .piece_max_node = PIECE_MAX_NODE,
+    .send_max = SEND_NOW_BLOCKING_MAX,
 };
 
 /* The module's only export. */

@@ -424,6 +424,29 @@ int zm_net_init(int np_env)
     return 0;
 }
 
+__thread int zm_net_held __attribute__((tls_model("initial-exec")));
+
+/* The network lock, marking the OS thread that holds it (zm_net_held). */
+static inline void net_lock(void)
+{
+    zm_spin_lock(&net.lock);
+    zm_net_held = 1;
+}
+
+static inline int net_trylock(void)
+{
+    if (!zm_spin_trylock(&net.lock))
+        return 0;
+    zm_net_held = 1;
+    return 1;
+}
+
+static inline void net_unlock(void)
+{
+    zm_net_held = 0;
+    zm_spin_unlock(&net.lock);
+}
+
 static void progress_stop(void);
 
 void zm_net_finalize(void)
@@ -431,13 +454,13 @@ void zm_net_finalize(void)
     if (!net.be)
         return;
     progress_stop();
-    zm_spin_lock(&net.lock);
+    net_lock();
     zm_net_batch_flush_all_locked();
     if (zm_net_job.nprocs > 1 && net.be->barrier() != 0)
         zm_net_fatal("the closing barrier");
     zm_net_env_stop_locked();
     net.be->finalize();
-    zm_spin_unlock(&net.lock);
+    net_unlock();
 }
 
 /* ---- The progress engine ------------------------------------------------- */
@@ -450,12 +473,12 @@ void zm_net_set_handler(zm_net_arrive_fn *fn, size_t headroom)
 
 void zm_net_lock(void)
 {
-    zm_spin_lock(&net.lock);
+    net_lock();
 }
 
 void zm_net_unlock(void)
 {
-    zm_spin_unlock(&net.lock);
+    net_unlock();
 }
 
 /* A free slot for a new operation; grows the table when full. */
@@ -578,8 +601,9 @@ int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
  * finished.  In this order: a completion that came before an envelope
  * (a buffered send's data, then the receiver's next message) is seen
  * in the same poll as the envelope, so the program that the envelope
- * lets go on finds its attached buffer free again. */
-static int progress_locked(void)
+ * lets go on finds its attached buffer free again.  Inlined: it is the
+ * body of every poll, and a waiting rank polls in a loop. */
+static inline __attribute__((always_inline)) int progress_locked(void)
 {
     int did = zm_net_env_poll_locked(net.headroom);
     if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
@@ -635,12 +659,12 @@ int zm_net_poll(void)
     int did = 0;
     /* Without a backend only deferred work can be pending (collectives
      * forced onto their message path in one process: coll's net.c). */
-    if (net.be && zm_spin_trylock(&net.lock)) {
+    if (net.be && net_trylock()) {
         /* Written under the lock, on the lock's line: no extra sharing. */
         atomic_store_explicit(&net.polls, atomic_load_explicit(&net.polls,
                               memory_order_relaxed) + 1, memory_order_relaxed);
         did = progress_locked();
-        zm_spin_unlock(&net.lock);
+        net_unlock();
     }
     if (atomic_load_explicit(&net.ndefer, memory_order_relaxed) > 0)
         did |= run_deferred();
@@ -936,17 +960,17 @@ static __attribute__((noreturn)) void dd_report(void)
     fprintf(stderr, "zmpi: deadlock across the job's %d processes: every rank is blocked and "
             "no message is on its way\n", n);
     fflush(stderr);
-    zm_spin_lock(&net.lock);
+    net_lock();
     net.dd_done = 0;
     for (int p = 1; p < n; p++)
         dd_send(DD_REPORT, net.dd_wave, p);
-    zm_spin_unlock(&net.lock);
+    net_unlock();
     uint64_t end = zm_arch_time_ns() + DD_REPORT_NS;
     while (zm_arch_time_ns() < end) {
-        zm_spin_lock(&net.lock);
+        net_lock();
         progress_locked();
         int done = net.dd_done;
-        zm_spin_unlock(&net.lock);
+        net_unlock();
         if (done >= n - 1)
             break;
         progress_nap(1000 * 1000);
@@ -966,7 +990,7 @@ static void dd_tick(void)
     if (now < next)
         return;
     next = now + DD_PERIOD_NS;
-    zm_spin_lock(&net.lock);
+    net_lock();
     int dead = net.dd_wave && net.dd_replies == zm_net_job.nprocs && dd_judge();
     uint64_t act;
     int quiet = !dead && dd_local_quiet(&act);
@@ -981,7 +1005,7 @@ static void dd_tick(void)
     } else if (!dead) {
         net.dd_prev_ok = 0;
     }
-    zm_spin_unlock(&net.lock);
+    net_unlock();
     if (dead)
         dd_report();
 }

@@ -149,6 +149,16 @@ void zm_net_set_handler(zm_net_arrive_fn *fn, size_t headroom);
 void zm_net_lock(void);
 void zm_net_unlock(void);
 
+/* Nonzero on the OS thread that holds the network lock, so inside the
+ * system MPI's calls.  Read by libzmpi's pthread_mutex_lock
+ * (src/mpi/threads.c): the system MPI's own mutexes, which Open MPI takes
+ * on every send once its thread level is above MPI_THREAD_SINGLE, are
+ * then libc's plain lock, not the wait that lets a rank's other ULTs run
+ * (72 instructions a lock instead of about 20, four locks a message;
+ * and a ULT that switched away holding the network lock could stall its
+ * worker's other ranks at the lock). */
+extern __thread int zm_net_held __attribute__((tls_model("initial-exec")));
+
 /* With the lock held: start a send (sync: completes only once matched) or
  * a receive of exactly `bytes` bytes; `done(arg)` runs when it completes.
  * Failures of the system MPI end the job with a message. */

@@ -22,7 +22,7 @@
 
 /* Bumped whenever the table changes: a module built for another version
  * is refused. */
-#define ZM_NET_ABI 4
+#define ZM_NET_ABI 5
 
 /* The export every backend module defines. */
 #define ZM_NET_ENTRY "zmpi_net_backend"
@@ -67,6 +67,12 @@ typedef struct zm_net_backend {
      * send; the smallest may be sent by a blocking eager send, which
      * only waits for the data to leave (backend_mpi.c). */
     int (*isend_now)(const void *buf, size_t bytes, int dest, int tag, int slot);
+
+    /* Send `bytes` bytes (at most send_max) to process `dest` with `tag`,
+     * blocking until buf may be reused: a send the system MPI makes
+     * eagerly, which therefore never waits for the receiver.  Returns 0
+     * or -1.  The cheapest send of both system MPIs (no request). */
+    int (*send)(const void *buf, size_t bytes, int dest, int tag);
 
     /* Start a receive of exactly `bytes` bytes from process `src` with
      * `tag` into slot `slot`.  Returns 0 or -1. */
@@ -130,6 +136,10 @@ typedef struct zm_net_backend {
      * message. */
     size_t piece_node;
     size_t piece_max_node;
+
+    /* The largest message `send` takes (the system MPIs' eager sizes with
+     * a factor of 2 to spare: backend_mpi.c). */
+    size_t send_max;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);
