@@ -544,6 +544,7 @@ typedef struct coll_nmsgs {
     int left;                       /* receives whose signature is not checked yet */
     int batch;                      /* the rank waits right after posting: sends may
                                      * batch (zm_p2p_isend_batch) */
+    unsigned gen;                   /* zm_net_batch_gen once they were posted */
     zm_status_t ended;              /* poll: the mismatch that ended the set */
     coll_nmsg_t *m;                 /* the messages */
     zm_req_t *reqs;                 /* two per message: signature (or all), data;

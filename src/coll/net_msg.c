@@ -251,6 +251,8 @@ int zm_coll_nmsgs_post(coll_nmsgs_t *ms)
         if (o->split)
             nsend(ms, o, o->buf, o->count, o->dt, &ms->reqs[2 * i + 1]);
     }
+    if (ms->batch)
+        ms->gen = zm_net_batch_gen();
     return 0;
 }
 
@@ -449,15 +451,18 @@ zm_status_t zm_coll_nmsgs_wait(coll_nmsgs_t *ms, char *err, size_t errlen)
         free(list);
     /* Sends that batched (ms->batch) leave with the next poll of the
      * network by any thread of the process, which also sends every batch
-     * waiting.  A receive seen incomplete after they were added completes
-     * only through such a poll (or this rank's own, waiting alone), so a
-     * rank that waited has seen its batches leave.  One whose receives
-     * had all completed before it looked did not wait, and may compute
-     * next while its envelopes wait for the progress thread: it sends
-     * them here.  (Sending them at the end of every call cost up to 40 %
-     * of a small Alltoall of 2 processes x 4 ranks over Open MPI: ranks of
-     * one worker that post one after another no longer shared a batch.) */
-    if (ms->batch && !waited)
+     * waiting.  A rank that waited for a message from another process saw
+     * such a poll after its sends were added, and so its batches leave.
+     * One whose receives had all completed before it looked, or whose
+     * last ones came from ranks of its own process (no poll needed), may
+     * compute next while its envelopes wait for the progress thread (a
+     * peer waited 1.5 s for one: net_<mpi>_batch_coll_2px2i): it sends
+     * them here unless a poll sent every batch since it posted
+     * (zm_net_batch_gen changed).  (Sending them at the end of every call
+     * cost up to 40 % of a small Alltoall of 2 processes x 4 ranks over
+     * Open MPI: ranks of one worker that post one after another no longer
+     * shared a batch.) */
+    if (ms->batch && (!waited || zm_net_batch_gen() == ms->gen))
         zm_net_batch_flush_all();
     return st;
 }

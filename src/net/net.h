@@ -316,4 +316,10 @@ void zm_net_batch_flush_locked(int proc);
  * rank's lock. */
 void zm_net_batch_flush_all(void);
 
+/* How many times every waiting batch was sent so far (each poll that
+ * found batches waiting, zm_net_batch_flush_all): a sender that read it
+ * after batching sees it change only once its envelopes have left.  Any
+ * thread; one load. */
+unsigned zm_net_batch_gen(void);
+
 #endif /* ZM_NET_H */

@@ -129,6 +129,7 @@ static struct {
     batch_t *batch;             /* per destination process (nprocs), NULL until used */
     int *pend;                  /* processes whose batch is not empty */
     _Atomic int npend;          /* their number (read without the lock: progress thread) */
+    _Atomic unsigned gen;       /* times every waiting batch was sent (zm_net_batch_gen) */
     int quiet;                  /* the next poll may take the quiet path (env_quiet_update) */
     const zm_net_backend_t *be; /* the backend (set by ring_start or the first send) */
 } E;
@@ -308,6 +309,13 @@ void zm_net_batch_flush_all_locked(void)
     int n;
     while ((n = atomic_load_explicit(&E.npend, memory_order_relaxed)) > 0)
         batch_send(E.pend[n - 1]);
+    atomic_store_explicit(&E.gen, atomic_load_explicit(&E.gen, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
+unsigned zm_net_batch_gen(void)
+{
+    return atomic_load_explicit(&E.gen, memory_order_acquire);
 }
 
 void zm_net_batch_flush_all(void)
