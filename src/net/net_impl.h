@@ -17,6 +17,22 @@
  * system MPI (net_env.c, "Batches"). */
 #define ZM_NET_KIND_BATCH 59
 
+/* net_job.c, called by zm_net_init on the main thread before any rank
+ * runs.  zm_net_job_launcher: the launcher that started this process and
+ * the backend it implies, from the environment; returns the number of
+ * processes it started (0: none).  zm_net_job_layout: number the world
+ * ranks over the processes (ZMPI_NP, ZMPI_RANKS_PER_PROC,
+ * ZMPI_RANK_ORDER) and fill the placement tables; -1 with a message on
+ * bad settings.  zm_net_job_node_map: which processes share a node (a
+ * collective of the backend); -1 when out of memory.
+ * zm_net_job_no_backend: print why a job the launcher started cannot run
+ * without its backend, and how to fix it.  The tables are the layer's,
+ * freed never (they live as long as the job). */
+int zm_net_job_launcher(const char **launcher, const char **backend);
+int zm_net_job_layout(int np_env);
+int zm_net_job_node_map(void);
+void zm_net_job_no_backend(const char *launcher, int nprocs, const char *name, const char *why);
+
 /* The loaded backend (NULL in a one-process job).  Any thread; written
  * once at start. */
 const zm_net_backend_t *zm_net_be(void);
