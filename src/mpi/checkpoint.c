@@ -178,6 +178,14 @@ void zm_mpi_ckpt_state_adopt(zm_mpi_rank_t *me, uintptr_t attr, uintptr_t type_n
 const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me)
 {
     zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
+    /* The handlers of WORLD and SELF come back by address (h->user[2-3]
+     * in a checkpoint, the record's copy in a move): predefined ones are
+     * the library's, at the same address everywhere; the program's must
+     * be in the rank's heap. */
+    if ((me->world.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->world.eh) != h) ||
+        (me->self.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->self.eh) != h))
+        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread "
+               "(set a predefined one first)";
     if (me->attr && zm_core_rank_mem_owner(me->attr) != h)
         return "it made attribute keys or cached attributes off its own thread";
     if (me->type_names && zm_core_rank_mem_owner(me->type_names) != h)
@@ -440,15 +448,9 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (zm_mpi_handles_mapped())
         return "Fortran indices of communicators, groups, datatypes, error handlers or info "
                "objects exist (the index tables are not saved)";
-    /* Their handlers come back by address (h->user[2-3]): predefined ones
-     * are the library's, the program's own in the rank's heap. */
-    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
-    if ((me->world.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->world.eh) != h) ||
-        (me->self.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->self.eh) != h))
-        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread "
-               "(set a predefined one first)";
-    /* Its attribute state and type names are saved with its heap, where
-     * they are when the rank made them on its own thread. */
+    /* Its error handlers, attribute state and type names are saved with
+     * its heap, where they are when the rank made them on its own
+     * thread. */
     return zm_mpi_ckpt_state_why(me);
 }
 

@@ -145,14 +145,19 @@ static int inter_in_job(const struct zmpi_comm *c)
     return 1;
 }
 
+/* The first of rank w's communicators in its heap (NULL in jobs whose
+ * objects are libc's); the others follow by rnext. */
+static struct zmpi_comm *rank_comms(int w)
+{
+    return zm_core_obj_in_ranks ? (struct zmpi_comm *)zm_core_rank_mem(w)->user[RU_COMMS] : NULL;
+}
+
 int zm_mpi_comm_held(int w, const char **why)
 {
     int n = 0;
     const char *r = NULL;
-    if (!zm_core_obj_in_ranks)
-        return 0;
     zm_rank_mem_t *h = zm_core_rank_mem(w);
-    for (struct zmpi_comm *c = (struct zmpi_comm *)h->user[RU_COMMS]; c; c = c->rnext, n++) {
+    for (struct zmpi_comm *c = rank_comms(w); c; c = c->rnext, n++) {
         if (r)
             continue;
         if (c->inter && !inter_in_job(c))
@@ -166,13 +171,6 @@ int zm_mpi_comm_held(int w, const char **why)
     if (why)
         *why = r;
     return n;
-}
-
-/* The first of rank w's communicators in its heap (NULL in jobs whose
- * objects are libc's); the others follow by rnext. */
-static struct zmpi_comm *rank_comms(int w)
-{
-    return zm_core_obj_in_ranks ? (struct zmpi_comm *)zm_core_rank_mem(w)->user[RU_COMMS] : NULL;
 }
 
 void zm_mpi_comm_drop_colls(int w)

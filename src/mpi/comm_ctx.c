@@ -26,6 +26,12 @@ static uint32_t ctx_range(void)
     return ((0x7fffffffu - ctx_floor) / (uint32_t)zm_net_job.nprocs) & ~1u;
 }
 
+/* The first id of this process's range. */
+static uint32_t ctx_base(void)
+{
+    return ctx_floor + (zm_net_job.nprocs > 1 ? ctx_range() * (uint32_t)zm_net_job.proc : 0);
+}
+
 uint32_t zm_mpi_ctx_draw(uint32_t n)
 {
     uint32_t v = atomic_fetch_add(&next_ctx, n);
@@ -37,13 +43,12 @@ uint32_t zm_mpi_ctx_draw(uint32_t n)
                 "ending the job\n", zm_net_job.proc, range);
         zm_net_abort(1);
     }
-    return ctx_floor + v + range * (uint32_t)zm_net_job.proc;
+    return ctx_base() + v;
 }
 
 uint32_t zm_mpi_ctx_high(void)
 {
-    uint32_t v = atomic_load(&next_ctx);
-    return ctx_floor + v + (zm_net_job.nprocs > 1 ? ctx_range() * (uint32_t)zm_net_job.proc : 0);
+    return ctx_base() + atomic_load(&next_ctx);
 }
 
 void zm_mpi_ctx_floor(uint32_t floor)

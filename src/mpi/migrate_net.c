@@ -589,13 +589,6 @@ static int move_all(int self)
 
 /* ---- The step ------------------------------------------------------------------ */
 
-/* Whether p (a block of rank region h's, or a library constant when
- * is_const, or NULL) moves with the rank. */
-static int own(zm_rank_mem_t *h, const void *p, int is_const)
-{
-    return !p || is_const || zm_core_rank_mem_owner(p) == h;
-}
-
 /* What keeps the calling rank from moving, or NULL: the checkpoint's
  * test of a rank (checkpoint.c), plus the API state a move does not
  * carry (attributes, type names, OpenMP) and a pin to its worker. */
@@ -606,10 +599,6 @@ static const char *rank_why(zm_mpi_rank_t *me)
                "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
-    zm_rank_mem_t *h = zm_core_rank_mem(me->world_rank);
-    if (!own(h, me->world.eh, me->world.eh->kind < ZM_EH_USER) ||
-        !own(h, me->self.eh, me->self.eh->kind < ZM_EH_USER))
-        return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread";
     const char *cwhy = zm_mpi_ckpt_state_why(me);
     if (cwhy)
         return cwhy;

@@ -39,9 +39,10 @@ void zm_mpi_migrate_relocal(void);
 void zm_mpi_ckpt_rw(int rank, void **start, size_t *len);
 int zm_mpi_ckpt_adopt(int rank, char *err, size_t errlen);
 
-/* checkpoint.c: why rank me's attribute state or names of predefined
- * datatypes would not travel with its region (made on a thread it
- * started, in libc's memory), or NULL.  Checkpoints and moves refuse such
+/* checkpoint.c: why rank me's error handlers on MPI_COMM_WORLD and
+ * MPI_COMM_SELF, attribute state or names of predefined datatypes would
+ * not travel with its region (made on a thread it started, in libc's
+ * memory), or NULL.  Checkpoints and moves refuse such
  * a rank.  The rank's ULT. */
 const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me);
 

@@ -224,7 +224,7 @@ static inline void env_send_now(void *buf, size_t bytes, int proc)
         return;
     }
     int s = zm_net_slot_free_locked();
-    int r = zm_net_be()->isend_now(buf, bytes, proc, ZM_NET_TAG_ENV, s);
+    int r = E.be->isend_now(buf, bytes, proc, ZM_NET_TAG_ENV, s);
     if (r < 0)
         zm_net_fatal("a send");
     if (r == 1)

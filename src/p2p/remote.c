@@ -315,9 +315,10 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
      * the system MPI done with its data, and that can come after the
      * receiver's answer to it (Open MPI sees a sent fragment done only
      * when the receiver hands it back): a program that waited for the
-     * answer rightly expects the room.  So polls, up to 10 ms, before a
-     * send that does not fit is refused (net_openmpi_p2p_persistent
-     * failed with MPI_ERR_BUFFER about once in 20 runs under load). */
+     * answer rightly expects the room.  So it polls (zm_ult_yield runs
+     * the network's poll), up to 10 ms, before a send that does not fit
+     * is refused (net_openmpi_p2p_persistent failed with MPI_ERR_BUFFER
+     * about once in 20 runs under load). */
     uint64_t until = 0;
     while (rc == ZM_ERR_BUFFER) {
         uint64_t now = zm_arch_time_ns();
@@ -325,7 +326,6 @@ static zm_status_t send_buffered(const zm_p2p_comm_t *c, const void *buf, size_t
             until = now + 10 * 1000 * 1000;
         else if (now > until)
             break;
-        zm_net_poll();
         zm_ult_yield();
         rc = zm_p2p_bsend_reserve(zm_p2p_self(), bytes, &m);
     }
