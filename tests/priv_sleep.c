@@ -5,10 +5,12 @@
  *   overlap <call>  2 ranks on 1 worker: rank 0 tells rank 1 to go and
  *                   sleeps with <call> (sleep, usleep, nanosleep, clock_rel,
  *                   clock_abs_mono, clock_abs_real); rank 1 then sends it
- *                   a message stamped with the send time.  After waking,
- *                   rank 0's first MPI_Iprobe must find it, sent before
- *                   rank 0 woke: a sleep that blocked the worker would
- *                   have kept rank 1 from running until rank 0 woke.
+ *                   a message stamped with the send time, and stores the
+ *                   stamp where rank 0 told it.  Rank 0 sleeps again while
+ *                   the stamp is not there (8 sleeps at most, no MPI call
+ *                   between them); it must come, from before rank 0's last
+ *                   wake: a sleep that blocked the worker would keep rank 1
+ *                   from running until rank 0 woke.
  *   many            every rank sleeps 1 s; the whole takes < 2.5 s (8 ranks
  *                   on 2 workers took 4 s when a sleep blocked its worker).
  *   nodeadlock      rank 0 sleeps 2 s while the others wait for it in
@@ -30,6 +32,7 @@
 #include <mpi.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,27 +94,41 @@ static void overlap(const char *call)
     if (size != 2)
         fail("overlap needs 2 ranks");
     if (rank == 0) {
-        int go = 1, flag = 0;
-        MPI_Send(&go, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
-        int64_t t0 = now_ns(CLOCK_MONOTONIC);
-        if (do_sleep(call, want) != 0)
-            fail("the sleep call failed");
-        int64_t woke = now_ns(CLOCK_MONOTONIC);
-        if (woke - t0 < want)
-            fail("the sleep ended early");
-        MPI_Iprobe(1, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-        if (!flag)
-            fail("rank 1's message was not there when rank 0 woke: "
+        /* Rank 1 stores its stamp here too (both ranks share the address
+         * space), so rank 0 can look between sleeps without an MPI call,
+         * which would let rank 1 run even if the sleeps blocked the worker. */
+        _Atomic int64_t seen = 0;
+        uintptr_t where = (uintptr_t)&seen;
+        int64_t woke = 0;
+        int naps = 0;
+        MPI_Send(&where, sizeof where, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+        /* A sleep that blocks the worker keeps rank 1 from running while
+         * rank 0 sleeps, however often it sleeps; one that parks only rank 0
+         * lets rank 1 go as soon as the worker gets a core.  Sleeping again
+         * while rank 1 has not gone keeps a loaded machine, where the worker
+         * may wait for a core longer than one sleep, from failing the test,
+         * and still fails a blocking sleep every time. */
+        while (atomic_load(&seen) == 0 && naps++ < 8) {
+            int64_t t0 = now_ns(CLOCK_MONOTONIC);
+            if (do_sleep(call, want) != 0)
+                fail("the sleep call failed");
+            woke = now_ns(CLOCK_MONOTONIC);
+            if (woke - t0 < want)
+                fail("the sleep ended early");
+        }
+        if (atomic_load(&seen) == 0)
+            fail("rank 1 did not run while rank 0 slept (8 sleeps): "
                  "the sleep blocked the worker");
         MPI_Recv(&stamp, 1, MPI_INT64_T, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (stamp >= woke)
+        if (stamp >= woke || stamp != atomic_load(&seen))
             fail("rank 1 sent only after rank 0 woke: the sleep blocked the worker");
-        printf("overlap %s: slept %.3f s, rank 1 sent %.3f s before the wake\n", call,
-               (double)(woke - t0) / NS, (double)(woke - stamp) / NS);
+        printf("overlap %s: %d sleep(s) of %.3f s, rank 1 went %.3f s before the last wake\n",
+               call, naps, (double)want / NS, (double)(woke - stamp) / NS);
     } else {
-        int go;
-        MPI_Recv(&go, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        uintptr_t where;
+        MPI_Recv(&where, sizeof where, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         stamp = now_ns(CLOCK_MONOTONIC);
+        atomic_store((_Atomic int64_t *)where, stamp);
         MPI_Send(&stamp, 1, MPI_INT64_T, 0, 2, MPI_COMM_WORLD);
     }
 }
