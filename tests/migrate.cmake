@@ -172,6 +172,13 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
     REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
+  # Requests keep only their rank: rank 1 with a receive posted, rank 2
+  # with a send started and rank 4 with its message waiting stay, the 3
+  # others move at each of 6 rounds.
+  zt_migrate_net(net_${be}_migrate_pending_requests_stay MODE pending LB_PROC rotate
+    REGEX "6 ranks, 18 moves, ok" "rank 2 stays in process 0: it holds requests"
+    "rank 1 stays in process 1: a message to it is still unreceived, or it has a receive"
+    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
   # A checkpoint of ranks that moved, restarted in three layouts.
   add_test(NAME net_${be}_migrate_then_checkpoint_restart
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>

@@ -59,6 +59,12 @@
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
  *           must not leave it behind (it stays while the message waits);
+ *   pending  as rotate on 6 or more ranks, but before each ZMPI_Migrate
+ *           rank 1 posts an MPI_Irecv that rank 0 matches after it, and
+ *           rank 2 starts an MPI_Isend of 64 KiB to rank 4, which rank 4
+ *           receives after it: ranks 1, 2 and 4 stay (a receive posted, a
+ *           request held, a message waiting), every other rank moves at
+ *           every round, and the messages arrive whole;
  *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
  *           by the test's regular expression);
  *   types   as rotate, with derived datatypes made before the first move
@@ -635,6 +641,52 @@ static void inter_free(void)
         MPI_Comm_free(all[i]);
 }
 
+/* ---- MIG_MODE=pending ---- */
+
+#define PEND_BIG 8192
+static int64_t pend_big[PEND_BIG], pend_small[32];
+static MPI_Request pend_req = MPI_REQUEST_NULL;
+
+/* Whether rank r keeps a request or a message across the migration in
+ * MIG_MODE=pending (it must stay). */
+static int pend_holds(int r)
+{
+    return r == 1 || r == 2 || r == 4;
+}
+
+/* Before ZMPI_Migrate: rank 1's receive, rank 2's send. */
+static void pend_before(int iter)
+{
+    if (me == 1)
+        MPI_Irecv(pend_small, 32, MPI_INT64_T, 0, 950 + iter, MPI_COMM_WORLD, &pend_req);
+    if (me == 2) {
+        for (int i = 0; i < PEND_BIG; i++)
+            pend_big[i] = pat(iter + 60, i);
+        MPI_Isend(pend_big, PEND_BIG, MPI_INT64_T, 4, 960 + iter, MPI_COMM_WORLD, &pend_req);
+    }
+}
+
+/* After it: complete both, check the data. */
+static void pend_after(int iter)
+{
+    if (me == 0) {
+        for (int i = 0; i < 32; i++)
+            pend_small[i] = pat(iter + 50, i);
+        MPI_Send(pend_small, 32, MPI_INT64_T, 1, 950 + iter, MPI_COMM_WORLD);
+    }
+    if (me == 1 || me == 2)
+        MPI_Wait(&pend_req, MPI_STATUS_IGNORE);
+    if (me == 4)
+        MPI_Recv(pend_big, PEND_BIG, MPI_INT64_T, 2, 960 + iter, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    for (int i = 0; me == 1 && i < 32; i++)
+        if (pend_small[i] != (int64_t)0 * 1000003 + (iter + 50) * 7919 + i)
+            fail("the receive posted before the move", i);
+    for (int i = 0; me == 4 && i < PEND_BIG; i++)
+        if (pend_big[i] != (int64_t)2 * 1000003 + (iter + 60) * 7919 + i)
+            fail("the send started before the move", i);
+}
+
 /* DEPTH frames, each with a pattern; migrate at the bottom. */
 static long dive(int depth, int iter, int *moved)
 {
@@ -651,8 +703,13 @@ static long dive(int depth, int iter, int *moved)
                 msg[i] = pat(iter + 77, i);
             MPI_Send(msg, 32, MPI_INT64_T, 1, 900 + iter, MPI_COMM_WORLD);
         }
+        int pending = strcmp(mode, "pending") == 0 && np >= 6;
+        if (pending)
+            pend_before(iter);
         ZMPI_Migrate(MPI_INFO_NULL);
         *moved = getpid() != before;
+        if (pending)
+            pend_after(iter);
         if (inflight && me == 1) {
             MPI_Recv(msg, 32, MPI_INT64_T, 0, 900 + iter, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             for (int i = 0; i < 32; i++)
@@ -744,6 +801,8 @@ int main(int argc, char **argv)
              strcmp(mode, "comms") == 0 || strcmp(mode, "topo") == 0 ||
              strcmp(mode, "inter") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
+        if (strcmp(mode, "pending") == 0 && np >= 6 && moved == pend_holds(me))
+            fail(moved ? "no move (it held a request or a message)" : "a move", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
         if (kept != MPI_WIN_NULL && moved)

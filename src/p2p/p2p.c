@@ -73,6 +73,37 @@ static struct {
  * directly. */
 zm_p2p_req_cache_t *zm_p2p_req_caches;
 
+/* Requests by rank (p2p.h, zm_p2p_rank_requests).  In a job whose ranks
+ * move between processes every request of the pool is counted for the
+ * rank on whose thread it was taken, so that a rank holding one stays and
+ * the others may still move.  The count is kept where requests come from
+ * and go back to the pool: the worker caches are turned off in such jobs
+ * (their counts set to full, so nothing is ever put on them and every
+ * request takes the slow paths), which leaves the inlined fast paths of
+ * every other job as they were, without a test. */
+static struct {
+    int on;
+    _Atomic long *held;     /* per ULT id (world rank) */
+    _Atomic long off;       /* taken on threads that are no rank's own */
+    _Atomic long coll;      /* marked by zm_p2p_req_mark_coll */
+} byrank;
+
+static void held_add(zm_req_t *req)
+{
+    zm_ult_t *u = zm_ult_self();
+    req->holder = u && !u->foreign && zm_ult_tl_worker ? u->id : -1;
+    atomic_fetch_add_explicit(req->holder >= 0 ? &byrank.held[req->holder] : &byrank.off, 1,
+                              memory_order_relaxed);
+}
+
+static void held_drop(zm_req_t *req)
+{
+    atomic_fetch_sub_explicit(req->holder >= 0 ? &byrank.held[req->holder] : &byrank.off, 1,
+                              memory_order_relaxed);
+    if (req->coll)
+        atomic_fetch_sub_explicit(&byrank.coll, 1, memory_order_relaxed);
+}
+
 /* Small expected messages are copied while the receiver's lock is held, so
  * the receive can be completed with a plain store instead of an atomic
  * exchange: an exchange would first wait for the data's cache-line
@@ -97,6 +128,8 @@ static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
+    if (ZM_UNLIKELY(byrank.on))
+        held_drop(req);
     zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
     if (ZM_LIKELY(rc != NULL) && ZM_LIKELY(zm_p2p_req_cache_put(rc, req)))
         return;
@@ -167,6 +200,14 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         !zm_p2p_req_caches)
         return ZM_ERR_NOMEM;
     memset(zm_p2p_req_caches, 0, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
+    if (zm_core_rank_mem_on() && zm_net_job.nprocs > 1) {
+        byrank.held = calloc(cap, sizeof(*byrank.held));
+        if (!byrank.held)
+            return ZM_ERR_NOMEM;
+        for (int i = 0; i < nworkers; i++)
+            zm_p2p_req_caches[i].n = ZM_P2P_REQ_CACHE_MAX;
+        byrank.on = 1;
+    }
     zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int i = zm_net_local_world(l);
@@ -232,18 +273,44 @@ long zm_p2p_requests_live(void)
 {
     if (!p2p.req_pool)
         return 0;
-    /* Cached requests are free: the pool counts them as in use. */
+    /* Cached requests are free: the pool counts them as in use.  The
+     * caches of a job that counts by rank are empty (their counts full). */
     long n = zm_pool_in_use(p2p.req_pool);
-    for (int i = 0; i < p2p.nworkers; i++)
+    for (int i = 0; i < p2p.nworkers && !byrank.on; i++)
         n -= zm_p2p_req_caches[i].n;
     return n;
+}
+
+long zm_p2p_rank_requests(int w)
+{
+    return byrank.on ? atomic_load_explicit(&byrank.held[w], memory_order_relaxed) : -1;
+}
+
+long zm_p2p_requests_off_rank(void)
+{
+    return atomic_load_explicit(&byrank.off, memory_order_relaxed);
+}
+
+long zm_p2p_coll_requests(void)
+{
+    return atomic_load_explicit(&byrank.coll, memory_order_relaxed);
+}
+
+void zm_p2p_req_mark_coll(zm_req_t *req)
+{
+    req->coll = 1;
+    if (byrank.on)
+        atomic_fetch_add_explicit(&byrank.coll, 1, memory_order_relaxed);
 }
 
 zm_req_t *zm_p2p_req_alloc_slow(void)
 {
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);
-    if (req)
+    if (req) {
         zm_p2p_req_init(req);
+        if (ZM_UNLIKELY(byrank.on))
+            held_add(req);
+    }
     return req;
 }
 
