@@ -157,9 +157,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # constructor with names, hints, attributes and error handlers
   # (MIG_MODE=comms); Cartesian, graph and distributed graph communicators
   # with cached neighbourhood schedules (topo); intercommunicators with a
-  # duplicate and a merge (inter); derived datatypes (types).
+  # duplicate and a merge (inter); derived datatypes (types); inactive
+  # persistent point-to-point requests of every mode but buffered (persist).
   foreach(what communicators:comms topologies:topo intercommunicators:inter
-          derived_types:types)
+          derived_types:types persistent_requests:persist)
     string(REPLACE ":" ";" what "${what}")
     list(GET what 0 name)
     list(GET what 1 mode)
@@ -173,12 +174,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
     REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
   # Requests keep only their rank: rank 1 with a receive posted, rank 2
-  # with a send started and rank 4 with its message waiting stay, the 3
-  # others move at each of 6 rounds.
+  # with a send started, rank 3 with a persistent send started, ranks 4
+  # and 5 with their messages waiting and rank 6 with a buffer attached
+  # for MPI_Bsend stay, the 2 others move at each of 6 rounds.
   zt_migrate_net(net_${be}_migrate_pending_requests_stay MODE pending LB_PROC rotate
-    REGEX "6 ranks, 18 moves, ok" "rank 2 stays in process 0: it holds requests"
+    REGEX "8 ranks, 12 moves, ok" "rank 2 stays in process 0: it holds requests"
     "rank 1 stays in process 1: a message to it is still unreceived, or it has a receive"
-    OPTS --checkpoint -n 6 -p 2 --interleave --net ${be})
+    "rank 3 stays in process 1: it has an active persistent request"
+    "rank 6 stays in process 0: it has a buffer attached"
+    OPTS --checkpoint -n 8 -p 2 --interleave --net ${be})
   # A checkpoint of ranks that moved, restarted in three layouts.
   add_test(NAME net_${be}_migrate_then_checkpoint_restart
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
@@ -186,9 +190,9 @@ foreach(be ${ZMPI_NET_BACKENDS})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
   # The same with communicators of every intra constructor, with
-  # topologies and with intercommunicators, alive through the moves, the
-  # checkpoint and the restarts.
-  foreach(mode comms topo inter)
+  # topologies, with intercommunicators and with persistent requests,
+  # alive through the moves, the checkpoint and the restarts.
+  foreach(mode comms topo inter persist)
     add_test(NAME net_${be}_migrate_${mode}_then_checkpoint_restart
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
               $<TARGET_FILE:zt_migrate_net> ${be} ${mode})

@@ -603,9 +603,12 @@ static const char *rank_why(zm_mpi_rank_t *me)
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
     if (zm_p2p_rank_requests(me->world_rank) > 0)
-        return "it holds requests in its process's memory (pending, complete and not yet "
-               "freed, or persistent ones made off its own thread or active)";
-    const char *cwhy = zm_mpi_ckpt_state_why(me);
+        return "it holds requests in its process's memory (pending, or complete and not "
+               "yet freed)";
+    const char *cwhy = zm_mpi_preq_why(me->world_rank);
+    if (cwhy)
+        return cwhy;
+    cwhy = zm_mpi_ckpt_state_why(me);
     if (cwhy)
         return cwhy;
     zm_mpi_comm_held(me->world_rank, &cwhy);
