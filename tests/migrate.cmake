@@ -102,6 +102,7 @@ foreach(be ${ZMPI_NET_BACKENDS})
     ENVIRONMENT "MPIEXEC_TIMEOUT=100;${ZT_MIGRATE_FIXED}")
 endforeach()
 zmpi_add_priv_program(zt_migrate_net migrate_net.c)
+zmpi_add_priv_program(zt_migrate_nbc migrate_nbc.c)
 
 # ---- Across processes (docs/migrate.md, "Across processes") ----
 # tests/migrate_net.c: ranks with heap data, globals and 40 frames of
@@ -183,6 +184,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
     "rank 3 stays in process 1: it has an active persistent request"
     "rank 6 stays in process 0: it has a buffer attached"
     OPTS --checkpoint -n 8 -p 2 --interleave --net ${be})
+  # A non-blocking collective in flight on a communicator of ranks 0 and
+  # 2 keeps every rank of the job in place (tests/migrate_nbc.c).
+  add_test(NAME net_${be}_migrate_nbc_keeps_the_job
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_net.sh --regex "6 ranks, 0 moves, ok"
+            --regex "no rank of the job moves: non-blocking collective requests exist" --
+            env ZMPI_LB_PROC=rotate MPIEXEC_TIMEOUT=120 $<TARGET_FILE:zmpirun> -w 2
+            --lb-report --checkpoint -n 6 -p 2 --interleave --net ${be}
+            $<TARGET_FILE:zt_migrate_nbc>)
+  set_tests_properties(net_${be}_migrate_nbc_keeps_the_job PROPERTIES TIMEOUT 180 LABELS net)
   # A checkpoint of ranks that moved, restarted in three layouts.
   add_test(NAME net_${be}_migrate_then_checkpoint_restart
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
