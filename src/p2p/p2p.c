@@ -73,100 +73,6 @@ static struct {
  * directly. */
 zm_p2p_req_cache_t *zm_p2p_req_caches;
 
-/* Requests by rank (p2p.h, zm_p2p_rank_requests).  In a job whose ranks
- * move between processes every request of the pool is counted for the
- * rank on whose thread it was taken, so that a rank holding one stays and
- * the others may still move.  The count is kept where requests come from
- * and go back to the pool: the worker caches are turned off in such jobs
- * (their counts set to full, so nothing is ever put on them and every
- * request takes the slow paths), which leaves the inlined fast paths of
- * every other job as they were, without a test.  A rank's own thread
- * takes its requests and, but for orphaned ones and those a thread it
- * started frees, gives them back: those two counts have one writer each
- * and need no atomic operation (relaxed loads and stores, read by the
- * migration step while the rank is parked); the rest are counted
- * atomically.  One line per rank, as ranks of different workers count at
- * the same time.  In place of the worker caches each rank keeps a few free
- * requests of its own (HELD_FREE_MAX, linked through pnext), which saves
- * the pool's call and checks on most requests: a message-rate loop in
- * such a job ran some 35 % below its rate with the caches without them.
- * The list stays with the process when the rank moves away, for its
- * return. */
-#define HELD_FREE_MAX 64
-typedef struct held {
-    _Atomic long taken;     /* by the rank's thread only */
-    _Atomic long given;     /* by the rank's thread only */
-    _Atomic long given_elsewhere;
-    zm_req_t *free;         /* the rank's free requests (its thread only) */
-    int nfree;
-} __attribute__((aligned(ZM_CACHE_LINE))) held_t;
-
-static struct {
-    int on;
-    held_t *held;           /* per ULT id (world rank) */
-    size_t cap;             /* entries in held */
-    _Atomic long off;       /* taken on threads that are no rank's own */
-    _Atomic long coll;      /* marked by zm_p2p_req_mark_coll */
-} byrank;
-
-/* The world rank whose own thread calls, or -1. */
-static inline int held_self(void)
-{
-    zm_ult_t *u = zm_ult_self();
-    return u && !u->foreign && zm_ult_tl_worker ? u->id : -1;
-}
-
-static inline void bump(_Atomic long *c)
-{
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
-/* zm_p2p_req_alloc_slow of a job that counts by rank. */
-static zm_req_t *held_alloc(void)
-{
-    int w = held_self();
-    held_t *h = w >= 0 ? &byrank.held[w] : NULL;
-    zm_req_t *req = h ? h->free : NULL;
-    if (req) {
-        h->free = req->pnext;
-        h->nfree--;
-    } else if (!(req = zm_pool_alloc(p2p.req_pool))) {
-        return NULL;
-    }
-    zm_p2p_req_init(req);
-    req->holder = w;
-    if (h)
-        bump(&h->taken);
-    else
-        atomic_fetch_add_explicit(&byrank.off, 1, memory_order_relaxed);
-    return req;
-}
-
-/* Count req, being freed, off its holder; 1 if it went onto the caller's
- * own free list (the caller is its holder), 0 if it is still to be freed. */
-static int held_free(zm_req_t *req)
-{
-    if (req->coll)
-        atomic_fetch_sub_explicit(&byrank.coll, 1, memory_order_relaxed);
-    if (req->holder < 0) {
-        atomic_fetch_sub_explicit(&byrank.off, 1, memory_order_relaxed);
-        return 0;
-    }
-    held_t *h = &byrank.held[req->holder];
-    if (held_self() != req->holder) {
-        atomic_fetch_add_explicit(&h->given_elsewhere, 1, memory_order_relaxed);
-        return 0;
-    }
-    bump(&h->given);
-    if (h->nfree >= HELD_FREE_MAX)
-        return 0;
-    req->pnext = h->free;
-    h->free = req;
-    h->nfree++;
-    return 1;
-}
-
 /* Small expected messages are copied while the receiver's lock is held, so
  * the receive can be completed with a plain store instead of an atomic
  * exchange: an exchange would first wait for the data's cache-line
@@ -191,7 +97,7 @@ static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
-    if (ZM_UNLIKELY(byrank.on) && held_free(req))
+    if (ZM_UNLIKELY(zm_p2p_by_rank) && zm_p2p_req_rank_free(req))
         return;
     zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
     if (ZM_LIKELY(rc != NULL) && ZM_LIKELY(zm_p2p_req_cache_put(rc, req)))
@@ -263,19 +169,10 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         !zm_p2p_req_caches)
         return ZM_ERR_NOMEM;
     memset(zm_p2p_req_caches, 0, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
-    if (zm_core_rank_mem_on() && zm_net_job.nprocs > 1) {
-        /* As zm_p2p_ranks: calloc's fresh pages cost nothing until used
-         * (the capacity counts ranks that may be spawned). */
-        char *hb = calloc(1, cap * sizeof(*byrank.held) + ZM_CACHE_LINE);
-        if (!hb)
-            return ZM_ERR_NOMEM;
-        byrank.held = (held_t *)(((uintptr_t)hb + ZM_CACHE_LINE - 1) &
-                                 ~(uintptr_t)(ZM_CACHE_LINE - 1));
-        byrank.cap = cap;
-        for (int i = 0; i < nworkers; i++)
-            zm_p2p_req_caches[i].n = ZM_P2P_REQ_CACHE_MAX;
-        byrank.on = 1;
-    }
+    /* Ranks move between processes: requests counted by rank (req_rank.c). */
+    if (zm_core_rank_mem_on() && zm_net_job.nprocs > 1 &&
+        zm_p2p_req_rank_init(cap, nworkers, p2p.req_pool) != ZM_OK)
+        return ZM_ERR_NOMEM;
     zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int i = zm_net_local_world(l);
@@ -342,47 +239,20 @@ long zm_p2p_requests_live(void)
     if (!p2p.req_pool)
         return 0;
     /* Cached requests are free: the pool counts them as in use.  The
-     * caches of a job that counts by rank are empty (their counts full);
-     * its ranks' free lists are read while every rank waits. */
+     * caches of a job that counts by rank are empty (their counts full),
+     * and its ranks keep free requests of their own. */
     long n = zm_pool_in_use(p2p.req_pool);
-    for (int i = 0; i < p2p.nworkers && !byrank.on; i++)
+    for (int i = 0; i < p2p.nworkers && !zm_p2p_by_rank; i++)
         n -= zm_p2p_req_caches[i].n;
-    for (size_t i = 0; byrank.on && i < byrank.cap; i++)
-        n -= byrank.held[i].nfree;
+    if (zm_p2p_by_rank)
+        n -= zm_p2p_req_rank_spare();
     return n;
-}
-
-long zm_p2p_rank_requests(int w)
-{
-    if (!byrank.on)
-        return -1;
-    held_t *h = &byrank.held[w];
-    return atomic_load_explicit(&h->taken, memory_order_relaxed) -
-           atomic_load_explicit(&h->given, memory_order_relaxed) -
-           atomic_load_explicit(&h->given_elsewhere, memory_order_relaxed);
-}
-
-long zm_p2p_requests_off_rank(void)
-{
-    return atomic_load_explicit(&byrank.off, memory_order_relaxed);
-}
-
-long zm_p2p_coll_requests(void)
-{
-    return atomic_load_explicit(&byrank.coll, memory_order_relaxed);
-}
-
-void zm_p2p_req_mark_coll(zm_req_t *req)
-{
-    req->coll = 1;
-    if (byrank.on)
-        atomic_fetch_add_explicit(&byrank.coll, 1, memory_order_relaxed);
 }
 
 zm_req_t *zm_p2p_req_alloc_slow(void)
 {
-    if (ZM_UNLIKELY(byrank.on))
-        return held_alloc();
+    if (ZM_UNLIKELY(zm_p2p_by_rank))
+        return zm_p2p_req_rank_alloc();
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);
     if (req)
         zm_p2p_req_init(req);

@@ -124,9 +124,10 @@ typedef struct zmpi_request {
                                     * mail), for MPI_Cancel; NULL if none */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
     /* In the padding before the next line.  holder: the world rank whose
-     * count the request is in (p2p.c, "Requests by rank"), or -1.  pnext:
-     * a persistent request in a rank's heap, the next one of that rank
-     * (src/mpi/request_heap.c); dropped: it was freed while active. */
+     * count the request is in (req_rank.c), or -1.  pnext: the next
+     * persistent request in the same rank's heap (src/mpi/request_heap.c),
+     * or the next free request of its rank's list (req_rank.c).  dropped:
+     * a persistent request in a rank's heap freed while active. */
     int holder;
     uint8_t dropped;
     struct zmpi_request *pnext;
@@ -667,8 +668,8 @@ int zm_p2p_rank_quiet(int rank);
  * call (a checkpoint). */
 long zm_p2p_requests_live(void);
 
-/* Requests by rank (p2p.c), kept only in a job of several processes whose
- * ranks have fixed-address regions (a --checkpoint job), where ranks move
+/* Requests by rank (req_rank.c), kept only in a job of several processes
+ * whose ranks have fixed-address regions (a --checkpoint job), where ranks move
  * between processes and a request of the pool, which is the process's
  * memory, must keep its rank in place.
  * zm_p2p_rank_requests: requests of the pool made on world rank w's own
