@@ -101,7 +101,7 @@ foreach(be ${ZMPI_NET_BACKENDS})
   set_tests_properties(migrate_rotate_net_${be}_8x2p PROPERTIES TIMEOUT 120 LABELS net
     ENVIRONMENT "MPIEXEC_TIMEOUT=100;${ZT_MIGRATE_FIXED}")
 endforeach()
-zmpi_add_priv_program(zt_migrate_net migrate_net.c)
+zmpi_add_priv_program(zt_migrate_net migrate_net.c migrate_net_req.c)
 zmpi_add_priv_program(zt_migrate_nbc migrate_nbc.c)
 
 # ---- Across processes (docs/migrate.md, "Across processes") ----
@@ -176,13 +176,15 @@ foreach(be ${ZMPI_NET_BACKENDS})
     REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
   # Requests keep only their rank: rank 1 with a receive posted, rank 2
   # with a send started, rank 3 with a persistent send started, ranks 4
-  # and 5 with their messages waiting and rank 6 with a buffer attached
-  # for MPI_Bsend stay, the 2 others move at each of 6 rounds.
+  # and 5 with their messages waiting, rank 6 with a buffer attached for
+  # MPI_Bsend and rank 7 with a generalized request stay, rank 0 moves at
+  # each of 6 rounds.
   zt_migrate_net(net_${be}_migrate_pending_requests_stay MODE pending LB_PROC rotate
-    REGEX "8 ranks, 12 moves, ok" "rank 2 stays in process 0: it holds requests"
+    REGEX "8 ranks, 6 moves, ok" "rank 2 stays in process 0: it holds requests"
     "rank 1 stays in process 1: a message to it is still unreceived, or it has a receive"
     "rank 3 stays in process 1: it has an active persistent request"
     "rank 6 stays in process 0: it has a buffer attached"
+    "rank 7 stays in process 1: it holds an MPI_Isendrecv or generalized request"
     OPTS --checkpoint -n 8 -p 2 --interleave --net ${be})
   # A non-blocking collective in flight on a communicator of ranks 0 and
   # 2 keeps every rank of the job in place (tests/migrate_nbc.c).

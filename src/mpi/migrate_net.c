@@ -602,6 +602,9 @@ static const char *rank_why(zm_mpi_rank_t *me)
                "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
+    /* A schedule first: its children are requests of the pool too. */
+    if (atomic_load_explicit(&me->own_scheds, memory_order_relaxed) > 0)
+        return "it holds an MPI_Isendrecv or generalized request (its process's memory)";
     if (zm_p2p_rank_requests(me->world_rank) > 0)
         return "it holds requests in its process's memory (pending, or complete and not "
                "yet freed)";
@@ -643,18 +646,19 @@ static const char *process_why(void)
  * may use the collective state of a communicator, which every process
  * drops when any rank moves (move_all).  Non-blocking collectives; and
  * schedules (persistent collectives, non-blocking neighbourhood and
- * intercommunicator collectives, partitioned requests, generalized
- * requests, MPI_Isendrecv), which are counted together.  Point-to-point
- * requests keep only their rank (rank_why). */
+ * intercommunicator collectives, partitioned requests), whose messages
+ * also travel on collective contexts, which the agreement's counts leave
+ * out.  Point-to-point requests, MPI_Isendrecv's and generalized ones keep
+ * only their rank (rank_why). */
 static const char *job_why(void)
 {
     if (zm_p2p_coll_requests() > 0)
         return "non-blocking collective requests exist in its process (collective state of "
                "communicators, which every process drops when ranks move)";
-    if (zm_mpi_sched_live() > 0)
-        return "persistent or neighbourhood collectives, partitioned, generalized or "
-               "MPI_Isendrecv requests exist in its process (they may use collective state, "
-               "which every process drops when ranks move)";
+    if (zm_mpi_sched_live_shared() > 0)
+        return "persistent, neighbourhood or intercommunicator collectives or partitioned "
+               "requests exist in its process (they may use collective state, which every "
+               "process drops when ranks move)";
     return NULL;
 }
 

@@ -151,6 +151,8 @@ typedef struct zm_mpi_rank {
     zm_mpi_rlock_t attr_lock;        /* attr.c's state at MPI_THREAD_MULTIPLE */
     struct zm_mpi_omp *_Atomic omp;  /* OpenMP in the rank, made on first use
                                       * (threads_omp.c) */
+    _Atomic long own_scheds;         /* its MPI_Isendrecv and generalized requests
+                                      * (zm_mpi_sched_own) */
 } zm_mpi_rank_t;
 
 /* ---- Checkpoint/restart (checkpoint.c) ----
@@ -588,6 +590,14 @@ void zm_mpi_sched_free(zm_mpi_sched_t *s);
  * non-blocking neighbourhood and intercommunicator collectives,
  * generalized requests.  Any thread. */
 long zm_mpi_sched_live(void);
+
+/* Count schedule s, which uses no collective state (MPI_Isendrecv's, a
+ * generalized request's), for rank me as well (me->own_scheds), so that a
+ * move between processes keeps only that rank (migrate_net.c); the
+ * process's count less those is zm_mpi_sched_live_shared.  The creating
+ * call's thread; any thread reads the counts (snapshots). */
+void zm_mpi_sched_own(zm_mpi_sched_t *s, zm_mpi_rank_t *me);
+long zm_mpi_sched_live_shared(void);
 
 /* Nonzero while any request object of the process's pool exists
  * (pending, persistent, or complete and not yet freed), a schedule's
