@@ -8,7 +8,7 @@
 # ZMPI_Checkpoint refuses, with a message naming the reason, a job started
 # without --checkpoint and a rank that holds an intercommunicator to
 # ranks spawned at run time, a window, a communicator a thread it started
-# made, or an open session.
+# made, an open session, or an active persistent request.
 zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
 zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
 zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
@@ -26,6 +26,17 @@ foreach(np 1 8 30)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
             $<TARGET_FILE:zt_ckpt_comm> ${np})
   set_tests_properties(ckpt_comm_restart_${np} PROPERTIES TIMEOUT 240)
+endforeach()
+# Inactive persistent point-to-point requests (standard, synchronous with
+# a derived type on a duplicate, ready) live through the checkpoint in
+# the rank's heap and are started again after the restart
+# (tests/ckpt_persist.c).
+zmpi_add_priv_program(zt_ckpt_persist ckpt_persist.c)
+foreach(np 1 8)
+  add_test(NAME ckpt_persist_restart_${np}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_persist> ${np})
+  set_tests_properties(ckpt_persist_restart_${np} PROPERTIES TIMEOUT 240)
 endforeach()
 # zt_ckpt_refusal(<name> MODE <CK_MODE or -> REGEX <re> [LABELS l] OPTS <zmpirun options>...):
 # ckpt_basic run with CK_MODE (none for -) must end with exit status 4
@@ -64,8 +75,9 @@ zt_ckpt_refusal(ckpt_refused_with_open_session MODE session
 zt_ckpt_refusal(ckpt_refused_with_unreceived_message MODE unreceived
   REGEX "rank 3: checkpoint refused: .*a message to it is still unreceived"
   OPTS --checkpoint -n 4 -w 2)
-zt_ckpt_refusal(ckpt_refused_with_persistent_request MODE persistent
-  REGEX "rank 1: checkpoint refused: .*requests exist" OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_active_persistent_request MODE persistent
+  REGEX "rank 1: checkpoint refused: .*it has an active persistent request"
+  OPTS --checkpoint -n 4 -w 2)
 # Jobs of several processes (each process restores the ranks it holds in
 # the restarted job's layout), over every system MPI zmpi was built for; a message
 # between processes left unreceived is refused whether it arrived or not.
@@ -92,7 +104,14 @@ foreach(be ${ZMPI_NET_BACKENDS})
     COMMAND env "CK_LAYOUTS=-p 2 --interleave --net ${be},-p 3 --net ${be},-p 1"
             sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
             $<TARGET_FILE:zt_ckpt_comm> 6 -p 2 --interleave --net ${be})
+  # Persistent requests through a checkpoint of 2 processes, restarted in
+  # 2, 3 and 1.
+  add_test(NAME net_${be}_ckpt_persist_restart_other_layouts
+    COMMAND env "CK_LAYOUTS=-p 2 --interleave --net ${be},-p 3 --net ${be},-p 1"
+            sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
+            $<TARGET_FILE:zt_ckpt_persist> 6 -p 2 --interleave --net ${be})
   set_tests_properties(net_${be}_ckpt_basic_restart_other_layouts
+    net_${be}_ckpt_persist_restart_other_layouts
     net_${be}_ckpt_cxx_restart_from_one_process net_${be}_ckpt_comm_restart_other_layouts
     PROPERTIES TIMEOUT 240 LABELS net)
   zt_ckpt_refusal(net_${be}_ckpt_refused_with_unreceived_message MODE unreceived

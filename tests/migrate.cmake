@@ -101,7 +101,8 @@ foreach(be ${ZMPI_NET_BACKENDS})
   set_tests_properties(migrate_rotate_net_${be}_8x2p PROPERTIES TIMEOUT 120 LABELS net
     ENVIRONMENT "MPIEXEC_TIMEOUT=100;${ZT_MIGRATE_FIXED}")
 endforeach()
-zmpi_add_priv_program(zt_migrate_net migrate_net.c)
+zmpi_add_priv_program(zt_migrate_net migrate_net.c migrate_net_req.c)
+zmpi_add_priv_program(zt_migrate_nbc migrate_nbc.c)
 
 # ---- Across processes (docs/migrate.md, "Across processes") ----
 # tests/migrate_net.c: ranks with heap data, globals and 40 frames of
@@ -157,9 +158,10 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # constructor with names, hints, attributes and error handlers
   # (MIG_MODE=comms); Cartesian, graph and distributed graph communicators
   # with cached neighbourhood schedules (topo); intercommunicators with a
-  # duplicate and a merge (inter); derived datatypes (types).
+  # duplicate and a merge (inter); derived datatypes (types); inactive
+  # persistent point-to-point requests of every mode but buffered (persist).
   foreach(what communicators:comms topologies:topo intercommunicators:inter
-          derived_types:types)
+          derived_types:types persistent_requests:persist)
     string(REPLACE ":" ";" what "${what}")
     list(GET what 0 name)
     list(GET what 1 mode)
@@ -172,6 +174,27 @@ foreach(be ${ZMPI_NET_BACKENDS})
   # stays while it waits in its queue, and receives it after.
   zt_migrate_net(net_${be}_migrate_message_in_flight MODE inflight LB_PROC rotate
     REGEX "4 ranks, [0-9]+ moves, ok" OPTS --checkpoint -n 4 -p 2 --interleave --net ${be})
+  # Requests keep only their rank: rank 1 with a receive posted, rank 2
+  # with a send started, rank 3 with a persistent send started, ranks 4
+  # and 5 with their messages waiting, rank 6 with a buffer attached for
+  # MPI_Bsend and rank 7 with a generalized request stay, rank 0 moves at
+  # each of 6 rounds.
+  zt_migrate_net(net_${be}_migrate_pending_requests_stay MODE pending LB_PROC rotate
+    REGEX "8 ranks, 6 moves, ok" "rank 2 stays in process 0: it holds requests"
+    "rank 1 stays in process 1: a message to it is still unreceived, or it has a receive"
+    "rank 3 stays in process 1: it has an active persistent request"
+    "rank 6 stays in process 0: it has a buffer attached"
+    "rank 7 stays in process 1: it holds an MPI_Isendrecv or generalized request"
+    OPTS --checkpoint -n 8 -p 2 --interleave --net ${be})
+  # A non-blocking collective in flight on a communicator of ranks 0 and
+  # 2 keeps every rank of the job in place (tests/migrate_nbc.c).
+  add_test(NAME net_${be}_migrate_nbc_keeps_the_job
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_net.sh --regex "6 ranks, 0 moves, ok"
+            --regex "no rank of the job moves: non-blocking collective requests exist" --
+            env ZMPI_LB_PROC=rotate MPIEXEC_TIMEOUT=120 $<TARGET_FILE:zmpirun> -w 2
+            --lb-report --checkpoint -n 6 -p 2 --interleave --net ${be}
+            $<TARGET_FILE:zt_migrate_nbc>)
+  set_tests_properties(net_${be}_migrate_nbc_keeps_the_job PROPERTIES TIMEOUT 180 LABELS net)
   # A checkpoint of ranks that moved, restarted in three layouts.
   add_test(NAME net_${be}_migrate_then_checkpoint_restart
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
@@ -179,9 +202,9 @@ foreach(be ${ZMPI_NET_BACKENDS})
   set_tests_properties(net_${be}_migrate_then_checkpoint_restart PROPERTIES TIMEOUT 240
     LABELS net)
   # The same with communicators of every intra constructor, with
-  # topologies and with intercommunicators, alive through the moves, the
-  # checkpoint and the restarts.
-  foreach(mode comms topo inter)
+  # topologies, with intercommunicators and with persistent requests,
+  # alive through the moves, the checkpoint and the restarts.
+  foreach(mode comms topo inter persist)
     add_test(NAME net_${be}_migrate_${mode}_then_checkpoint_restart
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/migrate_ckpt.sh $<TARGET_FILE:zmpirun>
               $<TARGET_FILE:zt_migrate_net> ${be} ${mode})

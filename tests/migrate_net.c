@@ -55,10 +55,31 @@
  *           communicator are checked; the duplicate is freed and made
  *           again after a move; all are used once more after the
  *           checkpoint of MIG_CKPT;
+ *   persist  as rotate, every rank holding persistent point-to-point
+ *           requests made before its first move (a halo with both ring
+ *           neighbours: MPI_Recv_init and MPI_Send_init on MPI_COMM_WORLD,
+ *           MPI_Ssend_init of a strided type on a duplicate, MPI_Rsend_init
+ *           with its receives started before a barrier), inactive in the
+ *           call: after every move each is started and completed and the
+ *           data checked element by element; a pair is freed and made
+ *           again after a move; all are used once more after the
+ *           checkpoint of MIG_CKPT;
  *   stay    no rank moves (a job without --checkpoint);
  *   inflight  as rotate, but rank 0 sends rank 1 a message just before
  *           each ZMPI_Migrate, which rank 1 receives after it: rank 1
  *           must not leave it behind (it stays while the message waits);
+ *   pending  as rotate on 6 or more ranks, but before each ZMPI_Migrate
+ *           rank 1 posts an MPI_Irecv that rank 0 matches after it,
+ *           rank 2 starts an MPI_Isend of 64 KiB to rank 4, which rank 4
+ *           receives after it, and (on 8 or more) rank 3 starts a
+ *           persistent send (MPI_Send_init) to rank 5, which rank 5
+ *           receives after it, rank 6 keeps a buffer attached
+ *           (MPI_Buffer_attach) and sends rank 7 an MPI_Bsend after it,
+ *           and rank 7 holds a generalized request it completes after it:
+ *           ranks 1, 2, 4 (and 3, 5, 6, 7) stay (a receive posted, a
+ *           request held, a message waiting, an active persistent request,
+ *           an attached buffer, a generalized request), every other rank
+ *           moves at every round, and the messages arrive whole;
  *   list    the moves ZMPI_LB_PROC lists happen (the count is checked
  *           by the test's regular expression);
  *   types   as rotate, with derived datatypes made before the first move
@@ -71,6 +92,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include "migrate_net.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,12 +100,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ITERS 6
 #define DEPTH 40
 
 static int64_t data_init[256] = { 1, 2, 3 };
 static int64_t bss_table[4096];
-static int me, np;
+int me, np; /* shared with migrate_net_req.c (migrate_net.h) */
 static char mode[32];
 static char ckpt_dir[512];
 
@@ -92,13 +113,13 @@ struct node {
     int64_t v;
 };
 
-static void fail(const char *what, long at)
+void fail(const char *what, long at)
 {
     fprintf(stderr, "rank %d: %s wrong (at %ld)\n", me, what, at);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static int64_t pat(int64_t salt, long i)
+int64_t pat(int64_t salt, long i)
 {
     return (int64_t)me * 1000003 + salt * 7919 + i;
 }
@@ -651,8 +672,13 @@ static long dive(int depth, int iter, int *moved)
                 msg[i] = pat(iter + 77, i);
             MPI_Send(msg, 32, MPI_INT64_T, 1, 900 + iter, MPI_COMM_WORLD);
         }
+        int pending = strcmp(mode, "pending") == 0 && np >= 6;
+        if (pending)
+            pend_before(iter);
         ZMPI_Migrate(MPI_INFO_NULL);
         *moved = getpid() != before;
+        if (pending)
+            pend_after(iter);
         if (inflight && me == 1) {
             MPI_Recv(msg, 32, MPI_INT64_T, 0, 900 + iter, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             for (int i = 0; i < 32; i++)
@@ -668,6 +694,8 @@ static long dive(int depth, int iter, int *moved)
             topo_round(iter);
         if (have_inter)
             inter_round(iter);
+        if (have_persist)
+            persist_round(iter);
         r = 0;
     } else {
         r = dive(depth - 1, iter, moved) + 1;
@@ -699,6 +727,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "inter") == 0)
         inter_make();
+    if (strcmp(mode, "persist") == 0)
+        persist_make();
     char *huge = NULL;
     if (strcmp(mode, "autocost") == 0 && me == 2 && !(huge = malloc((size_t)256 << 20)))
         fail("allocation of 256 MiB", 0);
@@ -728,6 +758,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < 4096; i++)
         bss_table[i] = pat(4, i);
     data_init[255] = pat(5, 0);
+    if (strcmp(mode, "pending") == 0 && np >= 8)
+        pend_attach(1);
     int moves = 0;
     for (int iter = 0; iter < ITERS; iter++) {
         if (strcmp(mode, "auto") == 0)
@@ -742,8 +774,10 @@ int main(int argc, char **argv)
         moves += moved;
         if ((strcmp(mode, "rotate") == 0 || strcmp(mode, "types") == 0 ||
              strcmp(mode, "comms") == 0 || strcmp(mode, "topo") == 0 ||
-             strcmp(mode, "inter") == 0) && !moved)
+             strcmp(mode, "inter") == 0 || strcmp(mode, "persist") == 0) && !moved)
             fail("a move (rotate moves every rank)", iter);
+        if (strcmp(mode, "pending") == 0 && np >= 6 && moved == pend_holds(me))
+            fail(moved ? "no move (it held a request or a message)" : "a move", iter);
         if (strcmp(mode, "stay") == 0 && moved)
             fail("no move (the job keeps its ranks in their processes)", iter);
         if (kept != MPI_WIN_NULL && moved)
@@ -797,7 +831,13 @@ int main(int argc, char **argv)
         inter_round(ITERS);
         inter_free();
     }
+    if (have_persist) {
+        persist_round(ITERS); /* after the checkpoint of MIG_CKPT too */
+        persist_free();
+    }
     free(huge);
+    if (strcmp(mode, "pending") == 0 && np >= 8)
+        pend_attach(0);
     int all = 0;
     MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kept != MPI_WIN_NULL)

@@ -186,6 +186,12 @@ const char *zm_mpi_ckpt_state_why(zm_mpi_rank_t *me)
         (me->self.eh->kind >= ZM_EH_USER && zm_core_rank_mem_owner(me->self.eh) != h))
         return "MPI_COMM_WORLD or MPI_COMM_SELF has an error handler made off its own thread "
                "(set a predefined one first)";
+    /* Buffers attached for buffered sends are recorded in the process's
+     * record of the rank (src/p2p/bsend.c), which neither a move nor a
+     * restart carries: read on the rank's thread, the one that attaches. */
+    if (!zm_dlist_empty(&zm_p2p_ranks[me->world_rank].bsend_segs))
+        return "it has a buffer attached for buffered sends (MPI_Buffer_attach or "
+               "MPI_Comm_attach_buffer: its process keeps the record; detach it first)";
     if (me->attr && zm_core_rank_mem_owner(me->attr) != h)
         return "it made attribute keys or cached attributes off its own thread";
     if (me->type_names && zm_core_rank_mem_owner(me->type_names) != h)
@@ -429,8 +435,13 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
     if (zm_mpi_requests_exist())
-        return "requests exist (pending, persistent, or complete but not freed by a wait, "
-               "test or MPI_Request_free)";
+        return "requests exist (pending, persistent ones not in a rank's heap, or complete "
+               "but not freed by a wait, test or MPI_Request_free)";
+    /* Inactive persistent point-to-point requests in its heap come back
+     * with it; active ones are in its process's queues. */
+    const char *pwhy = zm_mpi_preq_why(me->world_rank);
+    if (pwhy)
+        return pwhy;
     /* Communicators in the rank's heap come back with it; those in the
      * process's memory, and what holds process state, cannot. */
     const char *cwhy = NULL;

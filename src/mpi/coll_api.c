@@ -52,6 +52,9 @@ static int coll_start(struct zmpi_comm *c, const char *fn, const zm_coll_args_t 
     zm_req_t *req = s ? zm_p2p_req_alloc() : NULL;
     if (!req)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory");
+    /* It uses the communicator's collective state, which a move of ranks
+     * between processes drops: counted apart (migrate_net.c). */
+    zm_p2p_req_mark_coll(req);
     req->comm = comm;
     req->pcomm = &c->p;
     if (zm_coll_start(s, c->p.rank, a, req) != ZM_OK) {

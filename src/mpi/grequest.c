@@ -100,6 +100,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
         return zm_mpi_error(NULL, MPI_ERR_ARG, fn, "(request=NULL): no place for the request");
     struct grequest *g = calloc(1, sizeof(*g));
     zm_mpi_sched_t *s = g ? zm_mpi_sched_new(&me->self, MPI_COMM_SELF, 1, 0) : NULL;
+    if (s)
+        zm_mpi_sched_own(s, me); /* no messages, no collective state */
     if (!s || zm_mpi_sched_child(s, &g->kid) != MPI_SUCCESS) {
         if (s)
             zm_mpi_sched_free(s);

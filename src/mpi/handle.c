@@ -656,6 +656,11 @@ int zm_mpi_handles_mapped(void)
     return 0;
 }
 
+int zm_mpi_request_handles_mapped(void)
+{
+    return atomic_load_explicit(&tables[HK_Request].nuser, memory_order_relaxed) > 0;
+}
+
 /* MPI_<Name>_c2f and MPI_<Name>_f2c for every kind of handle. */
 #define HANDLE_API(Name, CType, what, err, valid)                              \
     MPI_Fint PMPI_##Name##_c2f(CType h)                                         \

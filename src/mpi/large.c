@@ -85,7 +85,8 @@ int zm_mpi_p2p_init(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
         rc = zm_mpi_error(c, MPI_ERR_ARG, fn, "(request=NULL): no place for the request");
     if (rc != MPI_SUCCESS)
         return rc;
-    zm_req_t *r = zm_p2p_req_alloc();
+    /* In the rank's heap in a --checkpoint job (request_heap.c). */
+    zm_req_t *r = zm_mpi_preq_new();
     if (!r)
         return zm_mpi_error(c, MPI_ERR_NO_MEM, fn, "out of memory for a request");
     /* The request MPI_Start (request.c) runs: inactive and complete. */

@@ -13,7 +13,8 @@
  *
  * 1. Each rank drops the neighbourhood schedules its topologies cache
  *    (process memory, and live requests), says whether it may move
- *    (rank_why: nothing posted or waiting for it; no object that is its
+ *    (rank_why: nothing posted or waiting for it; no request of the pool
+ *    made on its thread; no object that is its
  *    process's: intercommunicators to spawned ranks, windows, files,
  *    sessions, objects made off its own thread; no OpenMP state) and
  *    waits.  The last rank of the process to come coordinates the
@@ -22,7 +23,8 @@
  * 2. The coordinators exchange, over the system MPI, their ranks' loads,
  *    the bytes each would send and whether each may move, plus what pins
  *    a whole process (objects in its own memory, Fortran indices) or the
- *    whole job (requests), and their counts of messages sent to and
+ *    whole job (requests that may use collective state: job_why; other
+ *    requests keep only the rank that made them), and their counts of messages sent to and
  *    received from other processes, until the sums agree: then nothing is
  *    in flight and nobody sends, since every rank waits here.
  * 3. Every process computes the same new placement from the same data
@@ -73,7 +75,7 @@ enum { CMD_STAY, CMD_SAVE, CMD_FAILED };
  * follow, only its own ranks' entries meaningful. */
 typedef struct rec_hdr {
     int64_t sent, arrived;          /* messages to and from other processes */
-    int32_t block;                  /* requests exist here: nothing moves anywhere */
+    int32_t block;                  /* job_why: nothing moves anywhere */
     int32_t pinned;                 /* its ranks stay (process_why) */
     char mode[ZM_MPI_LB_PROC_MAX];  /* world rank 0's zmpi_lb_proc, if it is here */
     double bw;                      /* bytes per second its last moves ran at, or 0 */
@@ -353,7 +355,8 @@ static void keep_nonempty(void)
 }
 
 /* The new placement into X.newp; returns the number of ranks that move,
- * or 0 (all stay) when some process holds requests. */
+ * or 0 (all stay) when some process holds requests that may use
+ * collective state (job_why). */
 static int plan(void)
 {
     int n = zm_net_job.nranks, np = zm_net_job.nprocs, block = 0, moved = 0;
@@ -599,7 +602,16 @@ static const char *rank_why(zm_mpi_rank_t *me)
                "thread)";
     if (!zm_p2p_rank_quiet(me->world_rank))
         return "a message to it is still unreceived, or it has a receive posted";
-    const char *cwhy = zm_mpi_ckpt_state_why(me);
+    /* A schedule first: its children are requests of the pool too. */
+    if (atomic_load_explicit(&me->own_scheds, memory_order_relaxed) > 0)
+        return "it holds an MPI_Isendrecv or generalized request (its process's memory)";
+    if (zm_p2p_rank_requests(me->world_rank) > 0)
+        return "it holds requests in its process's memory (pending, or complete and not "
+               "yet freed)";
+    const char *cwhy = zm_mpi_preq_why(me->world_rank);
+    if (cwhy)
+        return cwhy;
+    cwhy = zm_mpi_ckpt_state_why(me);
     if (cwhy)
         return cwhy;
     zm_mpi_comm_held(me->world_rank, &cwhy);
@@ -618,9 +630,8 @@ static const char *rank_why(zm_mpi_rank_t *me)
  * the process: which rank holds the object is not known. */
 static const char *process_why(void)
 {
-    if (zm_mpi_requests_exist())
-        return "requests exist in its process (pending, persistent, or not freed), so no "
-               "rank of the job moves";
+    if (zm_p2p_requests_off_rank() > 0)
+        return "requests made off the ranks' own threads exist in its process";
     if (zm_mpi_comm_live() > 0)
         return "communicators made off the ranks' own threads exist in its process";
     if (zm_dt_live() > 0)
@@ -628,6 +639,26 @@ static const char *process_why(void)
     if (zm_mpi_handles_mapped())
         return "Fortran indices of communicators, groups, datatypes, error handlers or "
                "info objects exist in its process (the index tables are the process's)";
+    return NULL;
+}
+
+/* What keeps every rank of the job where it is, or NULL: requests that
+ * may use the collective state of a communicator, which every process
+ * drops when any rank moves (move_all).  Non-blocking collectives; and
+ * schedules (persistent collectives, non-blocking neighbourhood and
+ * intercommunicator collectives, partitioned requests), whose messages
+ * also travel on collective contexts, which the agreement's counts leave
+ * out.  Point-to-point requests, MPI_Isendrecv's and generalized ones keep
+ * only their rank (rank_why). */
+static const char *job_why(void)
+{
+    if (zm_p2p_coll_requests() > 0)
+        return "non-blocking collective requests exist in its process (collective state of "
+               "communicators, which every process drops when ranks move)";
+    if (zm_mpi_sched_live_shared() > 0)
+        return "persistent, neighbourhood or intercommunicator collectives or partitioned "
+               "requests exist in its process (they may use collective state, which every "
+               "process drops when ranks move)";
     return NULL;
 }
 
@@ -685,7 +716,7 @@ static void fill_record(void)
     zm_net_unlock();
     h->sent = sent;
     h->arrived = arrived;
-    h->block = zm_mpi_requests_exist();
+    h->block = job_why() != NULL;
     h->pinned = process_why() != NULL;
     h->bw = X.bw;
     if (zm_net_proc_of(0) == zm_net_job.proc)
@@ -759,6 +790,9 @@ static void report(int moved, int rounds, uint64_t agree_ns, uint64_t move_ns)
         fprintf(stderr, "zmpi:   %d move%s left out: each would cost more than the load it "
                 "evens out (its bytes at %.3g GB/s + %.1f ms)\n", X.too_costly,
                 X.too_costly == 1 ? "" : "s", X.plan_bw * 1e-9, MOVE_OVERHEAD * 1e3);
+    const char *jwhy = job_why();
+    if (jwhy)
+        fprintf(stderr, "zmpi:   no rank of the job moves: %s\n", jwhy);
     if (pwhy)
         fprintf(stderr, "zmpi:   process %d keeps its ranks: %s\n", me, pwhy);
     for (int w = 0; w < n; w++) {
@@ -875,7 +909,7 @@ int zm_mpi_migrate_cross(double load, const char *mode)
     atomic_store_explicit(&X.flag[w], 0, memory_order_relaxed);
     atomic_store_explicit(&X.cmd[w], CMD_STAY, memory_order_relaxed);
     X.load[w] = load >= 0 ? load : zm_ult_lb_busy_peek();
-    /* Before the coordinator looks for live requests (process_why). */
+    /* Before the coordinator looks for live schedules (job_why). */
     zm_mpi_comm_forget_caches(w);
     X.why[w] = rank_why(me);
     if (w == 0)

@@ -151,6 +151,8 @@ typedef struct zm_mpi_rank {
     zm_mpi_rlock_t attr_lock;        /* attr.c's state at MPI_THREAD_MULTIPLE */
     struct zm_mpi_omp *_Atomic omp;  /* OpenMP in the rank, made on first use
                                       * (threads_omp.c) */
+    _Atomic long own_scheds;         /* its MPI_Isendrecv and generalized requests
+                                      * (zm_mpi_sched_own) */
 } zm_mpi_rank_t;
 
 /* ---- Checkpoint/restart (checkpoint.c) ----
@@ -439,6 +441,35 @@ void zm_mpi_handle_forget(const void *h);
  * datatypes stay mapped after MPI_Type_free.  Any thread (handle.c). */
 int zm_mpi_handles_mapped(void);
 
+/* Nonzero while Fortran indices of requests are mapped in this process
+ * (request_heap.c: a rank holding persistent requests in its heap then
+ * stays).  Any thread (a snapshot). */
+int zm_mpi_request_handles_mapped(void);
+
+/* ---- Persistent point-to-point requests in the rank's heap (request_heap.c) */
+
+/* A request for MPI_*send_init / MPI_Recv_init: in a job whose ranks have
+ * fixed-address regions, on a rank's own thread, a zeroed request in that
+ * rank's heap (not pooled) on the rank's list; otherwise one of the pool
+ * (zm_p2p_req_alloc).  NULL if out of memory.  The caller's rank owns it
+ * until zm_mpi_preq_free. */
+zm_req_t *zm_mpi_preq_new(void);
+
+/* Nonzero if r is a request of zm_mpi_preq_new from a rank's heap. */
+int zm_mpi_preq_in_heap(const zm_req_t *r);
+
+/* MPI_Request_free of such a request: freed now, or once complete if it is
+ * active (its completer may still write it).  The owning rank's thread or
+ * a thread it started. */
+void zm_mpi_preq_free(zm_req_t *r);
+
+/* Why rank w may not move to another process or be checkpointed because
+ * of the persistent requests in its heap, or NULL: one is active (in its
+ * process's queues), or hooks or Fortran indices of the process refer to
+ * them.  Frees the ones freed while active that have completed since.
+ * Rank w's thread. */
+const char *zm_mpi_preq_why(int w);
+
 /* ---- Info objects (info.c) ---- */
 
 /* Check an info handle; returns MPI_SUCCESS or the raised error. */
@@ -560,9 +591,18 @@ void zm_mpi_sched_free(zm_mpi_sched_t *s);
  * generalized requests.  Any thread. */
 long zm_mpi_sched_live(void);
 
-/* Nonzero while any request object of the process exists (pending,
- * persistent, or complete and not yet freed), a schedule's included:
- * what neither a checkpoint nor a move across processes can carry.  Any
+/* Count schedule s, which uses no collective state (MPI_Isendrecv's, a
+ * generalized request's), for rank me as well (me->own_scheds), so that a
+ * move between processes keeps only that rank (migrate_net.c); the
+ * process's count less those is zm_mpi_sched_live_shared.  The creating
+ * call's thread; any thread reads the counts (snapshots). */
+void zm_mpi_sched_own(zm_mpi_sched_t *s, zm_mpi_rank_t *me);
+long zm_mpi_sched_live_shared(void);
+
+/* Nonzero while any request object of the process's pool exists
+ * (pending, persistent, or complete and not yet freed), a schedule's
+ * included: what a checkpoint cannot carry.  Persistent point-to-point
+ * requests in a rank's heap are not counted (zm_mpi_preq_why).  Any
  * thread (a snapshot). */
 static inline int zm_mpi_requests_exist(void)
 {

@@ -549,6 +549,12 @@ int PMPI_Request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
+    /* A persistent request in the rank's heap (request_heap.c). */
+    if (ZM_UNLIKELY(!(*request)->pooled) && zm_mpi_preq_in_heap(*request)) {
+        zm_mpi_preq_free(*request);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     /* A request with hooks whose operation is still pending stays with
      * them until it completes (bind_hooks.c frees both then). */
     if (ZM_UNLIKELY(atomic_load_explicit(&zm_mpi_hooks_n, memory_order_relaxed)) &&

@@ -59,6 +59,7 @@ struct zm_mpi_sched {
     int captured;                   /* built under zm_mpi_sched_capture: persistent */
     const zm_mpi_sched_hooks_t *hooks; /* start/cancel/release hooks, or NULL */
     void *hooks_arg;                /* their argument */
+    _Atomic long *own;              /* its rank's count (zm_mpi_sched_own), or NULL */
 };
 
 /* The schedule a request handle belongs to. */
@@ -73,6 +74,22 @@ static _Atomic long live_scheds;
 long zm_mpi_sched_live(void)
 {
     return atomic_load_explicit(&live_scheds, memory_order_relaxed);
+}
+
+/* Of those, the ones counted by their rank too (zm_mpi_sched_own). */
+static _Atomic long own_scheds;
+
+long zm_mpi_sched_live_shared(void)
+{
+    return atomic_load_explicit(&live_scheds, memory_order_relaxed) -
+           atomic_load_explicit(&own_scheds, memory_order_relaxed);
+}
+
+void zm_mpi_sched_own(zm_mpi_sched_t *s, zm_mpi_rank_t *me)
+{
+    s->own = &me->own_scheds;
+    atomic_fetch_add_explicit(s->own, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&own_scheds, 1, memory_order_relaxed);
 }
 
 zm_mpi_sched_t *zm_mpi_sched_new(struct zmpi_comm *c, MPI_Comm handle, int max_ops,
@@ -111,6 +128,10 @@ zm_mpi_sched_t *zm_mpi_sched_new_p2p(struct zmpi_comm *c, MPI_Comm handle, int m
     if (s) {
         s->pc.ctx = c->p.ctx;
         s->p2p = 1;
+        /* Messages on the point-to-point context, no collective state. */
+        zm_mpi_rank_t *me = zm_mpi_me();
+        if (me)
+            zm_mpi_sched_own(s, me);
     }
     return s;
 }
@@ -424,6 +445,10 @@ void zm_mpi_sched_free(zm_mpi_sched_t *s)
         zm_p2p_req_release(s->ops[i].kid);
     free(s->ops);
     free(s->scratch);
+    if (s->own) {
+        atomic_fetch_sub_explicit(s->own, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&own_scheds, 1, memory_order_relaxed);
+    }
     free(s);
     atomic_fetch_sub_explicit(&live_scheds, 1, memory_order_relaxed);
 }

@@ -97,6 +97,8 @@ static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
+    if (ZM_UNLIKELY(zm_p2p_by_rank) && zm_p2p_req_rank_free(req))
+        return;
     zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
     if (ZM_LIKELY(rc != NULL) && ZM_LIKELY(zm_p2p_req_cache_put(rc, req)))
         return;
@@ -167,6 +169,10 @@ zm_status_t zm_p2p_init(int nranks, int nworkers, size_t eager_max)
         !zm_p2p_req_caches)
         return ZM_ERR_NOMEM;
     memset(zm_p2p_req_caches, 0, sizeof(zm_p2p_req_cache_t) * (size_t)nworkers);
+    /* Ranks move between processes: requests counted by rank (req_rank.c). */
+    if (zm_core_rank_mem_on() && zm_net_job.nprocs > 1 &&
+        zm_p2p_req_rank_init(cap, nworkers, p2p.req_pool) != ZM_OK)
+        return ZM_ERR_NOMEM;
     zm_p2p_ring_init(nworkers);
     for (int l = 0; l < zm_net_job.nlocal; l++) {
         int i = zm_net_local_world(l);
@@ -232,15 +238,21 @@ long zm_p2p_requests_live(void)
 {
     if (!p2p.req_pool)
         return 0;
-    /* Cached requests are free: the pool counts them as in use. */
+    /* Cached requests are free: the pool counts them as in use.  The
+     * caches of a job that counts by rank are empty (their counts full),
+     * and its ranks keep free requests of their own. */
     long n = zm_pool_in_use(p2p.req_pool);
-    for (int i = 0; i < p2p.nworkers; i++)
+    for (int i = 0; i < p2p.nworkers && !zm_p2p_by_rank; i++)
         n -= zm_p2p_req_caches[i].n;
+    if (zm_p2p_by_rank)
+        n -= zm_p2p_req_rank_spare();
     return n;
 }
 
 zm_req_t *zm_p2p_req_alloc_slow(void)
 {
+    if (ZM_UNLIKELY(zm_p2p_by_rank))
+        return zm_p2p_req_rank_alloc();
     zm_req_t *req = zm_pool_alloc(p2p.req_pool);
     if (req)
         zm_p2p_req_init(req);

@@ -102,6 +102,7 @@ typedef struct zmpi_request {
     uint8_t pooled;                /* allocated with zm_p2p_req_alloc */
     uint8_t in_posted;             /* sits in its owner's posted queue */
     uint8_t cancelled;             /* status: cancelled */
+    uint8_t coll;                  /* a non-blocking collective's (zm_p2p_req_mark_coll) */
     zm_dlink_t link;               /* posted-queue link */
     uint32_t ctx;                  /* context to match / send on */
     int peer;                      /* source pattern / destination */
@@ -122,6 +123,14 @@ typedef struct zmpi_request {
                                     * an eager or buffered envelope, or the receiver's
                                     * mail), for MPI_Cancel; NULL if none */
     zm_msg_t msg;                  /* rendezvous envelope of a send */
+    /* In the padding before the next line.  holder: the world rank whose
+     * count the request is in (req_rank.c), or -1.  pnext: the next
+     * persistent request in the same rank's heap (src/mpi/request_heap.c),
+     * or the next free request of its rank's list (req_rank.c).  dropped:
+     * a persistent request in a rank's heap freed while active. */
+    int holder;
+    uint8_t dropped;
+    struct zmpi_request *pnext;
     /* Own line: a large copy that completes this request, split in chunks
      * so that the waiter, if it is polling on another worker, copies half
      * of it (coop.c, zm_p2p_coop_copy).  Written once per copy by the
@@ -658,6 +667,28 @@ int zm_p2p_rank_quiet(int rank);
  * or not yet waited for).  Only while every rank waits in one collective
  * call (a checkpoint). */
 long zm_p2p_requests_live(void);
+
+/* Requests by rank (req_rank.c), kept only in a job of several processes
+ * whose ranks have fixed-address regions (a --checkpoint job), where ranks move
+ * between processes and a request of the pool, which is the process's
+ * memory, must keep its rank in place.
+ * zm_p2p_rank_requests: requests of the pool made on world rank w's own
+ * thread and not yet given back (pending, complete and not freed, or
+ * persistent), or -1 when the process does not count them.
+ * zm_p2p_requests_off_rank: those made on other threads (threads a rank
+ * started, foreign threads), which no rank can be told to hold.
+ * zm_p2p_coll_requests: those marked by zm_p2p_req_mark_coll (non-blocking
+ * collectives, which use their communicator's collective state).  Any
+ * thread; snapshots, exact while the ranks that could change them wait in
+ * one call. */
+long zm_p2p_rank_requests(int w);
+long zm_p2p_requests_off_rank(void);
+long zm_p2p_coll_requests(void);
+
+/* Mark req, just taken with zm_p2p_req_alloc by the caller, as a
+ * non-blocking collective's, counted by zm_p2p_coll_requests until it is
+ * given back.  The caller's thread. */
+void zm_p2p_req_mark_coll(zm_req_t *req);
 
 /* Messages this process sent to other processes and received from them
  * so far (counted when sent and when their envelope arrived).  Any

@@ -9,6 +9,25 @@
 
 #include "p2p/p2p.h"
 
+/* ---- Requests by rank (req_rank.c) ----
+ * zm_p2p_by_rank: nonzero in a job that counts requests by rank (a
+ * --checkpoint job of several processes; set once at start).
+ * zm_p2p_req_rank_init: turn it on; the worker caches are emptied for good.
+ * Main thread, at start.
+ * zm_p2p_req_rank_alloc: zm_p2p_req_alloc_slow of such a job (the
+ * caller's rank's own free requests, else the pool), counted for the
+ * calling rank.  Any thread; the caller owns the request.
+ * zm_p2p_req_rank_free: count req, being freed, off its holder; 1 if it
+ * went onto the caller's own free list (the caller is its holder), 0 if
+ * the caller is still to free it.  Any thread.
+ * zm_p2p_req_rank_spare: the requests on the ranks' free lists (in use
+ * for the pool).  While every rank waits in one call. */
+extern int zm_p2p_by_rank __attribute__((visibility("hidden")));
+zm_status_t zm_p2p_req_rank_init(size_t cap, int nworkers, zm_pool_t *pool);
+zm_req_t *zm_p2p_req_rank_alloc(void);
+int zm_p2p_req_rank_free(zm_req_t *req);
+long zm_p2p_req_rank_spare(void);
+
 static inline int match(uint32_t ctx, int src, int tag, uint32_t mctx, int msrc, int mtag)
 {
     return ctx == mctx && (src == ZM_ANY_SOURCE || src == msrc) &&
