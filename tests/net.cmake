@@ -36,7 +36,7 @@ endforeach()
 # probes, truncation, synchronous sends whose data goes in pieces.  In
 # one process as well.
 zmpi_add_program(zt_net_p2p_small net_p2p_small.c)
-set(ZT_NET_P2P_SMALL order anysrc cancel probe trunc ssend)
+set(ZT_NET_P2P_SMALL order mixed anysrc cancel probe trunc ssend)
 foreach(b ${ZT_NET_P2P_SMALL})
   zmpi_add_mpi_test(net_p2p_small_${b}_3x2 PROGRAM net_p2p_small NP 3 WORKERS 2 ARGS ${b}
                     TIMEOUT 60)
@@ -195,6 +195,16 @@ zmpi_add_net_fault(win REGEX "rank [0-9].*MPI_Win_allocate_shared.*several nodes
 zmpi_add_net_fault(deadlock REGEX "deadlock across the job's 2 processes"
                    "process 0: 2 blocked ranks" "process 1: 2 blocked ranks"
                    "rank 3: MPI_Recv waiting for a receive .source=0")
+foreach(be ${ZMPI_NET_BACKENDS})
+  # 32 blocked ranks a process: process 1's list reaches process 0, which
+  # prints the job's report, in several pieces (net.c, DD_TEXT); the
+  # last rank's line is in the last one.
+  zmpi_add_net_fatal(net_${be}_fault_deadlock_64 PROGRAM net_fault NP 64 PROCS 2 BACKEND ${be}
+                     OPTS --interleave ARGS deadlock
+                     REGEX "process 0: 32 blocked ranks" "process 1: 32 blocked ranks"
+                           "rank 1: MPI_Recv waiting for a receive .source=2,"
+                           "rank 63: MPI_Recv waiting for a receive .source=0,")
+endforeach()
 foreach(be ${ZMPI_NET_BACKENDS})
   # A shared window across nodes is what is refused: every process a node
   # of its own, as under --separate-nodes (but without forcing TCP).

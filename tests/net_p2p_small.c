@@ -30,6 +30,13 @@
  *            rank 0, which receives each into a buffer one byte too small
  *            (MPI_ERR_TRUNCATE, the bytes that fit delivered) and then a
  *            message of the same size whole;
+ *   mixed    like order, with blocking MPI_Send for every other message
+ *            (blocking sends of envelopes up to 512 bytes are built on the
+ *            sender's stack, larger ones in a buffer of the network's pool;
+ *            one that finds a batch of the non-blocking ones waiting joins
+ *            it) and a non-contiguous blocking send each round, sizes on
+ *            both sides of the stack's limit (484 bytes of data) and of the
+ *            blocking send's (996);
  *   ssend    rank 1's MPI_Issend of messages whose data travels in pieces
  *            (and not) to rank 0 stays incomplete, however often tested,
  *            until rank 0, told so only afterwards, posts the receive.
@@ -79,6 +86,58 @@ static void b_order(int rank, int size)
     }
     ZT_OK(MPI_Waitall(n, rq, ZT_STATUSES_IGNORE));
     free(rq);
+    free(in);
+    free(out);
+}
+
+/* Sizes of the mixed stream: 484 bytes of data make a 512-byte envelope,
+ * the largest a blocking send builds on its stack (src/p2p/remote.c,
+ * SEND_NOW_STACK); 228/229 and 256 around Open MPI's 256-byte inline send
+ * with the header. */
+static const int msizes[] = { 0, 8, 483, 484, 485, 486, 228, 229, 256, 995, 996, 997, 1 };
+#define NMSIZES ((int)(sizeof(msizes) / sizeof(msizes[0])))
+/* The non-contiguous message of each round: VEC_N bytes, every other one
+ * of a buffer of 2 * VEC_N. */
+#define VEC_N 100
+
+static void b_mixed(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int per = NMSIZES + 1, n = ROUNDS * per;
+    char *out = zt_malloc((size_t)n * 1024), *in = zt_malloc(1024 + 16);
+    char *spread = zt_malloc(2 * VEC_N);
+    MPI_Request *rq = zt_malloc(sizeof(MPI_Request) * (size_t)n);
+    MPI_Datatype vec;
+    ZT_OK(MPI_Type_vector(VEC_N, 1, 2, MPI_BYTE, &vec));
+    ZT_OK(MPI_Type_commit(&vec));
+    for (int i = 0; i < n; i++) {
+        char *p = out + (size_t)i * 1024;
+        rq[i] = MPI_REQUEST_NULL;
+        if (i % per == NMSIZES) { /* the round's non-contiguous message */
+            zt_fill(p, VEC_N, rank, i);
+            for (int k = 0; k < VEC_N; k++)
+                spread[2 * k] = p[k];
+            ZT_OK(MPI_Send(spread, 1, vec, right, 5, MPI_COMM_WORLD));
+            continue;
+        }
+        int b = msizes[i % per];
+        zt_fill(p, (size_t)b, rank, i);
+        if (i % 2 == 0)
+            ZT_OK(MPI_Send(p, b, MPI_BYTE, right, 5, MPI_COMM_WORLD));
+        else
+            ZT_OK(MPI_Isend(p, b, MPI_BYTE, right, 5, MPI_COMM_WORLD, &rq[i]));
+    }
+    for (int i = 0; i < n; i++) {
+        MPI_Status st;
+        int b = i % per == NMSIZES ? VEC_N : msizes[i % per];
+        ZT_OK(MPI_Recv(in, 1024 + 16, MPI_BYTE, left, 5, MPI_COMM_WORLD, &st));
+        ZT_CHECK_STATUS(st, left, 5, b);
+        ZT_CHECK_PAYLOAD(in, (size_t)b, left, i);
+    }
+    ZT_OK(MPI_Waitall(n, rq, ZT_STATUSES_IGNORE));
+    ZT_OK(MPI_Type_free(&vec));
+    free(rq);
+    free(spread);
     free(in);
     free(out);
 }
@@ -274,10 +333,12 @@ int main(int argc, char **argv)
     ZT_OK(MPI_Init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ZT_CHECK(argc > 1 && size >= 3, "usage: net_p2p_small order|anysrc|cancel|probe|trunc|ssend, 3 ranks "
-             "or more");
+    ZT_CHECK(argc > 1 && size >= 3,
+             "usage: net_p2p_small order|mixed|anysrc|cancel|probe|trunc|ssend, 3 ranks or more");
     if (!strcmp(argv[1], "order"))
         b_order(rank, size);
+    else if (!strcmp(argv[1], "mixed"))
+        b_mixed(rank, size);
     else if (!strcmp(argv[1], "anysrc"))
         b_anysrc(rank);
     else if (!strcmp(argv[1], "cancel"))

@@ -78,10 +78,12 @@ static struct {
     uint64_t dd_prev[3];        /* process 0: the sums of the last all-quiet wave */
     int dd_prev_ok;             /* process 0: dd_prev holds an all-quiet wave */
     int dd_on;                  /* detection runs (ZMPI_NET_DEADLOCK=0 turns it off) */
-    int dd_done;                /* process 0: other processes that printed their report */
+    int dd_done;                /* process 0: other processes whose report came */
+    char **dd_text;             /* process 0, reporting: each process's report text */
+    size_t *dd_len;             /* process 0, reporting: its length */
 } net = { .free_head = -1 };
 
-static void dd_arrive(const void *msg, int src);
+static __attribute__((noinline)) void dd_arrive(const void *msg, size_t bytes, int src);
 static void progress_start(void);
 static void part_arrive(void *pkt, size_t bytes, int src_proc, int32_t kind);
 
@@ -419,7 +421,7 @@ int zm_net_data_tag_locked(void)
 int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
 {
     if (kind == ZM_NET_KIND_NET) {
-        dd_arrive((char *)pkt + net.headroom, src);
+        dd_arrive((char *)pkt + net.headroom, bytes, src);
         return 0; /* not an arrival that can wake a rank */
     }
     net.env_arrived++;
@@ -687,14 +689,21 @@ static void progress_stop(void)
  * ranks ran.  Two consecutive waves in which every process is quiet, the
  * job's envelopes sent equal those received (nothing in flight), and no
  * count moved mean nothing ran between them and nothing can: a deadlock.
- * Process 0 then asks every process to print its blocked ranks, waits for
- * them (at most DD_REPORT_NS), prints its own and ends the job.  The
- * detection's own envelopes are left out of the counts. */
+ * Process 0 then asks every process for the list of its blocked ranks,
+ * waits for them (at most DD_REPORT_NS), prints them and its own and ends
+ * the job.  The other processes send their lists as text (DD_TEXT pieces,
+ * then DD_PRINTED) rather than print them: process 0's _exit ends the
+ * job, and the launcher, which then kills the other processes, did not
+ * always forward what they had written just before (seen once in a full
+ * test run on a loaded machine: the report without process 1's part).
+ * The detection's own envelopes are left out of the counts. */
 
 #define DD_PERIOD_NS (500ull * 1000 * 1000)
-#define DD_REPORT_NS (3000ull * 1000 * 1000)
+/* Long: a process that answered the last two waves is alive, and on an
+ * overloaded machine its threads may wait a while for a core. */
+#define DD_REPORT_NS (10000ull * 1000 * 1000)
 
-enum { DD_QUERY = 1, DD_STATE, DD_REPORT, DD_PRINTED };
+enum { DD_QUERY = 1, DD_STATE, DD_REPORT, DD_TEXT, DD_PRINTED };
 
 typedef struct dd_msg {
     char pad[ZM_NET_KIND_AT];   /* where other envelopes keep their own fields */
@@ -704,7 +713,12 @@ typedef struct dd_msg {
     int32_t quiet;              /* DD_STATE: the process is quiet */
     uint64_t sent, arrived;     /* DD_STATE: its envelopes sent and received */
     uint64_t activity;          /* DD_STATE: its activity count */
+    char text[];                /* DD_TEXT: a piece of the report, whole lines */
 } dd_msg_t;
+
+/* The text of a DD_TEXT piece at most: well within the smallest room of
+ * a preposted envelope (ENV_ROOM_NODE, net_env.c). */
+#define DD_TEXT_MAX 1536
 
 static void dd_free(void *arg)
 {
@@ -719,15 +733,17 @@ static int dd_local_quiet(uint64_t *act)
     return q && atomic_load(&net.inuse) == 0 && atomic_load(&net.ndefer) == 0;
 }
 
-/* Send a detection envelope (lock held); not counted as traffic. */
-static void dd_send(int op, uint32_t wave, int proc)
+/* Send a detection envelope (lock held) with `len` bytes of text;
+ * not counted as traffic. */
+static void dd_send_text(int op, uint32_t wave, int proc, const char *text, size_t len)
 {
-    dd_msg_t *m = calloc(1, sizeof(*m));
+    dd_msg_t *m = calloc(1, sizeof(*m) + len);
     if (!m)
         zm_net_fatal("allocating a deadlock-detection message");
     m->kind = ZM_NET_KIND_NET;
     m->op = op;
     m->wave = wave;
+    memcpy(m->text, text, len);
     if (op == DD_STATE) {
         uint64_t act;
         m->quiet = dd_local_quiet(&act);
@@ -735,7 +751,55 @@ static void dd_send(int op, uint32_t wave, int proc)
         m->arrived = net.env_arrived;
         m->activity = act;
     }
-    zm_net_isend_locked(m, sizeof(*m), proc, ZM_NET_TAG_ENV, 0, dd_free, m);
+    zm_net_isend_locked(m, sizeof(*m) + len, proc, ZM_NET_TAG_ENV, 0, dd_free, m);
+}
+
+static void dd_send(int op, uint32_t wave, int proc)
+{
+    dd_send_text(op, wave, proc, "", 0);
+}
+
+/* Another process (lock held): send process `to` the list of this
+ * process's blocked ranks in pieces of whole lines, then DD_PRINTED.
+ * Envelopes from one process arrive in order, so the pieces come before
+ * it and in order. */
+static void dd_send_report(uint32_t wave, int to)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        zm_ult_report_blocked(f, zm_net_job.proc);
+        fclose(f);
+    }
+    for (size_t at = 0; text && at < len;) {
+        size_t n = len - at;
+        if (n > DD_TEXT_MAX) {
+            n = DD_TEXT_MAX;
+            while (n > 1 && text[at + n - 1] != '\n')
+                n--; /* a line longer than a piece is cut, else whole lines */
+            if (n == 1)
+                n = DD_TEXT_MAX;
+        }
+        dd_send_text(DD_TEXT, wave, to, text + at, n);
+        at += n;
+    }
+    free(text);
+    dd_send(DD_PRINTED, wave, to);
+}
+
+/* Process 0, reporting: keep a piece of process src's text. */
+static void dd_keep_text(int src, const char *text, size_t n)
+{
+    if (!net.dd_text || src <= 0 || src >= zm_net_job.nprocs)
+        return;
+    char *t = realloc(net.dd_text[src], net.dd_len[src] + n + 1);
+    if (!t)
+        return; /* the report goes without it */
+    memcpy(t + net.dd_len[src], text, n);
+    net.dd_len[src] += n;
+    t[net.dd_len[src]] = '\0';
+    net.dd_text[src] = t;
 }
 
 /* Process 0: count a state in the current wave. */
@@ -748,8 +812,10 @@ static void dd_count(int quiet, uint64_t sent, uint64_t arrived, uint64_t act)
     net.dd_act += act;
 }
 
-/* A detection envelope arrived (lock held). */
-static void dd_arrive(const void *msg, int src)
+/* A detection envelope of `bytes` bytes arrived (lock held).  Out of
+ * line: inlined, it made zm_net_deliver_locked's frame, on every
+ * message's path, 8 instructions longer. */
+static __attribute__((noinline)) void dd_arrive(const void *msg, size_t bytes, int src)
 {
     const dd_msg_t *m = msg;
     switch (m->op) {
@@ -761,8 +827,11 @@ static void dd_arrive(const void *msg, int src)
             dd_count(m->quiet, m->sent, m->arrived, m->activity);
         break;
     case DD_REPORT:
-        zm_ult_report_blocked(zm_net_job.proc);
-        dd_send(DD_PRINTED, m->wave, src);
+        dd_send_report(m->wave, src);
+        break;
+    case DD_TEXT:
+        if (bytes > sizeof(*m))
+            dd_keep_text(src, m->text, bytes - sizeof(*m));
         break;
     case DD_PRINTED:
         net.dd_done++;
@@ -795,6 +864,12 @@ static __attribute__((noreturn)) void dd_report(void)
     fflush(stderr);
     net_lock();
     net.dd_done = 0;
+    net.dd_text = calloc((size_t)n, sizeof(*net.dd_text));
+    net.dd_len = calloc((size_t)n, sizeof(*net.dd_len));
+    if (!net.dd_text || !net.dd_len) {
+        free(net.dd_text); /* the report goes without the others' lists */
+        net.dd_text = NULL;
+    }
     for (int p = 1; p < n; p++)
         dd_send(DD_REPORT, net.dd_wave, p);
     net_unlock();
@@ -808,7 +883,15 @@ static __attribute__((noreturn)) void dd_report(void)
             break;
         progress_nap(1000 * 1000);
     }
-    zm_ult_report_blocked(0);
+    net_lock(); /* a late piece must not change the texts while we print */
+    for (int p = 1; p < n; p++) {
+        if (net.dd_text && net.dd_text[p])
+            fputs(net.dd_text[p], stderr);
+        else
+            fprintf(stderr, "zmpi:   process %d: no list of its blocked ranks within %llu s\n", p,
+                    (unsigned long long)(DD_REPORT_NS / 1000000000ull));
+    }
+    zm_ult_report_blocked(stderr, 0);
     zm_net_abort(1);
 }
 

@@ -198,6 +198,18 @@ void *zm_net_env_buf_locked(void);
  * once.  The cheap path for small envelopes: no completion callback. */
 void zm_net_env_send_locked(void *buf, size_t bytes, int proc);
 
+/* The largest envelope zm_net_env_send_copy_locked takes: what the
+ * backend sends with a blocking send of the system MPI (net_backend.h,
+ * send_max), 0 without a backend.  Any thread, after zm_net_init. */
+size_t zm_net_env_send_max(void);
+
+/* With the lock held: send the envelope of `bytes` bytes (at most
+ * zm_net_env_send_max()) at `buf`, the caller's memory (a rank's stack),
+ * to process `proc` now; the system MPI is done with the memory when this
+ * returns.  An envelope that finds a batch to proc waiting joins it, as
+ * in zm_net_env_send_locked. */
+void zm_net_env_send_copy_locked(const void *buf, size_t bytes, int proc);
+
 /* With the lock held: zm_net_env_send_locked for an envelope that another
  * send follows at once (a rendezvous's request to send, then its data):
  * whether it completed is looked at in a later poll, not before the next

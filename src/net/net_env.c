@@ -399,6 +399,27 @@ void zm_net_env_send_locked(void *buf, size_t bytes, int proc)
     env_send_now(buf, bytes, proc);
 }
 
+size_t zm_net_env_send_max(void)
+{
+    const zm_net_backend_t *be = zm_net_be();
+    return be ? be->send_max : 0;
+}
+
+void zm_net_env_send_copy_locked(const void *buf, size_t bytes, int proc)
+{
+    zm_net_count_sent_locked();
+    if (ZM_UNLIKELY(E.batch != NULL) && E.batch[proc].n > 0) {
+        void *b = zm_net_env_buf_locked();
+        memcpy(b, buf, bytes);
+        env_join(b, bytes, proc);
+        return;
+    }
+    if (ZM_UNLIKELY(!E.be))
+        E.be = zm_net_be();
+    if (E.be->send(buf, bytes, proc, ZM_NET_TAG_ENV) != 0)
+        zm_net_fatal("a send");
+}
+
 void zm_net_env_send_first_locked(void *buf, size_t bytes, int proc)
 {
     zm_net_count_sent_locked();

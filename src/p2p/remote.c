@@ -221,6 +221,41 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
                               memory_order_relaxed);
 }
 
+/* The largest envelope (header and data) a blocking send builds on its
+ * stack: what the backend sends with a blocking send of the system MPI
+ * (zm_net_env_send_max), at most SEND_NOW_STACK.  0 until
+ * zm_p2p_remote_init, and without a backend. */
+#define SEND_NOW_STACK 512
+static size_t net_send_now_max;
+
+/* A blocking send's small envelope: header and data are put together on
+ * the rank's stack before the network lock is taken, then handed to the
+ * system MPI's blocking send, which is done with the memory when it
+ * returns.  Against send_eager's pool buffer: no pool, shorter holds of
+ * the lock, and one call layer less (docs/net.md, "Fourth pass").
+ * bytes <= eager and EAGER_HDR + bytes <= net_send_now_max. */
+static inline __attribute__((always_inline)) zm_status_t
+send_now(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt, size_t bytes,
+         int wdest, int proc, int tag, zm_req_t *req)
+{
+    union {
+        net_hdr_t h;
+        char b[SEND_NOW_STACK];
+    } e;
+    hdr_fill(&e.h, c, wdest, tag, bytes, HDR_EAGER);
+    if (ZM_LIKELY(dt->contig))
+        memcpy(eager_data(&e.h), buf, bytes); /* zm_dt_pack's copy, without the call */
+    else
+        zm_dt_pack(eager_data(&e.h), buf, count, dt, bytes);
+    zm_net_lock();
+    zm_net_env_send_copy_locked(&e, EAGER_HDR + bytes, proc);
+    count_locked(&net_sent, c->ctx);
+    zm_net_unlock();
+    zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
+    atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+    return ZM_OK;
+}
+
 /* Envelope and data in one message; the data is copied, so the send is
  * complete when this returns.  An envelope that fits is packed straight
  * into a send buffer of the network's pool, under the network lock (a
@@ -350,11 +385,14 @@ void zm_p2p_remote_counts(long *sent, long *arrived)
     *arrived = atomic_load_explicit(&net_arrived, memory_order_relaxed);
 }
 
-zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
-                                const zm_dt_t *dt, int wdest, int tag, int mode, zm_req_t *req)
+/* zm_p2p_remote_isend but for the blocking send of a few bytes: the
+ * other protocols, kept out of line so that the common send's frame
+ * stays small. */
+static __attribute__((noinline)) zm_status_t
+remote_isend_other(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt,
+                   int wdest, int tag, int mode, zm_req_t *req)
 {
     size_t bytes = zm_dt_bytes(dt, count);
-    /* The destination's process, worked out once (a division or two). */
     int proc = zm_net_proc_of(wdest);
     size_t eager = c->net_eager ? c->net_eager : net_eager_for(proc);
     zm_status_t rc;
@@ -397,6 +435,23 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
     zm_p2p_count_sent(ZM_PROTO_RNDV, bytes);
     send_rndv(rs, data, proc, mode == ZM_SEND_SYNC, coll);
     return ZM_OK;
+}
+
+zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t count,
+                                const zm_dt_t *dt, int wdest, int tag, int mode, zm_req_t *req)
+{
+    /* The common blocking send of a few bytes first (MPI_Send, MPI_Rsend;
+     * a request of the pool, or ZM_SEND_BATCH, is a non-blocking send's or
+     * a collective's, which may join a batch). */
+    if (ZM_LIKELY(!req->pooled && (mode == ZM_SEND_STD || mode == ZM_SEND_READY))) {
+        size_t bytes = zm_dt_bytes(dt, count);
+        if (ZM_LIKELY(EAGER_HDR + bytes <= net_send_now_max)) {
+            int proc = zm_net_proc_of(wdest);
+            if (bytes <= (c->net_eager ? c->net_eager : net_eager_for(proc)))
+                return send_now(c, buf, count, dt, bytes, wdest, proc, tag, req);
+        }
+    }
+    return remote_isend_other(c, buf, count, dt, wdest, tag, mode, req);
 }
 
 /* ---- Receiving ----------------------------------------------------------- */
@@ -633,25 +688,16 @@ void zm_p2p_remote_undrop(int wrank, uint32_t ctx)
     zm_net_unlock();
 }
 
-/* The engine's handler (network lock held): match an arrived envelope at
- * its receiver, or queue it there as unexpected (a block of its own:
- * zm_net_keep).  pkt is the network's, valid during the call only. */
-static void arrive(void *pkt, size_t bytes, int src_proc)
+/* arrive() for an envelope that no armed slot took, r->lock held (and
+ * released here): a posted receive, a dropped collective's message or
+ * the unexpected queue.  Out of line, so that the slot's path, the
+ * common one of a rank waiting in a receive, keeps a small frame. */
+static __attribute__((noinline)) void arrive_other(zm_p2p_rank_t *r, void *pkt, size_t bytes,
+                                                   int src_proc)
 {
     net_hdr_t *h = (net_hdr_t *)((char *)pkt + HEADROOM);
-    if (ZM_UNLIKELY(h->kind >= ZM_NET_KIND_RMA)) {
-        zm_net_arrive_rma(pkt, bytes, src_proc); /* a one-sided request or reply */
-        return;
-    }
     void *data = eager_data(h); /* read only for eager envelopes */
-    zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
     zm_req_t *probes = NULL;
-    count_locked(&net_arrived, h->ctx);
-    zm_spin_lock(&r->lock);
-    if (slot_fill(r, h, data)) {
-        zm_spin_unlock(&r->lock);
-        return;
-    }
     zm_req_t *rr = find_posted(r, h->ctx, h->src, h->tag, &probes);
     if (rr) {
         zm_dlist_unlink(&rr->link);
@@ -700,6 +746,26 @@ static void arrive(void *pkt, size_t bytes, int src_proc)
     wake_probes(probes);
 }
 
+/* The engine's handler (network lock held): match an arrived envelope at
+ * its receiver, or queue it there as unexpected (a block of its own:
+ * zm_net_keep).  pkt is the network's, valid during the call only. */
+static void arrive(void *pkt, size_t bytes, int src_proc)
+{
+    net_hdr_t *h = (net_hdr_t *)((char *)pkt + HEADROOM);
+    if (ZM_UNLIKELY(h->kind >= ZM_NET_KIND_RMA)) {
+        zm_net_arrive_rma(pkt, bytes, src_proc); /* a one-sided request or reply */
+        return;
+    }
+    zm_p2p_rank_t *r = &zm_p2p_ranks[h->dst];
+    count_locked(&net_arrived, h->ctx);
+    zm_spin_lock(&r->lock);
+    if (slot_fill(r, h, eager_data(h))) {
+        zm_spin_unlock(&r->lock);
+        return;
+    }
+    arrive_other(r, pkt, bytes, src_proc);
+}
+
 void zm_p2p_remote_init(void)
 {
     const char *e = getenv("ZMPI_NET_EAGER_MAX");
@@ -719,6 +785,9 @@ void zm_p2p_remote_init(void)
     if (net_eager_node > room)
         net_eager_node = room;
     net_piece = zm_net_piece_node(&net_piece_max);
+    net_send_now_max = zm_net_env_send_max();
+    if (net_send_now_max > SEND_NOW_STACK)
+        net_send_now_max = SEND_NOW_STACK;
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
 }

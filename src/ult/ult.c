@@ -384,7 +384,7 @@ static void give_one(zm_worker_t *w, int keep)
 
 static void deadlock_report(const char *note)
 {
-    zm_ult_report_blocked(-1);
+    zm_ult_report_blocked(stderr, -1);
     if (note && note[0])
         fprintf(stderr, "zmpi: %s\n", note);
     fflush(stderr);

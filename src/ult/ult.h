@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch/arch.h"
 
@@ -384,11 +385,12 @@ int zm_ult_job_scheduled(void);
  * run and no thread a rank created runs; *activity is a count that moves
  * whenever a rank is switched to, so two equal readings of a quiet
  * process mean nothing ran in between.  zm_ult_report_blocked prints
- * this process's (number `proc`) blocked ranks and threads to stderr,
- * under the heading of a one-process deadlock when proc < 0.  Any
- * thread. */
+ * this process's (number `proc`) blocked ranks and threads to `out`
+ * (stderr, or a memory stream whose text the job-wide report sends to
+ * process 0), under the heading of a one-process deadlock when proc < 0.
+ * Any thread. */
 int zm_ult_quiet(uint64_t *activity);
-void zm_ult_report_blocked(int proc);
+void zm_ult_report_blocked(FILE *out, int proc);
 
 /* ---- Migration between workers and load balancing (lb.c) ----
  * A ULT parked in a balancing step (zm_ult_lb_join) may be given another

@@ -168,7 +168,7 @@ void zm_ult_unsched_wake(zm_ult_t *u)
         zm_arch_futex_wake((uint32_t *)&u->state, 1);
 }
 
-void zm_ult_foreign_report(void)
+void zm_ult_foreign_report(FILE *out)
 {
     char line[512];
     flock_take();
@@ -179,7 +179,7 @@ void zm_ult_foreign_report(void)
         line[0] = '\0';
         if (job.cfg.describe)
             job.cfg.describe(u, line, sizeof(line));
-        fprintf(stderr, "zmpi:   a thread of rank %d: %s\n", u->id, line[0] ? line : "blocked");
+        fprintf(out, "zmpi:   a thread of rank %d: %s\n", u->id, line[0] ? line : "blocked");
     }
     flock_drop();
 }

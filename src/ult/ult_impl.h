@@ -101,7 +101,7 @@ void zm_ult_unsched_wake(zm_ult_t *u);
 
 /* Print the parked foreign threads for a deadlock report (stderr).  A
  * worker thread, while every ULT is parked. */
-void zm_ult_foreign_report(void);
+void zm_ult_foreign_report(FILE *out);
 
 /* Wake the ULTs of worker w whose timed sleep is over (zm_ult_wake
  * queues them on w); returns how many.  Only w's thread, outside any

@@ -46,7 +46,7 @@ int zm_ult_quiet(uint64_t *activity)
     return quiet && live > 0;
 }
 
-void zm_ult_report_blocked(int proc)
+void zm_ult_report_blocked(FILE *out, int proc)
 {
     int n = zm_ult_count(), shown = 0, blocked = 0;
     char line[512];
@@ -54,10 +54,10 @@ void zm_ult_report_blocked(int proc)
     for (int i = 0; i < n; i++)
         blocked += zm_ult_get(i)->state == ZM_ULT_PARKED;
     if (proc < 0)
-        fprintf(stderr, "zmpi: deadlock: all %d live ranks are blocked and nothing in "
+        fprintf(out, "zmpi: deadlock: all %d live ranks are blocked and nothing in "
                 "flight can wake them\n", blocked);
     else
-        fprintf(stderr, "zmpi:   process %d: %d blocked ranks\n", proc, blocked);
+        fprintf(out, "zmpi:   process %d: %d blocked ranks\n", proc, blocked);
     for (int i = 0; i < n && shown < 100; i++) {
         zm_ult_t *u = zm_ult_get(i);
         if (u->state != ZM_ULT_PARKED)
@@ -66,10 +66,10 @@ void zm_ult_report_blocked(int proc)
         line[0] = '\0';
         if (zm_ult_job.cfg.describe)
             zm_ult_job.cfg.describe(u, line, sizeof(line));
-        fprintf(stderr, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
+        fprintf(out, "zmpi:   rank %d: %s\n", i, line[0] ? line : "blocked");
     }
     if (blocked > shown)
-        fprintf(stderr, "zmpi:   ... and %d more blocked ranks\n", blocked - shown);
-    zm_ult_foreign_report();
-    fflush(stderr);
+        fprintf(out, "zmpi:   ... and %d more blocked ranks\n", blocked - shown);
+    zm_ult_foreign_report(out);
+    fflush(out);
 }
