@@ -444,6 +444,18 @@ int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
 }
 ZM_WEAK(Allreduce)
 
+/* zmpi_bind_allreduce's handles that are not all predefined, through
+ * f2c and MPI_Allreduce, which reports them: out of line and cold, so
+ * that what it keeps across its calls does not shape the common path's
+ * registers (pt2pt.c's bind_send_f2c says what that saved). */
+static __attribute__((noinline, cold)) int bind_allreduce_f2c(const void *sendbuf, void *recvbuf,
+                                                               int count, MPI_Fint datatype,
+                                                               MPI_Fint op, MPI_Fint comm)
+{
+    return PMPI_Allreduce(sendbuf, recvbuf, count, PMPI_Type_f2c(datatype), PMPI_Op_f2c(op),
+                          PMPI_Comm_f2c(comm));
+}
+
 /* bind_hooks.h.  The calling rank's thread; the caller owns the buffers
  * and ierror. */
 int zmpi_bind_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Fint datatype,
@@ -452,11 +464,10 @@ int zmpi_bind_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Fint 
     int rc;
     if (ZM_LIKELY(zm_mpi_bind_type_ok(datatype) && zm_mpi_bind_op_ok(op) &&
                   zm_mpi_bind_comm_ok(comm)))
-        rc = allreduce_body(sendbuf, recvbuf, count, zm_mpi_bind_types[datatype],
-                            zm_mpi_bind_ops[op], (MPI_Comm)(uintptr_t)(unsigned)comm);
+        rc = allreduce_body(sendbuf, recvbuf, count, zm_mpi_bind_types[(unsigned)datatype],
+                            zm_mpi_bind_ops[(unsigned)op], (MPI_Comm)(uintptr_t)(unsigned)comm);
     else
-        rc = PMPI_Allreduce(sendbuf, recvbuf, count, PMPI_Type_f2c(datatype), PMPI_Op_f2c(op),
-                            PMPI_Comm_f2c(comm));
+        rc = bind_allreduce_f2c(sendbuf, recvbuf, count, datatype, op, comm);
     if (ierror)
         *ierror = rc;
     return rc;

@@ -798,6 +798,44 @@ static inline int bind_predef(MPI_Fint dt, MPI_Fint comm)
     return zm_mpi_bind_type_ok(dt) && zm_mpi_bind_comm_ok(comm);
 }
 
+/* The entries' handles that are not all predefined go through f2c and the
+ * C call, which reports them.  These calls are out of line and cold: kept
+ * inline, what they need across their calls (the buffer, count, rank and
+ * tag in callee-saved registers) shaped the register allocation of the
+ * common path too, which spilled more (callgrind, 8-byte ping-pong:
+ * zmpi_bind_send 104 -> 101 instructions a call, zmpi_bind_recv 115 ->
+ * 111, MPI_Recv's own 111, with the tables indexed by the handle as
+ * unsigned, which bind_predef has checked: a 32-bit value is
+ * zero-extended for free, a signed one needs its own instruction). */
+static __attribute__((noinline, cold)) int bind_send_f2c(const void *buf, int count,
+                                                          MPI_Fint datatype, int dest, int tag,
+                                                          MPI_Fint comm)
+{
+    return PMPI_Send(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm));
+}
+
+static __attribute__((noinline, cold)) int bind_recv_f2c(void *buf, int count, MPI_Fint datatype,
+                                                          int source, int tag, MPI_Fint comm,
+                                                          MPI_Status *status)
+{
+    return PMPI_Recv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
+                     status);
+}
+
+static __attribute__((noinline, cold)) int bind_isend_f2c(const void *buf, int count,
+                                                           MPI_Fint datatype, int dest, int tag,
+                                                           MPI_Fint comm, MPI_Request *r)
+{
+    return PMPI_Isend(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm), r);
+}
+
+static __attribute__((noinline, cold)) int bind_irecv_f2c(void *buf, int count, MPI_Fint datatype,
+                                                           int source, int tag, MPI_Fint comm,
+                                                           MPI_Request *r)
+{
+    return PMPI_Irecv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm), r);
+}
+
 /* MPI_Send with Fortran handles for the bindings (bind_hooks.h): a
  * predefined datatype and communicator go through send_body with the
  * datatype known valid; anything else through MPI_Send after f2c.  The
@@ -807,10 +845,10 @@ int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int 
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = send_body("MPI_Send", buf, count, zm_mpi_bind_types[datatype], dest, tag,
+        rc = send_body("MPI_Send", buf, count, zm_mpi_bind_types[(unsigned)datatype], dest, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1);
     else
-        rc = PMPI_Send(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm));
+        rc = bind_send_f2c(buf, count, datatype, dest, tag, comm);
     if (ierror)
         *ierror = rc;
     return rc;
@@ -822,11 +860,10 @@ int zmpi_bind_recv(void *buf, int count, MPI_Fint datatype, int source, int tag,
 {
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = recv_body("MPI_Recv", buf, count, zm_mpi_bind_types[datatype], source, tag,
+        rc = recv_body("MPI_Recv", buf, count, zm_mpi_bind_types[(unsigned)datatype], source, tag,
                        (MPI_Comm)(uintptr_t)(unsigned)comm, status, 1);
     else
-        rc = PMPI_Recv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
-                       status);
+        rc = bind_recv_f2c(buf, count, datatype, source, tag, comm, status);
     if (ierror)
         *ierror = rc;
     return rc;
@@ -841,10 +878,10 @@ int zmpi_bind_isend(const void *buf, int count, MPI_Fint datatype, int dest, int
     MPI_Request r = MPI_REQUEST_NULL;
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = isend_body("MPI_Isend", buf, count, zm_mpi_bind_types[datatype], dest, tag,
-                        (MPI_Comm)(uintptr_t)(unsigned)comm, &r, ZM_SEND_STD, 1);
+        rc = isend_body("MPI_Isend", buf, count, zm_mpi_bind_types[(unsigned)datatype], dest,
+                        tag, (MPI_Comm)(uintptr_t)(unsigned)comm, &r, ZM_SEND_STD, 1);
     else
-        rc = PMPI_Isend(buf, count, PMPI_Type_f2c(datatype), dest, tag, PMPI_Comm_f2c(comm), &r);
+        rc = bind_isend_f2c(buf, count, datatype, dest, tag, comm, &r);
     *request = zm_mpi_request_c2f(r);
     if (ierror)
         *ierror = rc;
@@ -858,11 +895,10 @@ int zmpi_bind_irecv(void *buf, int count, MPI_Fint datatype, int source, int tag
     MPI_Request r = MPI_REQUEST_NULL;
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
-        rc = irecv_body("MPI_Irecv", buf, count, zm_mpi_bind_types[datatype], source, tag,
-                        (MPI_Comm)(uintptr_t)(unsigned)comm, &r, 1);
+        rc = irecv_body("MPI_Irecv", buf, count, zm_mpi_bind_types[(unsigned)datatype], source,
+                        tag, (MPI_Comm)(uintptr_t)(unsigned)comm, &r, 1);
     else
-        rc = PMPI_Irecv(buf, count, PMPI_Type_f2c(datatype), source, tag, PMPI_Comm_f2c(comm),
-                        &r);
+        rc = bind_irecv_f2c(buf, count, datatype, source, tag, comm, &r);
     *request = zm_mpi_request_c2f(r);
     if (ierror)
         *ierror = rc;
