@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_util.h"
+
 #define CK_AT 2
 #define ITERS 6
 
@@ -180,32 +182,17 @@ int main(int argc, char **argv)
         check = check * 1000003 + round_on_comms(it);
         if (it != CK_AT)
             continue;
-        int rc = ZMPI_Checkpoint(argv[1]);
-        if (rc != MPI_SUCCESS) {
-            char msg[MPI_MAX_ERROR_STRING];
-            int len = 0;
-            MPI_Error_string(rc, msg, &len);
-            printf("rank %d: checkpoint refused: %s\n", me, msg);
-            MPI_Abort(MPI_COMM_WORLD, 4);
-        }
-        if (getenv("CK_STOP")) {
-            MPI_Finalize();
-            if (me == 0)
-                printf("stopped after the checkpoint\n");
+        if (zt_ckpt_take(argv[1], me))
             return 0;
-        }
         check_new_comm();
     }
     check_extras();
-    uint64_t all = 0;
-    MPI_Allreduce(&check, &all, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+    uint64_t all = zt_ckpt_checksum(check);
     MPI_Comm *comms[] = { &c_dup, &c_half, &c_node, &c_cart, &c_row };
     for (size_t i = 0; i < sizeof comms / sizeof comms[0]; i++)
         MPI_Comm_free(comms[i]);
     MPI_Comm_free_keyval(&key);
-    if (me == 0)
-        printf("checksum %llu of %d ranks (%s)\n", (unsigned long long)all, np,
-               strstr(argv[0], "ckpt") ? "cmdline ok" : "cmdline lost");
+    zt_ckpt_print(all, me, np, argv[0]);
     MPI_Finalize();
     return 0;
 }

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_util.h"
+
 #define CK_AT 2
 #define ITERS 6
 #define N 64
@@ -118,20 +120,8 @@ int main(int argc, char **argv)
         check = check * 1000003 + exchange(it);
         if (it != CK_AT)
             continue;
-        int rc = ZMPI_Checkpoint(argv[1]);
-        if (rc != MPI_SUCCESS) {
-            char msg[MPI_MAX_ERROR_STRING];
-            int len = 0;
-            MPI_Error_string(rc, msg, &len);
-            printf("rank %d: checkpoint refused: %s\n", me, msg);
-            MPI_Abort(MPI_COMM_WORLD, 4);
-        }
-        if (getenv("CK_STOP")) {
-            MPI_Finalize();
-            if (me == 0)
-                printf("stopped after the checkpoint\n");
+        if (zt_ckpt_take(argv[1], me))
             return 0;
-        }
         /* A pair freed and made again after the checkpoint. */
         MPI_Request_free(&rq[1]);
         MPI_Request_free(&rq[4]);
@@ -139,15 +129,12 @@ int main(int argc, char **argv)
             fail("MPI_Request_free", 0);
         make_vec_pair();
     }
-    uint64_t all = 0;
-    MPI_Allreduce(&check, &all, 1, MPI_UINT64_T, MPI_BXOR, MPI_COMM_WORLD);
+    uint64_t all = zt_ckpt_checksum(check);
     for (int i = 0; i < 6; i++)
         MPI_Request_free(&rq[i]);
     MPI_Type_free(&t_every2);
     MPI_Comm_free(&c_dup);
-    if (me == 0)
-        printf("checksum %llu of %d ranks (%s)\n", (unsigned long long)all, np,
-               strstr(argv[0], "ckpt") ? "cmdline ok" : "cmdline lost");
+    zt_ckpt_print(all, me, np, argv[0]);
     MPI_Finalize();
     return 0;
 }
