@@ -13,14 +13,15 @@
 # ZMPI_BINDIR holds zmpicc and zmpirun (<build>/tools or <prefix>/bin).
 # Defaults: 5 runs, 32 ranks, 2 workers (16 ranks per core on 2 cores).
 # LB_ARGS replaces the program's arguments (default
-# "-n 200000 -steps 200 -work 60 -every 10").  Configurations:
+# "-n 200000 -steps 200 -work 60 -every 1": a balancing step at every
+# step; bench/results/lb.md has runs with -every 10 too).  Configurations:
 #   static    zmpi, ranks stay on their first worker (ZMPI_WAKE_MIGRATE=0,
 #             --no-steal): the unbalanced run
 #   default   zmpi's defaults without ZMPI_Migrate (wake-up migration and
 #             work stealing)
 #   steal     only work stealing (ZMPI_WAKE_MIGRATE=0 --steal)
-#   greedy    ZMPI_Migrate every 10 steps, --lb greedy --no-steal
-#   refine    ZMPI_Migrate every 10 steps, --lb refine --no-steal
+#   greedy    ZMPI_Migrate every step (-every), --lb greedy --no-steal
+#   refine    ZMPI_Migrate every step (-every), --lb refine --no-steal
 #   stated    as greedy, but each rank states its load (-setload: the
 #             particle-steps it computed) instead of its measured busy time
 #   greedy_steal, stated_steal: greedy and stated with stealing on, as a
@@ -36,7 +37,7 @@ bin=$(cd "$1" 2>/dev/null && pwd) runs=${2:-5} np=${3:-32} nw=${4:-2}
 [ -x "$bin/zmpirun" ] || { echo "usage: $0 ZMPI_BINDIR [RUNS [NP [WORKERS]]]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../examples/particles.c
-args=${LB_ARGS:--n 200000 -steps 200 -work 60 -every 10}
+args=${LB_ARGS:--n 200000 -steps 200 -work 60 -every 1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/zmpi-lb.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 "$bin/zmpicc" -O2 -o "$work/zmpi" "$src" || exit 1

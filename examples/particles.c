@@ -11,8 +11,12 @@
  * rank is proportional to the particles it holds: with many ranks per
  * core, the cores that run the blob's ranks do most of the work unless the
  * ranks are moved.  Under zmpi the program calls ZMPI_Migrate every EVERY
- * steps (unless -nomigrate), letting the balancer spread the busy ranks
- * over the workers; with another MPI it runs unchanged without it.  The
+ * steps (default 1; unless -nomigrate), letting the balancer spread the
+ * busy ranks over the workers: a step that moves nothing costs some 0.1 ms
+ * even at 1000 ranks, and a rank's load changes within a few steps as the
+ * blob crosses slab boundaries, so balancing every step pays
+ * (bench/results/lb.md: 16 ranks on 2 workers, every step 1.63x over the
+ * unbalanced run, every 10 steps 1.38x); with another MPI it runs unchanged without it.  The
  * balancer measures each rank's busy time itself; with -setload each
  * rank states its load instead (ZMPI_Set_load: the particle-steps it
  * computed since the last call), which a host busy with other jobs does
@@ -171,7 +175,7 @@ static void exchange(set_t *s, set_t *out, int rank, int size)
 
 static void parse(int argc, char **argv, params_t *pr)
 {
-    *pr = (params_t){ .n = 200000, .steps = 200, .every = 10, .work = 60, .migrate = 1 };
+    *pr = (params_t){ .n = 200000, .steps = 200, .every = 1, .work = 60, .migrate = 1 };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
             pr->n = atol(argv[++i]);
