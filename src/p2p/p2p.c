@@ -97,10 +97,13 @@ static inline void req_free(zm_req_t *req)
 {
     if (req->hold)
         zm_dt_release(req->hold);
-    if (ZM_UNLIKELY(zm_p2p_by_rank) && zm_p2p_req_rank_free(req))
-        return;
     zm_p2p_req_cache_t *rc = zm_p2p_req_cache_here();
     if (ZM_LIKELY(rc != NULL) && ZM_LIKELY(zm_p2p_req_cache_put(rc, req)))
+        return;
+    /* A job that counts requests by rank has its caches full (req_rank.c),
+     * so it always comes here: other jobs' common path never reads the
+     * flag. */
+    if (ZM_UNLIKELY(zm_p2p_by_rank) && zm_p2p_req_rank_free(req))
         return;
     zm_pool_free(p2p.req_pool, req);
 }
