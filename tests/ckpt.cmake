@@ -38,6 +38,16 @@ foreach(np 1 8)
             $<TARGET_FILE:zt_ckpt_persist> ${np})
   set_tests_properties(ckpt_persist_restart_${np} PROPERTIES TIMEOUT 240)
 endforeach()
+# A checkpoint restarts only with the binaries that wrote it: the same
+# program rebuilt with another layout of its globals (CK_REBUILT) is
+# refused with a message naming the build ids, and the original restarts
+# from the same checkpoint (tests/ckpt_rebuilt.sh).
+zmpi_add_priv_program(zt_ckpt_basic_rebuilt ckpt_basic.c)
+target_compile_definitions(zt_ckpt_basic_rebuilt PRIVATE CK_REBUILT)
+add_test(NAME ckpt_restart_refused_after_rebuild
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_rebuilt.sh $<TARGET_FILE:zmpirun>
+          $<TARGET_FILE:zt_ckpt_basic> $<TARGET_FILE:zt_ckpt_basic_rebuilt>)
+set_tests_properties(ckpt_restart_refused_after_rebuild PROPERTIES TIMEOUT 120)
 # zt_ckpt_refusal(<name> MODE <CK_MODE or -> REGEX <re> [LABELS l] OPTS <zmpirun options>...):
 # ckpt_basic run with CK_MODE (none for -) must end with exit status 4
 # and the refusal's message.

@@ -18,7 +18,8 @@
  * rank 0 to the last rank unreceived, CK_MODE=persistent keeps an
  * active persistent request in rank 1 (started, not completed: an
  * inactive one is saved, tests/ckpt_persist.c): ZMPI_Checkpoint must
- * refuse all six.
+ * refuse all six.  Built with CK_REBUILT, it is the "rebuilt program" a
+ * restart must refuse (tests/ckpt_rebuilt.sh).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -31,7 +32,14 @@
 #define CK_AT 3
 #define ITERS 7
 
+/* CK_REBUILT: the build tests/ckpt_rebuilt.sh restarts a checkpoint of
+ * the plain build with; its table is larger, so every global after it
+ * sits elsewhere. */
+#ifdef CK_REBUILT
+static int64_t table[1024];
+#else
 static int64_t table[512];
+#endif
 static int64_t bss_counter;
 
 /* CK_MODE=thread: what rank 1's thread does. */

@@ -187,6 +187,12 @@ struct zm_arch_clone *zm_arch_image_own(void *image);
  * before the first clone. */
 int zm_arch_image_check(const char *prog, char *err, size_t errlen);
 
+/* The GNU build id (hex) of the loaded object that contains `addr`, or of
+ * the program itself when addr is NULL, into out (at most n bytes with
+ * the terminating zero); "" when the object has none.  Any thread; the
+ * caller owns out. */
+void zm_arch_build_id(const void *addr, char *out, size_t n);
+
 /* Run the destructors of the process's shared libraries, last loaded
  * first, as the dynamic loader does at exit for a program started by
  * libc's start code (a privatized program starts at zmpi's own entry, so

@@ -65,6 +65,18 @@ static void anchors(uintptr_t a[2])
     a[1] = (uintptr_t)&PMPI_Init;
 }
 
+/* The build ids of the program and of libzmpi, "program library" ("-"
+ * for one that has none): a rebuilt program or library may load at the
+ * same addresses with another layout of its data, which anchors() cannot
+ * see and a restart would fill with the old layout's content. */
+static void build_ids(char *out, size_t n)
+{
+    char prog[130], lib[130];
+    zm_arch_build_id(NULL, prog, sizeof prog);
+    zm_arch_build_id((const void *)&PMPI_Init, lib, sizeof lib);
+    snprintf(out, n, "%s %s", prog[0] ? prog : "-", lib[0] ? lib : "-");
+}
+
 /* ---- Setup and restart, at job start -------------------------------------- */
 
 static int stack_at(int id, zm_arch_stack_t *st)
@@ -250,16 +262,26 @@ static int read_job(char *err, size_t errlen)
         return -1;
     }
     unsigned long long a0 = 0, a1 = 0;
+    char was[300] = "", now[300];
     int np = -1, ok = fgets(line, sizeof line, f) && strncmp(line, JOB_MAGIC, strlen(JOB_MAGIC)) == 0;
     while (ok && fgets(line, sizeof line, f)) {
         sscanf(line, "ranks %d", &np);
         sscanf(line, "anchors %llx %llx", &a0, &a1);
+        if (strncmp(line, "build ", 6) == 0)
+            snprintf(was, sizeof was, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
     }
     fclose(f);
     uintptr_t a[2];
     anchors(a);
+    build_ids(now, sizeof now);
     if (!ok || np != zm_net_job.nranks) {
         snprintf(err, errlen, "%s is not a checkpoint of %d ranks", path, zm_net_job.nranks);
+        return -1;
+    }
+    if (strcmp(was, now) != 0) {
+        snprintf(err, errlen, "%s was written by another build of the program or of zmpi (build "
+                 "ids \"%s\", now \"%s\": program, then libzmpi); a checkpoint restarts only "
+                 "with the binaries that wrote it", path, was[0] ? was : "none recorded", now);
         return -1;
     }
     if (a0 != a[0] || a1 != a[1]) {
@@ -409,16 +431,18 @@ static int write_job(const char *dir)
 {
     char path[4096];
     uintptr_t a[2];
+    char ids[300];
     anchors(a);
+    build_ids(ids, sizeof ids);
     snprintf(path, sizeof path, "%s/job", dir);
     FILE *f = fopen(path, "w");
     if (!f)
         return errno;
-    fprintf(f, "%s\nranks %d\nprocs %d\norder %s\nstack %zu\nanchors %llx %llx\n",
+    fprintf(f, "%s\nranks %d\nprocs %d\norder %s\nstack %zu\nanchors %llx %llx\nbuild %s\n",
             JOB_MAGIC, zm_net_job.nranks, zm_net_job.nprocs,
             zm_net_job.order == ZM_NET_ORDER_INTERLEAVE ? "interleave" : "block",
             zm_core_rank_mem(0)->stack_size, (unsigned long long)a[0],
-            (unsigned long long)a[1]);
+            (unsigned long long)a[1], ids);
     int e = fclose(f) ? errno : 0;
     snprintf(path, sizeof path, "%s/argv", dir);
     f = fopen(path, "w");
