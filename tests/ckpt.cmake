@@ -7,8 +7,9 @@
 # communicator made after it that must get a context id of its own);
 # ZMPI_Checkpoint refuses, with a message naming the reason, a job started
 # without --checkpoint and a rank that holds an intercommunicator to
-# ranks spawned at run time, a window, a communicator a thread it started
-# made, an open session, or an active persistent request.
+# ranks spawned at run time, a window, a communicator or a user operation
+# that a thread it started made, an open session, or an active persistent
+# request.
 zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
 zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
 zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
@@ -78,6 +79,9 @@ zt_ckpt_refusal(ckpt_refused_with_window MODE window
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_communicator_made_off_rank_thread MODE thread
   REGEX "rank 1: checkpoint refused: .*communicators in its process's own memory exist"
+  OPTS --checkpoint -n 4 -w 2)
+zt_ckpt_refusal(ckpt_refused_with_user_op_made_off_rank_thread MODE threadop
+  REGEX "rank 1: checkpoint refused: .*user operations made by threads other than the ranks' own"
   OPTS --checkpoint -n 4 -w 2)
 zt_ckpt_refusal(ckpt_refused_with_open_session MODE session
   REGEX "rank 1: checkpoint refused: .*it has a session open"

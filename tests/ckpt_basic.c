@@ -13,12 +13,13 @@
  * CK_MODE=spawnkeep has rank 0 keep the intercommunicator to a rank it
  * spawned over the checkpoint, CK_MODE=window a window on
  * MPI_COMM_SELF in rank 1, CK_MODE=thread a duplicate of MPI_COMM_SELF
- * that a thread rank 1 started made (in libc's memory), CK_MODE=session
+ * that a thread rank 1 started made (in libc's memory), CK_MODE=threadop
+ * a user operation such a thread made, CK_MODE=session
  * an open session in rank 1, CK_MODE=unreceived leaves a message from
  * rank 0 to the last rank unreceived, CK_MODE=persistent keeps an
  * active persistent request in rank 1 (started, not completed: an
  * inactive one is saved, tests/ckpt_persist.c): ZMPI_Checkpoint must
- * refuse all six.  Built with CK_REBUILT, it is the "rebuilt program" a
+ * refuse all seven.  Built with CK_REBUILT, it is the "rebuilt program" a
  * restart must refuse (tests/ckpt_rebuilt.sh).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -49,11 +50,26 @@ static void *dup_self(void *out)
     return NULL;
 }
 
+static void max_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        if (((int64_t *)in)[i] > ((int64_t *)inout)[i])
+            ((int64_t *)inout)[i] = ((int64_t *)in)[i];
+}
+
+/* CK_MODE=threadop: rank 1's thread makes a user operation. */
+static void *make_op(void *out)
+{
+    MPI_Op_create(max_fn, 1, out);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, provided;
     const char *tmode = getenv("CK_MODE");
-    if (tmode && strcmp(tmode, "thread") == 0)
+    if (tmode && (strcmp(tmode, "thread") == 0 || strcmp(tmode, "threadop") == 0))
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     else
         MPI_Init(&argc, &argv);
@@ -153,6 +169,10 @@ int main(int argc, char **argv)
             pthread_t th;
             if (mode && strcmp(mode, "thread") == 0 && rank == 1 &&
                 pthread_create(&th, NULL, dup_self, &thread_comm) == 0)
+                pthread_join(th, NULL);
+            static MPI_Op thread_op = MPI_OP_NULL;
+            if (mode && strcmp(mode, "threadop") == 0 && rank == 1 &&
+                pthread_create(&th, NULL, make_op, &thread_op) == 0)
                 pthread_join(th, NULL);
             MPI_Session session = MPI_SESSION_NULL;
             if (mode && strcmp(mode, "session") == 0 && rank == 1)

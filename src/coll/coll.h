@@ -93,6 +93,12 @@ zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutati
 void zm_op_retain(const zm_op_t *op);
 void zm_op_release(const zm_op_t *op);
 
+/* User operations in the process's own memory, not yet released (made
+ * off a rank's own thread, or in a job whose ranks have no regions): a
+ * rank cannot take them along to another process or into a checkpoint.
+ * Any thread. */
+long zm_op_live(void);
+
 /* ---- Collectives -------------------------------------------------------- */
 
 /* Same value as MPI_IN_PLACE. */

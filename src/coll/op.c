@@ -281,6 +281,23 @@ void zm_op_apply(const zm_op_t *op, const void *in, void *inout, size_t count,
         fn(op->id, in, inout, count);
 }
 
+/* User operations in libc's memory, created and not yet released
+ * (zm_op_live): made off a rank's own thread, or in a job whose ranks
+ * have no regions.  Those in a rank's heap move with it and are left
+ * out, as for datatypes (zm_dt_live). */
+static _Atomic long live_user;
+
+long zm_op_live(void)
+{
+    return atomic_load_explicit(&live_user, memory_order_relaxed);
+}
+
+static void live_count(const zm_op_t *op, long by)
+{
+    if (!zm_core_obj_in_ranks || !zm_core_rank_mem_owner(op))
+        atomic_fetch_add_explicit(&live_user, by, memory_order_relaxed);
+}
+
 zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutative)
 {
     /* From the calling rank's heap in a job whose ranks have regions, so
@@ -297,6 +314,7 @@ zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutati
     op->fn = fn;
     op->lfn = lfn;
     atomic_store(&op->refs, 1);
+    live_count(op, 1);
     return op;
 }
 
@@ -315,5 +333,6 @@ void zm_op_release(const zm_op_t *op)
      * the compiler, which drops it, and a stale handle would still pass
      * zm_op_valid while the block stays unused. */
     *(volatile uint32_t *)&o->magic = 0;
+    live_count(o, -1);
     zm_core_obj_free(o);
 }

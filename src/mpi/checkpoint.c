@@ -480,6 +480,9 @@ static const char *obstacle(zm_mpi_rank_t *me)
     if (zm_dt_live() > 0)
         return "derived datatypes made by threads other than the ranks' own exist (free "
                "them first)";
+    if (zm_op_live() > 0)
+        return "user operations made by threads other than the ranks' own exist (free them "
+               "first)";
     if (zm_mpi_handles_mapped())
         return "Fortran indices of communicators, groups, datatypes, error handlers or info "
                "objects exist (the index tables are not saved)";

@@ -636,6 +636,8 @@ static const char *process_why(void)
         return "communicators made off the ranks' own threads exist in its process";
     if (zm_dt_live() > 0)
         return "derived datatypes made off a rank's own thread exist in its process";
+    if (zm_op_live() > 0)
+        return "user operations made off a rank's own thread exist in its process";
     if (zm_mpi_handles_mapped())
         return "Fortran indices of communicators, groups, datatypes, error handlers or "
                "info objects exist in its process (the index tables are the process's)";
