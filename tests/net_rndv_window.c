@@ -1,9 +1,8 @@
 /*
  * net_rndv_window.c: many rendezvous messages in flight between processes
- * at once.  The system MPI's requests of their data (one per message and
- * end, or one per piece) then outnumber the slots the backend tests per
- * poll (src/net/backend_mpi.c, TEST_WINDOW), so every completion must still
- * be found by the tests of later polls.  Ranks r and r ^ 1 exchange ROUNDS
+ * at once: the system MPI's requests of their data (one per message and
+ * end, or one per piece) number about 200 per process, all tested by each
+ * poll until they complete.  Ranks r and r ^ 1 exchange ROUNDS
  * rounds of WIN messages each way, sizes drawn from rendezvous sizes (in
  * pieces within a node, one message, beyond the system MPI's own
  * rendezvous threshold), every eighth by MPI_Issend; in odd rounds the
@@ -11,8 +10,8 @@
  * zmpi's receive of it.  Every request is completed with MPI_Waitsome, in
  * whatever order they finish, and every status and byte is checked.  Run
  * across processes (tests/net.cmake: 2 processes x 2 ranks interleaved,
- * so each pair spans the processes; with one slot tested per poll; over
- * TCP) and in one process, where the checks hold alike.
+ * so each pair spans the processes, for each backend; over TCP) and in one
+ * process, where the checks hold alike.
  *
  * Usage: net_rndv_window
  */

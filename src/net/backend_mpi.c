@@ -21,19 +21,6 @@
 #error "ZM_NET_BACKEND_NAME must name the system MPI (mpich, openmpi)"
 #endif
 
-/* The slots one call of be_testsome tests.  MPI_Testsome looks at every
- * request it is given, on top of one pass of the system MPI's progress:
- * with a window of 64 rendezvous messages each way (p2p_bibw, 64 KiB,
- * MPICH) 128 requests were in flight, and a call cost 18 500 instructions
- * (callgrind), of which about 8 800 went to looking at the requests, so
- * a poll (envelopes, then this test) came round to the next envelope, and
- * to the receive it lets zmpi post, only every 5 us or so.  Testing a
- * window of slots per call, the next window at the next call, keeps a poll
- * short whatever is in flight; every slot is still tested within
- * nslots / TEST_WINDOW calls.  ZMPI_NET_TEST_WINDOW replaces it (0: every
- * slot at every call), for measurements. */
-#define TEST_WINDOW 32
-
 static struct {
     MPI_Comm comm;              /* private duplicate of the world communicator */
     MPI_Request *reqs;          /* request slots */
@@ -42,8 +29,6 @@ static struct {
     int nposted;                /* their number */
     int *idx;                   /* Testsome's index output */
     int nidx;                   /* its room */
-    int tnext;                  /* first slot of the next test's window */
-    int twin;                   /* slots tested per call (be_testsome), 0 for all */
     int we_init;                /* we called MPI_Init_thread (so we finalize) */
     int count_direct;           /* the status's own count field is the byte count */
 } B;
@@ -170,9 +155,6 @@ static int be_init(zm_net_info_t *info, char *err, size_t errlen)
     info->tag_ub = flag && ub ? *ub : 32767;
     info->thread_level = provided;
     status_check();
-    const char *tw = getenv("ZMPI_NET_TEST_WINDOW");
-    B.twin = tw && *tw ? atoi(tw) : TEST_WINDOW;
-    B.tnext = 0;
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_Get_library_version(v, &len);
     v[strcspn(v, "\n")] = '\0';
@@ -289,23 +271,15 @@ static int be_irecv(void *buf, size_t bytes, int src, int tag, int slot)
 
 static int be_testsome(int nslots, int *idx, int max)
 {
-    int out = 0, first = 0;
+    int out = 0;
     if (nslots > B.nslots)
         nslots = B.nslots;
     if (nslots == 0)
         return 0;
-    if (B.twin > 0 && nslots > B.twin) {
-        first = B.tnext < nslots ? B.tnext : 0;
-        if (nslots - first > B.twin)
-            nslots = B.twin;
-        else
-            nslots -= first;
-        B.tnext = first + nslots;
-    }
     /* GCC takes MPI_STATUSES_IGNORE for an array of no room. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
-    int rc = MPI_Testsome(nslots, B.reqs + first, &out, B.idx, MPI_STATUSES_IGNORE);
+    int rc = MPI_Testsome(nslots, B.reqs, &out, B.idx, MPI_STATUSES_IGNORE);
 #pragma GCC diagnostic pop
     if (rc != MPI_SUCCESS)
         return -1;
@@ -315,8 +289,7 @@ static int be_testsome(int nslots, int *idx, int max)
      * than `max` cannot complete, since at most `max` slots are in use. */
     if (out > max)
         out = max;
-    for (int i = 0; i < out; i++)
-        idx[i] = B.idx[i] + first;
+    memcpy(idx, B.idx, sizeof(int) * (size_t)out);
     return out;
 }
 
