@@ -50,6 +50,12 @@ foreach(b window ssend cancel)
   zmpi_add_mpi_test(net_batch_${b}_3x2 PROGRAM net_batch NP 3 WORKERS 2 ARGS ${b} TIMEOUT 60)
 endforeach()
 
+# Many rendezvous messages in flight at once (tests/net_rndv_window.c):
+# about 200 requests of the system MPI per process, their data arriving
+# before and after zmpi's receives.  In one process as well.
+zmpi_add_program(zt_net_rndv_window net_rndv_window.c)
+zmpi_add_mpi_test(net_rndv_window_2x2 PROGRAM net_rndv_window NP 2 WORKERS 2 TIMEOUT 60)
+
 if(NOT ZMPI_NET_BACKENDS)
   return()
 endif()
@@ -135,6 +141,12 @@ foreach(be ${ZMPI_NET_BACKENDS})
                     OPTS --interleave ARGS coll)
 endforeach()
 
+foreach(be ${ZMPI_NET_BACKENDS})
+  # Each pair of ranks spans the two processes.
+  zmpi_add_net_test(net_${be}_rndv_window_2px2i PROGRAM net_rndv_window NP 4 PROCS 2
+                    BACKEND ${be} OPTS --interleave)
+endforeach()
+
 # "Separate nodes": the system MPI forced onto TCP, no shared memory
 # between the processes (one backend is enough: the code path is ours).
 # Open MPI's when it was built: Debian's MPICH 4.0.2 over UCX's TCP
@@ -148,7 +160,7 @@ if("openmpi" IN_LIST ZMPI_NET_BACKENDS)
 endif()
 zmpi_add_net_test(net_${ZT_NET_BE0}_batch_window_sepnodes PROGRAM net_batch NP 4 PROCS 2
                   BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave ARGS window)
-foreach(prog coll_all p2p_large)
+foreach(prog coll_all p2p_large net_rndv_window)
   zmpi_add_net_test(net_${ZT_NET_BE0}_${prog}_sepnodes PROGRAM ${prog} NP 4 PROCS 2
                     BACKEND ${ZT_NET_BE0} OPTS --separate-nodes --interleave)
 endforeach()
