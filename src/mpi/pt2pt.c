@@ -229,6 +229,8 @@ static int send_pick(const void *buf, int count, MPI_Datatype dt, int dest, int 
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    /* Both ways run zm_mpi_send's code (send_body, send_req_body), which
+     * MPI_Send_c calls as it is. */
     return atomic_load_explicit(&send_impl, memory_order_relaxed)(buf, count, dt, dest, tag,
                                                                    comm);
 }
@@ -244,7 +246,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 {
     if (ZM_UNLIKELY(zm_net_remote != NULL))
         return rsend_net(buf, count, dt, dest, tag, comm);
-    return send_body("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY, 0, 0);
+    return zm_mpi_send("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
 }
 ZM_WEAK(Rsend)
 
