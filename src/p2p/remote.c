@@ -257,14 +257,12 @@ static inline __attribute__((always_inline)) void copy_bytes(void *dst, const vo
 #define SEND_NOW_STACK 512
 static size_t net_send_now_max;
 
-/* One more than the most data zm_p2p_remote_send takes, whatever the
- * destination: what send_now's envelope holds and at most the job's eager
- * threshold to any process (so that the threshold need not be looked up
- * per destination, 16 instructions of a send: docs/net.md, "Fifth
- * pass").  A communicator with a threshold of its own (c->net_eager) is
- * also held to that.  0 (none) until zm_p2p_remote_init, and without a
- * backend. */
-static size_t net_now_lim;
+/* zm_p2p_net_now_lim (p2p.h): what send_now's envelope holds and at
+ * most the job's eager threshold to any process, so that the threshold
+ * need not be looked up per destination (16 instructions of a send:
+ * docs/net.md, "Fifth pass").  A communicator with a threshold of its own
+ * (c->net_eager) is also held to that. */
+size_t zm_p2p_net_now_lim;
 
 /* A blocking send's small envelope: header and data are put together on
  * the rank's stack before the network lock is taken, then handed to the
@@ -297,8 +295,8 @@ send_now(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *d
 int zm_p2p_remote_send(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt,
                        int wdest, int tag)
 {
-    size_t bytes = zm_dt_bytes(dt, count);
-    if (ZM_UNLIKELY(bytes >= net_now_lim) || ZM_UNLIKELY(c->net_eager != 0 && bytes > c->net_eager))
+    size_t bytes = zm_dt_bytes(dt, count); /* below zm_p2p_net_now_lim (the caller's test) */
+    if (ZM_UNLIKELY(c->net_eager != 0 && bytes > c->net_eager))
         return 0;
     send_now(c, buf, count, dt, bytes, wdest, zm_net_proc_of(wdest), tag);
     return 1;
@@ -845,7 +843,7 @@ void zm_p2p_remote_init(void)
                    : net_eager_node < NET_EAGER_DEFAULT ? net_eager_node : NET_EAGER_DEFAULT;
     if (net_send_now_max >= EAGER_HDR) {
         size_t most = net_send_now_max - EAGER_HDR;
-        net_now_lim = (most < least ? most : least) + 1;
+        zm_p2p_net_now_lim = (most < least ? most : least) + 1;
     }
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
