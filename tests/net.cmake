@@ -36,7 +36,7 @@ endforeach()
 # probes, truncation, synchronous sends whose data goes in pieces.  In
 # one process as well.
 zmpi_add_program(zt_net_p2p_small net_p2p_small.c)
-set(ZT_NET_P2P_SMALL order mixed anysrc cancel probe trunc ssend)
+set(ZT_NET_P2P_SMALL order mixed anysrc cancel probe trunc ssend errors rsend)
 foreach(b ${ZT_NET_P2P_SMALL})
   zmpi_add_mpi_test(net_p2p_small_${b}_3x2 PROGRAM net_p2p_small NP 3 WORKERS 2 ARGS ${b}
                     TIMEOUT 60)

@@ -39,7 +39,19 @@
  *            blocking send's (996);
  *   ssend    rank 1's MPI_Issend of messages whose data travels in pieces
  *            (and not) to rank 0 stays incomplete, however often tested,
- *            until rank 0, told so only afterwards, posts the receive.
+ *            until rank 0, told so only afterwards, posts the receive;
+ *   errors   MPI_Send and MPI_Rsend of a few bytes to the right neighbour
+ *            (a rank of another process across processes: the path that
+ *            sends without a request, docs/net.md "Fifth pass") with each
+ *            bad argument in turn, on a communicator whose error handler
+ *            counts its calls: each error reaches the handler once, with
+ *            the class the argument calls for and a message naming the
+ *            call; then a good message of each still arrives, in order;
+ *   rsend    each rank pre-posts the receives of a stream from its left
+ *            neighbour and says so; the neighbour then sends the stream
+ *            with MPI_Rsend, MPI_Isend and MPI_Irsend in turn (sizes on
+ *            both sides of the stack's limit and of the blocking send's),
+ *            and every receive gets its message, in order.
  * The eager limit within a node is the backend's: 8 KiB + 32 with MPICH
  * (messages up to 8 224 bytes travel with their envelope), 2 KiB + 64
  * with Open MPI; above it, up to 16 KiB, a rendezvous's data travels in
@@ -254,10 +266,12 @@ static void b_probe(int rank)
     free(buf);
 }
 
-/* Sizes of the truncation test: 64 bytes (MPICH's inline sends), both
+/* Sizes of the truncation test: a few bytes and both sides of 484 (sent
+ * without a request, on the stack), 64 bytes (MPICH's inline sends), both
  * sides of the blocking send's limit (996 bytes of data) and of both
  * eager limits, data in pieces and not. */
-static const int tsizes[] = { 64, 100, 996, 997, 3000, 8000, 8224, 8225, 12000, 16384, 16385 };
+static const int tsizes[] = { 1,    8,    64,   100,  484,   485,   996,  997,
+                              3000, 8000, 8224, 8225, 12000, 16384, 16385 };
 #define NT ((int)(sizeof(tsizes) / sizeof(tsizes[0])))
 
 static void b_trunc(int rank)
@@ -327,6 +341,126 @@ static void b_ssend(int rank)
     free(buf);
 }
 
+/* Calls of count_errors by each rank and the last code it saw (a rank's
+ * entry is written by that rank only: the ranks of a process may share
+ * the program's globals). */
+#define MAX_RANKS 64
+static int eh_calls_of[MAX_RANKS], eh_code_of[MAX_RANKS];
+#define eh_calls (eh_calls_of[zt_rank()])
+#define eh_code (eh_code_of[zt_rank()])
+
+static void count_errors(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    eh_calls++;
+    eh_code = *code;
+}
+
+/* rc is one error, of class cls, raised by `fn` through the handler. */
+static void check_error(int rc, int cls, const char *fn, int calls_before, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    ZT_EQ(zt_err_class(rc), cls, what);
+    ZT_EQ(eh_calls, calls_before + 1, "calls of the error handler");
+    ZT_EQ(eh_code, rc, "the code the error handler saw");
+    ZT_OK(MPI_Error_string(rc, text, &len));
+    ZT_CHECK(strstr(text, fn) != NULL, "%s: the message \"%s\" names %s", what, text, fn);
+}
+
+typedef int send_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+
+static void b_errors(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    static send_fn *const fns[] = { MPI_Send, MPI_Rsend };
+    static const char *const names[] = { "MPI_Send", "MPI_Rsend" };
+    int v[2] = { 0, 0 }, in[2] = { -1, -1 };
+    MPI_Comm c;
+    MPI_Errhandler eh;
+    ZT_CHECK(size <= MAX_RANKS, "at most %d ranks", MAX_RANKS);
+    ZT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    ZT_OK(MPI_Comm_create_errhandler(count_errors, &eh));
+    ZT_OK(MPI_Comm_set_errhandler(c, eh));
+    for (int f = 0; f < 2; f++) {
+        int n = eh_calls;
+        check_error(fns[f](v, 1, MPI_INT, right, -5, c), MPI_ERR_TAG, names[f], n, "bad tag");
+        n = eh_calls;
+        check_error(fns[f](v, -1, MPI_INT, right, 1, c), MPI_ERR_COUNT, names[f], n, "count -1");
+        n = eh_calls;
+        check_error(fns[f](v, 1, MPI_INT, size, 1, c), MPI_ERR_RANK, names[f], n, "rank = size");
+        n = eh_calls;
+        check_error(fns[f](v, 1, MPI_DATATYPE_NULL, right, 1, c), MPI_ERR_TYPE, names[f], n,
+                    "MPI_DATATYPE_NULL");
+        n = eh_calls;
+        check_error(fns[f](NULL, 2, MPI_INT, right, 1, c), MPI_ERR_BUFFER, names[f], n,
+                    "NULL buffer");
+    }
+    /* An invalid communicator's error goes to MPI_COMM_SELF's handler. */
+    ZT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    ZT_EQ(zt_err_class(MPI_Send(v, 1, MPI_INT, right, 1, MPI_COMM_NULL)), MPI_ERR_COMM,
+          "MPI_COMM_NULL");
+    ZT_EQ(eh_calls, 10, "calls of the error handler");
+    /* Nothing went: the good messages are the first to arrive.  Every
+     * rank posts its receives first, so that MPI_Rsend finds them. */
+    MPI_Request rq[2];
+    for (int f = 0; f < 2; f++)
+        ZT_OK(MPI_Irecv(&in[f], 1, MPI_INT, left, 1, c, &rq[f]));
+    ZT_OK(MPI_Barrier(c));
+    for (int f = 0; f < 2; f++) {
+        v[f] = 10 * rank + f;
+        ZT_OK(fns[f](&v[f], 1, MPI_INT, right, 1, c));
+    }
+    ZT_OK(MPI_Waitall(2, rq, ZT_STATUSES_IGNORE));
+    ZT_EQ(in[0], 10 * left, "the good message of MPI_Send");
+    ZT_EQ(in[1], 10 * left + 1, "the good message of MPI_Rsend");
+    ZT_EQ(eh_calls, 10, "calls of the error handler");
+    ZT_OK(MPI_Comm_free(&c));
+    ZT_OK(MPI_Errhandler_free(&eh));
+}
+
+/* Sizes of the ready-mode stream: sent without a request up to 484 bytes,
+ * on the stack's limit, and beyond to the blocking send's limit. */
+static const int rsizes[] = { 0, 8, 4, 484, 485, 100, 996, 997, 1, 64 };
+#define NRS ((int)(sizeof(rsizes) / sizeof(rsizes[0])))
+
+static void b_rsend(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, n = ROUNDS * NRS;
+    char *out = zt_malloc((size_t)n * 1024), *in = zt_malloc((size_t)n * 1024);
+    MPI_Request *rr = zt_malloc(sizeof(MPI_Request) * (size_t)n);
+    MPI_Request *sr = zt_malloc(sizeof(MPI_Request) * (size_t)n);
+    int go = 0;
+    for (int i = 0; i < n; i++)
+        ZT_OK(MPI_Irecv(in + (size_t)i * 1024, 1024, MPI_BYTE, left, 6, MPI_COMM_WORLD, &rr[i]));
+    /* The receives are posted: the left neighbour may send in ready mode. */
+    ZT_OK(MPI_Sendrecv(&go, 1, MPI_INT, left, 7, &go, 1, MPI_INT, right, 7, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE));
+    for (int i = 0; i < n; i++) {
+        char *p = out + (size_t)i * 1024;
+        int b = rsizes[i % NRS];
+        zt_fill(p, (size_t)b, rank, i);
+        sr[i] = MPI_REQUEST_NULL;
+        if (i % 3 == 0)
+            ZT_OK(MPI_Rsend(p, b, MPI_BYTE, right, 6, MPI_COMM_WORLD));
+        else if (i % 3 == 1)
+            ZT_OK(MPI_Isend(p, b, MPI_BYTE, right, 6, MPI_COMM_WORLD, &sr[i]));
+        else
+            ZT_OK(MPI_Irsend(p, b, MPI_BYTE, right, 6, MPI_COMM_WORLD, &sr[i]));
+    }
+    for (int i = 0; i < n; i++) {
+        MPI_Status st;
+        ZT_OK(MPI_Wait(&rr[i], &st));
+        ZT_CHECK_STATUS(st, left, 6, rsizes[i % NRS]);
+        ZT_CHECK_PAYLOAD(in + (size_t)i * 1024, (size_t)rsizes[i % NRS], left, i);
+    }
+    ZT_OK(MPI_Waitall(n, sr, ZT_STATUSES_IGNORE));
+    free(sr);
+    free(rr);
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -334,7 +468,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ZT_CHECK(argc > 1 && size >= 3,
-             "usage: net_p2p_small order|mixed|anysrc|cancel|probe|trunc|ssend, 3 ranks or more");
+             "usage: net_p2p_small order|mixed|anysrc|cancel|probe|trunc|ssend|errors|rsend, 3 "
+             "ranks or more");
     if (!strcmp(argv[1], "order"))
         b_order(rank, size);
     else if (!strcmp(argv[1], "mixed"))
@@ -349,6 +484,10 @@ int main(int argc, char **argv)
         b_trunc(rank);
     else if (!strcmp(argv[1], "ssend"))
         b_ssend(rank);
+    else if (!strcmp(argv[1], "errors"))
+        b_errors(rank, size);
+    else if (!strcmp(argv[1], "rsend"))
+        b_rsend(rank, size);
     else
         ZT_CHECK(0, "unknown behaviour %s", argv[1]);
     ZT_OK(MPI_Barrier(MPI_COMM_WORLD));

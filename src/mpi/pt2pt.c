@@ -105,18 +105,15 @@ static void wait_req(const char *fn, zm_req_t *req)
     }
 }
 
-/* zm_mpi_send, dt known predefined or not (cbuf_check). */
-static inline __attribute__((always_inline)) int send_body(const char *fn, const void *buf,
-                                                           MPI_Count count, MPI_Datatype dt,
-                                                           int dest, int tag, MPI_Comm comm,
-                                                           int mode, int known)
+/* The request and the wait of a blocking send whose arguments are
+ * checked (send_body, send_net). */
+static inline __attribute__((always_inline)) int send_req_body(const char *fn,
+                                                               struct zmpi_comm *c,
+                                                               const void *buf, MPI_Count count,
+                                                               MPI_Datatype dt, int dest, int tag,
+                                                               MPI_Comm comm, int mode)
 {
-    zm_mpi_rank_t *me = zm_mpi_enter(fn);
-    struct zmpi_comm *c;
     zm_req_t req;
-    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, known);
-    if (ZM_UNLIKELY(rc != MPI_SUCCESS) || dest == MPI_PROC_NULL)
-        return rc;
     req.pooled = 0;
     req.comm = comm;
     zm_status_t st = isend_mode(c, buf, count, dt, dest, tag, mode, &req);
@@ -127,6 +124,37 @@ static inline __attribute__((always_inline)) int send_body(const char *fn, const
     return MPI_SUCCESS;
 }
 
+/* send_req_body out of line, for send_net: its frame, which holds the
+ * request (aligned to a cache line), is set up only when a request is
+ * needed. */
+static __attribute__((noinline)) int send_req(const char *fn, struct zmpi_comm *c,
+                                              const void *buf, MPI_Count count, MPI_Datatype dt,
+                                              int dest, int tag, MPI_Comm comm, int mode)
+{
+    return send_req_body(fn, c, buf, count, dt, dest, tag, comm, mode);
+}
+
+/* zm_mpi_send, dt known predefined or not (cbuf_check); `now`: try the
+ * send without a request first (zm_p2p_send_now), which MPI_Send and
+ * MPI_Rsend do in send_net instead. */
+static inline __attribute__((always_inline)) int send_body(const char *fn, const void *buf,
+                                                           MPI_Count count, MPI_Datatype dt,
+                                                           int dest, int tag, MPI_Comm comm,
+                                                           int mode, int known, int now)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, known);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS) || dest == MPI_PROC_NULL)
+        return rc;
+    /* A small message to another process goes at once, without a request
+     * or a wait (synchronous and buffered sends need theirs). */
+    if (now && (mode == ZM_SEND_STD || mode == ZM_SEND_READY) &&
+        zm_p2p_send_now(&c->p, buf, (size_t)count, dt, dest, tag))
+        return MPI_SUCCESS;
+    return send_req_body(fn, c, buf, count, dt, dest, tag, comm, mode);
+}
+
 /* Inlined into MPI_Send and its mode twins (as zm_mpi_recv into
  * MPI_Recv): a call frame and the moving of seven arguments less on the
  * message path; large.h's declaration without `inline` makes this the
@@ -135,12 +163,76 @@ __attribute__((always_inline)) inline int zm_mpi_send(const char *fn, const void
                                                       MPI_Count count, MPI_Datatype dt, int dest,
                                                       int tag, MPI_Comm comm, int mode)
 {
-    return send_body(fn, buf, count, dt, dest, tag, comm, mode, 0);
+    return send_body(fn, buf, count, dt, dest, tag, comm, mode, 0, 1);
+}
+
+/* MPI_Send or MPI_Rsend (fn, mode) in a job of several processes: the
+ * argument checks, then a small message to a rank of another process
+ * goes at once (zm_p2p_send_now), without the request and its frame,
+ * which only the other sends set up (send_req).  Out of line with the
+ * six arguments of the call, so that MPI_Send reaches it by a jump and
+ * the one-process path keeps its code (docs/net.md, "Fifth pass"). */
+static inline __attribute__((always_inline)) int send_net_body(const char *fn, const void *buf,
+                                                               int count, MPI_Datatype dt,
+                                                               int dest, int tag, MPI_Comm comm,
+                                                               int mode)
+{
+    zm_mpi_rank_t *me = zm_mpi_enter(fn);
+    struct zmpi_comm *c;
+    int rc = send_check(me, fn, buf, count, dt, dest, tag, comm, &c, 0);
+    if (ZM_UNLIKELY(rc != MPI_SUCCESS) || dest == MPI_PROC_NULL)
+        return rc;
+    if (zm_p2p_send_now(&c->p, buf, (size_t)count, dt, dest, tag))
+        return MPI_SUCCESS;
+    return send_req(fn, c, buf, count, dt, dest, tag, comm, mode);
+}
+
+static __attribute__((noinline)) int send_net(const void *buf, int count, MPI_Datatype dt,
+                                              int dest, int tag, MPI_Comm comm)
+{
+    return send_net_body("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD);
+}
+
+static __attribute__((noinline)) int rsend_net(const void *buf, int count, MPI_Datatype dt,
+                                               int dest, int tag, MPI_Comm comm)
+{
+    return send_net_body("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
+}
+
+/* MPI_Send in a job of one process: the code MPI_Send had before
+ * send_net. */
+static __attribute__((noinline)) int send_one(const void *buf, int count, MPI_Datatype dt,
+                                              int dest, int tag, MPI_Comm comm)
+{
+    return send_body("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD, 0, 0);
+}
+
+static int send_pick(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm);
+
+/* What MPI_Send jumps to: send_one or send_net, chosen at the first call
+ * (send_pick), once the job's processes are known.  A jump through it
+ * costs a one-process MPI_Send 2 instructions, against 6 for a test of
+ * zm_net_remote in MPI_Send (which also moved its registers; callgrind,
+ * net_pingpong in one process).  Every thread that picks stores the same
+ * value: relaxed accesses do. */
+static int (*_Atomic send_impl)(const void *, int, MPI_Datatype, int, int, MPI_Comm) = send_pick;
+
+static int send_pick(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm)
+{
+    int (*fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm) =
+        zm_net_remote != NULL ? send_net : send_one;
+    atomic_store_explicit(&send_impl, fn, memory_order_relaxed);
+    return fn(buf, count, dt, dest, tag, comm);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return zm_mpi_send("MPI_Send", buf, count, dt, dest, tag, comm, ZM_SEND_STD);
+    /* Both ways run zm_mpi_send's code (send_body, send_req_body), which
+     * MPI_Send_c calls as it is. */
+    return atomic_load_explicit(&send_impl, memory_order_relaxed)(buf, count, dt, dest, tag,
+                                                                   comm);
 }
 ZM_WEAK(Send)
 
@@ -152,6 +244,8 @@ ZM_WEAK(Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    if (ZM_UNLIKELY(zm_net_remote != NULL))
+        return rsend_net(buf, count, dt, dest, tag, comm);
     return zm_mpi_send("MPI_Rsend", buf, count, dt, dest, tag, comm, ZM_SEND_READY);
 }
 ZM_WEAK(Rsend)
@@ -846,7 +940,7 @@ int zmpi_bind_send(const void *buf, int count, MPI_Fint datatype, int dest, int 
     int rc;
     if (ZM_LIKELY(bind_predef(datatype, comm)))
         rc = send_body("MPI_Send", buf, count, zm_mpi_bind_types[(unsigned)datatype], dest, tag,
-                       (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1);
+                       (MPI_Comm)(uintptr_t)(unsigned)comm, ZM_SEND_STD, 1, 0);
     else
         rc = bind_send_f2c(buf, count, datatype, dest, tag, comm);
     if (ierror)

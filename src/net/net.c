@@ -420,15 +420,22 @@ int zm_net_data_tag_locked(void)
 
 int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
 {
+    /* Point-to-point and one-sided kinds (below ZM_NET_KIND_PORT, from
+     * ZM_NET_KIND_RMA on, or none) in one test: the arrival of every
+     * message of the program. */
+    _Static_assert(ZM_NET_KIND_PORT < ZM_NET_KIND_PART && ZM_NET_KIND_PART < ZM_NET_KIND_NET &&
+                   ZM_NET_KIND_NET < ZM_NET_KIND_RMA, "the library's own kinds sit together");
+    if (ZM_LIKELY((uint32_t)(kind - ZM_NET_KIND_PORT) > ZM_NET_KIND_NET - ZM_NET_KIND_PORT)) {
+        net.env_arrived++;
+        net.arrive(pkt, bytes, src);
+        return 1;
+    }
     if (kind == ZM_NET_KIND_NET) {
         dd_arrive((char *)pkt + net.headroom, bytes, src);
         return 0; /* not an arrival that can wake a rank */
     }
-    net.env_arrived++;
-    if (kind == ZM_NET_KIND_PART || kind == ZM_NET_KIND_PORT)
-        part_arrive(zm_net_keep(pkt, bytes), bytes, src, kind);
-    else
-        net.arrive(pkt, bytes, src);
+    net.env_arrived++; /* ZM_NET_KIND_PART or ZM_NET_KIND_PORT */
+    part_arrive(zm_net_keep(pkt, bytes), bytes, src, kind);
     return 1;
 }
 
@@ -438,28 +445,40 @@ int zm_net_deliver_locked(void *pkt, size_t bytes, int src, int32_t kind)
  * in the same poll as the envelope, so the program that the envelope
  * lets go on finds its attached buffer free again.  Inlined: it is the
  * body of every poll, and a waiting rank polls in a loop. */
+static int finish_locked(void);
+
 static inline __attribute__((always_inline)) int progress_locked(void)
 {
     int did = zm_net_env_poll_locked(net.headroom);
-    if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0) {
-        int n = net.be->testsome(net.hi, net.idx, net.cap);
-        if (n < 0)
-            zm_net_fatal("testing requests");
-        for (int i = 0; i < n; i++) {
-            int s = net.idx[i];
-            zm_net_done_fn *done = net.pend[s].done;
-            void *arg = net.pend[s].arg;
-            slot_put(s);
-            if (done)
-                done(arg);
-        }
-        did |= n > 0;
-    }
+    if (atomic_load_explicit(&net.inuse, memory_order_relaxed) > 0)
+        did |= finish_locked();
     return did;
 }
 
-/* Run deferred work once; drop the entries that are done. */
-static int run_deferred(void)
+/* Complete the operations of the system MPI that finished; returns
+ * whether there were any.  Network lock held.  Out of line (as
+ * run_deferred), so that a poll with none in flight, a waiting rank's,
+ * keeps a small frame. */
+static __attribute__((noinline)) int finish_locked(void)
+{
+    int n = net.be->testsome(net.hi, net.idx, net.cap);
+    if (n < 0)
+        zm_net_fatal("testing requests");
+    for (int i = 0; i < n; i++) {
+        int s = net.idx[i];
+        zm_net_done_fn *done = net.pend[s].done;
+        void *arg = net.pend[s].arg;
+        slot_put(s);
+        if (done)
+            done(arg);
+    }
+    return n > 0;
+}
+
+/* Run deferred work once; drop the entries that are done.  Out of line:
+ * inlined into zm_net_poll, its loop made every poll save and restore
+ * five registers (docs/net.md, "Fifth pass"). */
+static __attribute__((noinline)) int run_deferred(void)
 {
     int did = 0;
     zm_spin_lock(&net.defer_lock);

@@ -520,6 +520,41 @@ void zm_p2p_req_complete(zm_req_t *req);
 zm_status_t zm_p2p_isend(const zm_p2p_comm_t *comm, const void *buf, size_t count,
                          const zm_dt_t *dt, int dest, int tag, int mode, zm_req_t *req);
 
+/* A blocking standard or ready send of (buf, count, dt) to world rank
+ * `wdest` of another process, of fewer than zm_p2p_net_now_lim bytes
+ * (the caller tests that), done in the call if the communicator's own
+ * threshold allows (remote.c, send_now): returns 1 when sent, 0 when the
+ * caller must take zm_p2p_isend's path instead.
+ * No request: the send is complete when it returns.  ULT context, the
+ * sending rank. */
+int zm_p2p_remote_send(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt,
+                       int wdest, int tag);
+
+/* One more than the most data zm_p2p_remote_send takes to any process
+ * (remote.c); 0 (none) until zm_p2p_remote_init, and without a backend.
+ * Set once at start; read by any thread. */
+extern size_t zm_p2p_net_now_lim;
+
+/* MPI_Send's and MPI_Rsend's first try (docs/net.md, "Fifth pass"): a
+ * small message to a rank of another process needs no request, no
+ * matching here and no wait, so it goes at once (zm_p2p_remote_send).
+ * Returns 1 when sent, 0 otherwise (a rank of this process, a larger
+ * message, or a job of one process, whose sends pay the one test of
+ * zm_net_remote).  ULT context, the sending rank. */
+static inline __attribute__((always_inline)) int zm_p2p_send_now(const zm_p2p_comm_t *c,
+                                                                 const void *buf, size_t count,
+                                                                 const zm_dt_t *dt, int dest,
+                                                                 int tag)
+{
+    if (ZM_LIKELY(zm_net_remote == NULL))
+        return 0;
+    int w = c->world ? c->world[dest] : dest;
+    /* Larger messages do not pay the call (a blocking send of 1 KiB took
+     * 65 instructions more with it than before this path). */
+    return zm_net_remote[w] && zm_dt_bytes(dt, count) < zm_p2p_net_now_lim &&
+           zm_p2p_remote_send(c, buf, count, dt, w, tag);
+}
+
 /* zm_p2p_isend in standard mode for a sender that waits for the request
  * right after it posted its messages (a blocking collective): an eager
  * envelope to a rank of another process may wait in the batch to that

@@ -221,6 +221,35 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
                               memory_order_relaxed);
 }
 
+/* memcpy for the few bytes of a small message, inline: the library's
+ * call cost 28 instructions a message at 0-4 bytes (callgrind,
+ * net_pingpong 8 200), of a blocking send's 630.  Up to 16 bytes in at
+ * most two overlapping loads and stores per width; more by memcpy. */
+static inline __attribute__((always_inline)) void copy_bytes(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0 && n < 4) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    } else if (n > 16) {
+        memcpy(d, s, n);
+    }
+}
+
 /* The largest envelope (header and data) a blocking send builds on its
  * stack: what the backend sends with a blocking send of the system MPI
  * (zm_net_env_send_max), at most SEND_NOW_STACK.  0 until
@@ -228,15 +257,24 @@ static inline void count_locked(_Atomic long *n, uint32_t ctx)
 #define SEND_NOW_STACK 512
 static size_t net_send_now_max;
 
+/* zm_p2p_net_now_lim (p2p.h): what send_now's envelope holds and at
+ * most the job's eager threshold to any process, so that the threshold
+ * need not be looked up per destination (16 instructions of a send:
+ * docs/net.md, "Fifth pass").  A communicator with a threshold of its own
+ * (c->net_eager) is also held to that. */
+size_t zm_p2p_net_now_lim;
+
 /* A blocking send's small envelope: header and data are put together on
  * the rank's stack before the network lock is taken, then handed to the
  * system MPI's blocking send, which is done with the memory when it
  * returns.  Against send_eager's pool buffer: no pool, shorter holds of
  * the lock, and one call layer less (docs/net.md, "Fourth pass").
+ * Counted for the checkpoint, the deadlock detection and the rank's
+ * statistics, as every eager send.
  * bytes <= eager and EAGER_HDR + bytes <= net_send_now_max. */
-static inline __attribute__((always_inline)) zm_status_t
+static inline __attribute__((always_inline)) void
 send_now(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt, size_t bytes,
-         int wdest, int proc, int tag, zm_req_t *req)
+         int wdest, int proc, int tag)
 {
     union {
         net_hdr_t h;
@@ -244,7 +282,7 @@ send_now(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *d
     } e;
     hdr_fill(&e.h, c, wdest, tag, bytes, HDR_EAGER);
     if (ZM_LIKELY(dt->contig))
-        memcpy(eager_data(&e.h), buf, bytes); /* zm_dt_pack's copy, without the call */
+        copy_bytes(eager_data(&e.h), buf, bytes); /* zm_dt_pack's copy, without the call */
     else
         zm_dt_pack(eager_data(&e.h), buf, count, dt, bytes);
     zm_net_lock();
@@ -252,8 +290,16 @@ send_now(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *d
     count_locked(&net_sent, c->ctx);
     zm_net_unlock();
     zm_p2p_count_sent(ZM_PROTO_EAGER, bytes);
-    atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
-    return ZM_OK;
+}
+
+int zm_p2p_remote_send(const zm_p2p_comm_t *c, const void *buf, size_t count, const zm_dt_t *dt,
+                       int wdest, int tag)
+{
+    size_t bytes = zm_dt_bytes(dt, count); /* below zm_p2p_net_now_lim (the caller's test) */
+    if (ZM_UNLIKELY(c->net_eager != 0 && bytes > c->net_eager))
+        return 0;
+    send_now(c, buf, count, dt, bytes, wdest, zm_net_proc_of(wdest), tag);
+    return 1;
 }
 
 /* Envelope and data in one message; the data is copied, so the send is
@@ -447,8 +493,11 @@ zm_status_t zm_p2p_remote_isend(const zm_p2p_comm_t *c, const void *buf, size_t 
         size_t bytes = zm_dt_bytes(dt, count);
         if (ZM_LIKELY(EAGER_HDR + bytes <= net_send_now_max)) {
             int proc = zm_net_proc_of(wdest);
-            if (bytes <= (c->net_eager ? c->net_eager : net_eager_for(proc)))
-                return send_now(c, buf, count, dt, bytes, wdest, proc, tag, req);
+            if (bytes <= (c->net_eager ? c->net_eager : net_eager_for(proc))) {
+                send_now(c, buf, count, dt, bytes, wdest, proc, tag);
+                atomic_store_explicit(&req->cstate, ZM_REQ_DONE, memory_order_relaxed);
+                return ZM_OK;
+            }
         }
     }
     return remote_isend_other(c, buf, count, dt, wdest, tag, mode, req);
@@ -557,7 +606,7 @@ static int slot_fill(zm_p2p_rank_t *r, const net_hdr_t *h, const void *data)
         atomic_store_explicit(&r->slot_state, ZM_SLOT_NUDGED, memory_order_relaxed);
         return 0;
     }
-    memcpy(r->slot_buf, data, h->bytes);
+    copy_bytes(r->slot_buf, data, h->bytes);
     r->slot_src = h->src;
     r->slot_tag = h->tag;
     r->slot_bytes = (uint32_t)h->bytes;
@@ -788,6 +837,14 @@ void zm_p2p_remote_init(void)
     net_send_now_max = zm_net_env_send_max();
     if (net_send_now_max > SEND_NOW_STACK)
         net_send_now_max = SEND_NOW_STACK;
+    /* The least threshold of any destination: the job's, or the smaller
+     * of the node's and the default between nodes. */
+    size_t least = net_eager_given ? net_eager_default
+                   : net_eager_node < NET_EAGER_DEFAULT ? net_eager_node : NET_EAGER_DEFAULT;
+    if (net_send_now_max >= EAGER_HDR) {
+        size_t most = net_send_now_max - EAGER_HDR;
+        zm_p2p_net_now_lim = (most < least ? most : least) + 1;
+    }
     zm_net_set_handler(arrive, HEADROOM);
     zm_ult_set_poll(zm_net_poll);
 }
