@@ -262,9 +262,12 @@ def rma():
 
 TABLE = p2p() + types() + collectives() + neighbours() + rma()
 
-# Int twins that do not call the shared internal, because their file
-# belongs to another area: there the _c form calls the int twin instead.
+# Int twins that do not call the shared internal by name: where their file
+# belongs to another area the _c form calls the int twin instead; MPI_Send
+# reaches the internal's code through a pointer chosen at its first call.
 NOT_SHARED = {
+    "Send": "MPI_Send jumps to send_one or send_net (pt2pt.c, chosen once the job's "
+            "processes are known); both are built from send_body, zm_mpi_send's code",
     "Win_create": "win.c keeps disp_unit in an int: the _c form checks its MPI_Aint unit "
                   "and calls this int twin (rma_api.c)",
     "Win_allocate": "as Win_create",

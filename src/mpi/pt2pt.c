@@ -229,8 +229,6 @@ static int send_pick(const void *buf, int count, MPI_Datatype dt, int dest, int 
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    /* Both ways run zm_mpi_send's code (send_body, send_req_body), which
-     * MPI_Send_c calls as it is. */
     return atomic_load_explicit(&send_impl, memory_order_relaxed)(buf, count, dt, dest, tag,
                                                                    comm);
 }
