@@ -395,12 +395,15 @@ static int be_barrier(void)
  * from 64 KiB the system MPIs' single-copy rendezvous wins. */
 /* Preposted receives within a node (net_backend.h).  MPICH: 64.  With 16,
  * a window of 64 envelopes overflowed them and the rest waited in UCX's
- * unexpected queue, copied once more there; with 64, alternated rounds,
- * 1-8 KiB streams ran 8-27 % faster (docs/net.md, "Performance").  UCX
- * walks the receives from any source for every message that does not
- * match the first (a rendezvous's data, above 8 KiB within a node here).
- * Open MPI: 16; 64 saved instructions (ob1 took the stream without its
- * unexpected copies) but ran slower in the same rounds. */
+ * unexpected queue, copied once more there; with 64, five alternated
+ * rounds, the bi-bandwidth at 64 B-1 KiB and 4 KiB went from 0.74-1.00
+ * of the bare MPICH's to 1.00-1.65 (docs/net.md, "Performance").  UCX
+ * compares a message of another tag (a rendezvous's data, above 8 KiB
+ * within a node here) with every receive from any source posted before
+ * its own: 2 200 instructions more per 16 KiB message, not seen in its
+ * latency.  Open MPI: 16; 64 saved instructions (ob1 took the stream
+ * without its unexpected copies) but its bi-bandwidth at 4-16 KiB, whose
+ * data goes in pieces, read 0.72-1.01 of bare against 0.76-1.20. */
 #if defined(OPEN_MPI)
 #define POSTS_NODE 16
 #define BATCH_NODE (4096 - 64)
