@@ -55,6 +55,13 @@ endforeach()
 # before and after zmpi's receives.  In one process as well.
 zmpi_add_program(zt_net_rndv_window net_rndv_window.c)
 zmpi_add_mpi_test(net_rndv_window_2x2 PROGRAM net_rndv_window NP 2 WORKERS 2 TIMEOUT 60)
+# Bursts of more envelopes than a process preposts receives for
+# (tests/net_bw_burst.c): unexpected, and both ways into posted receives.
+zmpi_add_program(zt_net_bw_burst net_bw_burst.c)
+foreach(b unexpected both)
+  zmpi_add_mpi_test(net_bw_burst_${b}_2x2 PROGRAM net_bw_burst NP 2 WORKERS 2 ARGS ${b}
+                    TIMEOUT 60)
+endforeach()
 
 if(NOT ZMPI_NET_BACKENDS)
   return()
@@ -119,6 +126,12 @@ foreach(be ${ZMPI_NET_BACKENDS})
 endforeach()
 
 foreach(be ${ZMPI_NET_BACKENDS})
+  foreach(b unexpected both)
+    zmpi_add_net_test(net_${be}_bw_burst_${b}_2px1 PROGRAM net_bw_burst NP 2 PROCS 2
+                      BACKEND ${be} ARGS ${b})
+    zmpi_add_net_test(net_${be}_bw_burst_${b}_2px2i PROGRAM net_bw_burst NP 4 PROCS 2
+                      BACKEND ${be} OPTS --interleave ARGS ${b})
+  endforeach()
   foreach(b window compute ssend cancel)
     # Two senders of one process to rank 1 share its batch (rank 3, in
     # rank 1's process, sends through memory).

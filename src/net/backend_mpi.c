@@ -393,13 +393,26 @@ static int be_barrier(void)
  * 2.1 us, 16 KiB 5.3 / 4.9 / 5.7 GB/s (docs/net.md, "Performance").  At 32 KiB neither gained (MPICH
  * 7.2 against 7.3 GB/s, Open MPI bi-bandwidth 9.0 against 11.2), and
  * from 64 KiB the system MPIs' single-copy rendezvous wins. */
+/* Preposted receives within a node (net_backend.h).  MPICH: 64.  With 16,
+ * a window of 64 envelopes overflowed them and the rest waited in UCX's
+ * unexpected queue, copied once more there; with 64, five alternated
+ * rounds, the bi-bandwidth at 64 B-1 KiB and 4 KiB went from 0.74-1.00
+ * of the bare MPICH's to 1.00-1.65 (docs/net.md, "Performance").  UCX
+ * compares a message of another tag (a rendezvous's data, above 8 KiB
+ * within a node here) with every receive from any source posted before
+ * its own: 2 200 instructions more per 16 KiB message, not seen in its
+ * latency.  Open MPI: 16; 64 saved instructions (ob1 took the stream
+ * without its unexpected copies) but its bi-bandwidth at 4-16 KiB, whose
+ * data goes in pieces, read 0.72-1.01 of bare against 0.76-1.20. */
 #if defined(OPEN_MPI)
+#define POSTS_NODE 16
 #define BATCH_NODE (4096 - 64)
 #define BATCH_NET (16 * 1024 + 64)
 #define EAGER_NODE (2 * 1024 + 64)
 #define PIECE_NODE (4096 - 64)
 #define PIECE_MAX_NODE (16 * 1024)
 #else
+#define POSTS_NODE 64
 #define BATCH_NODE (8192 + 64)
 #define BATCH_NET (2 * 1024 + 128)
 #define EAGER_NODE (8192 + 32)
@@ -431,6 +444,7 @@ static const zm_net_backend_t table = {
     .piece_node = PIECE_NODE,
     .piece_max_node = PIECE_MAX_NODE,
     .send_max = SEND_NOW_BLOCKING_MAX,
+    .posts_node = POSTS_NODE,
 };
 
 /* The module's only export. */

@@ -22,7 +22,7 @@
 
 /* Bumped whenever the table changes: a module built for another version
  * is refused. */
-#define ZM_NET_ABI 5
+#define ZM_NET_ABI 6
 
 /* The export every backend module defines. */
 #define ZM_NET_ENTRY "zmpi_net_backend"
@@ -140,6 +140,12 @@ typedef struct zm_net_backend {
     /* The largest message `send` takes (the system MPIs' eager sizes with
      * a factor of 2 to spare: backend_mpi.c). */
     size_t send_max;
+
+    /* Receives of envelopes preposted from any process (net_env.c) when
+     * every process is on one node: as many as the system MPI can keep
+     * without slowing its matching, so that a stream of envelopes lands
+     * in them rather than in its unexpected queue (a copy more). */
+    int posts_node;
 } zm_net_backend_t;
 
 typedef const zm_net_backend_t *(*zm_net_entry_fn)(void);

@@ -1,7 +1,7 @@
 /*
  * net_env.c: the envelope channel between processes (tag ZM_NET_TAG_ENV).
  *
- * Arrivals land in RING_N receives preposted from any process into fixed
+ * Arrivals land in E.nring receives preposted from any process into fixed
  * buffers.  The system MPI matches arriving messages to receives of the
  * same source and tag in the order the receives were posted, so taking
  * the buffers strictly in posting order (a ring: the head is tested,
@@ -58,12 +58,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Preposted receives.  Not more: UCX (under MPICH) keeps receives from
- * any source in a list that every arriving message not matching the first
- * one walks, a rendezvous's data among them: with 64 a 4 KiB ping-pong
- * took 1.12 us, with 16 0.97 (0.88 before the preposted receives).  A
- * burst beyond them waits in the system MPI's unexpected queue. */
+/* Preposted receives: RING_N, or within a node the backend's choice
+ * (posts_node) between RING_N and RING_MAX.  Not more between nodes:
+ * UCX (under MPICH) keeps receives from any source in a list that every
+ * arriving message not matching the first one walks, a rendezvous's data
+ * among them: with 64 a 4 KiB ping-pong took 1.12 us, with 16 0.97 (0.88
+ * before the preposted receives; measured when 4 KiB went by rendezvous
+ * within a node too).  A burst beyond them waits in the system MPI's
+ * unexpected queue, which costs it a copy more. */
 #define RING_N 16
+#define RING_MAX 64
 
 /* Envelope room: within a node the eager threshold is 2 KiB + 64 bytes,
  * between nodes 16 KiB (src/p2p/remote.c), plus a header of at most 64
@@ -72,7 +76,7 @@
 #define ENV_ROOM_NET (16 * 1024 + 64)
 
 /* Envelopes handed on per poll at most in a stream (zm_net_env_poll_locked);
- * fewer than RING_N, so most receives stay posted meanwhile. */
+ * at most half of RING_N, so most receives stay posted meanwhile. */
 #define RING_BATCH 8
 
 /* Free send buffers kept for reuse at most; more are freed. */
@@ -114,7 +118,8 @@ typedef struct big_recv {
 
 static struct {
     size_t headroom;            /* the handler's bytes in front of each envelope */
-    char *ring[RING_N];         /* the preposted receives' buffers (headroom + room) */
+    char *ring[RING_MAX];       /* the preposted receives' buffers (headroom + room) */
+    int nring;                  /* their number (ring_start) */
     int head;                   /* the receive to complete next */
     int tail;                   /* the next buffer to post again (tail..head: handled) */
     int unposted;               /* buffers handled and not posted again yet */
@@ -535,15 +540,30 @@ static void ring_post(int i)
         zm_net_fatal("posting a receive");
 }
 
+/* The number of preposted receives: within a node the backend's, or
+ * ZMPI_NET_POSTS (for measurements), kept between RING_N and RING_MAX;
+ * between nodes RING_N.  Processes need not agree on it: only the
+ * receiver uses its own. */
+static int ring_count(void)
+{
+    int n = RING_N;
+    if (zm_net_job.nnodes <= 1) {
+        const char *e = getenv("ZMPI_NET_POSTS");
+        n = e && *e ? atoi(e) : E.be->posts_node;
+    }
+    return n < RING_N ? RING_N : n > RING_MAX ? RING_MAX : n;
+}
+
 /* Post every receive of the ring (first poll: the handler's headroom is
  * known by then). */
 static void ring_start(size_t headroom)
 {
     E.headroom = headroom;
     E.be = zm_net_be();
-    if (zm_net_be()->posts(RING_N) != 0)
+    E.nring = ring_count();
+    if (zm_net_be()->posts(E.nring) != 0)
         zm_net_fatal("allocating receives");
-    for (int i = 0; i < RING_N; i++) {
+    for (int i = 0; i < E.nring; i++) {
         if (!(E.ring[i] = malloc(headroom + zm_net_env_room())))
             zm_net_fatal("allocating receive buffers");
         ring_post(i);
@@ -557,7 +577,7 @@ static void ring_repost(void)
 {
     while (E.unposted > 0) {
         ring_post(E.tail);
-        E.tail = E.tail + 1 == RING_N ? 0 : E.tail + 1;
+        E.tail = E.tail + 1 == E.nring ? 0 : E.tail + 1;
         E.unposted--;
     }
 }
@@ -600,7 +620,7 @@ int zm_net_env_poll_locked(size_t headroom)
         if (r < 0)
             zm_net_fatal("receiving a message");
         char *buf = E.ring[E.head];
-        E.head = E.head + 1 == RING_N ? 0 : E.head + 1;
+        E.head = E.head + 1 == E.nring ? 0 : E.head + 1;
         E.unposted++;
         E.streak = 1;
         E.quiet = 0;
@@ -630,7 +650,7 @@ static int poll_slow(size_t headroom)
         if (r == 0)
             break;
         char *buf = E.ring[E.head];
-        E.head = E.head + 1 == RING_N ? 0 : E.head + 1;
+        E.head = E.head + 1 == E.nring ? 0 : E.head + 1;
         E.unposted++;
         did |= arrival(buf, bytes, src, 0);
         n++;
@@ -643,7 +663,7 @@ static int poll_slow(size_t headroom)
 void zm_net_env_stop_locked(void)
 {
     /* Buffers not posted again hold no request: post_cancel skips them. */
-    for (int i = 0; E.on && i < RING_N; i++) {
+    for (int i = 0; E.on && i < E.nring; i++) {
         if (zm_net_be()->post_cancel(i) != 0)
             zm_net_fatal("cancelling a receive at shut-down");
         free(E.ring[i]);
