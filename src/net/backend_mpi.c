@@ -127,6 +127,15 @@ static int be_init(zm_net_info_t *info, char *err, size_t errlen)
          * zmpi's idle threads back off by themselves, outside the lock.  A
          * value the user set is kept. */
         setenv("OMPI_MCA_mpi_yield_when_idle", "0", 0);
+        /* Nor does this backend need Open MPI to check the arguments of
+         * each call: they are made here, valid by construction, and the
+         * checks cost every call, MPI_Testsome a loop over all the slots
+         * (callgrind, p2p_bibw at 2 KiB: 364 -> 26 instructions of its
+         * own per call, MPI_Isend and MPI_Irecv 76 and 81 -> 40; docs/
+         * net.md, "Performance").  Errors the system MPI finds while
+         * communicating still come back as codes.  A value the user set
+         * is kept. */
+        setenv("OMPI_MCA_mpi_param_check", "0", 0);
 #endif
         /* SERIALIZED is what libzmpi needs: its workers take turns under
          * one lock.  MULTIPLE costs the system MPI locks of its own. */
