@@ -10,35 +10,29 @@
 # ranks spawned at run time, a window, a communicator or a user operation
 # that a thread it started made, an open session, or an active persistent
 # request.
-zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
-zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
-zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
-target_link_options(zt_ckpt_cxx PRIVATE -Wl,-u,_Znwm)
-foreach(np 1 8 64)
-  foreach(prog ckpt_basic ckpt_cxx)
+# zt_ckpt_restart(<prog> <np>...): <prog>_restart_<np> runs
+# tests/ckpt_restart.sh on zt_<prog> with each number of ranks.
+function(zt_ckpt_restart prog)
+  foreach(np ${ARGN})
     add_test(NAME ${prog}_restart_${np}
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
               $<TARGET_FILE:zt_${prog}> ${np})
     set_tests_properties(${prog}_restart_${np} PROPERTIES TIMEOUT 240)
   endforeach()
-endforeach()
-foreach(np 1 8 30)
-  add_test(NAME ckpt_comm_restart_${np}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
-            $<TARGET_FILE:zt_ckpt_comm> ${np})
-  set_tests_properties(ckpt_comm_restart_${np} PROPERTIES TIMEOUT 240)
-endforeach()
+endfunction()
+zmpi_add_priv_program(zt_ckpt_basic ckpt_basic.c)
+zmpi_add_priv_program(zt_ckpt_comm ckpt_comm.c)
+zmpi_add_priv_program(zt_ckpt_cxx ckpt_cxx.cpp)
+target_link_options(zt_ckpt_cxx PRIVATE -Wl,-u,_Znwm)
+zt_ckpt_restart(ckpt_basic 1 8 64)
+zt_ckpt_restart(ckpt_cxx 1 8 64)
+zt_ckpt_restart(ckpt_comm 1 8 30)
 # Inactive persistent point-to-point requests (standard, synchronous with
 # a derived type on a duplicate, ready) live through the checkpoint in
 # the rank's heap and are started again after the restart
 # (tests/ckpt_persist.c).
 zmpi_add_priv_program(zt_ckpt_persist ckpt_persist.c)
-foreach(np 1 8)
-  add_test(NAME ckpt_persist_restart_${np}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ckpt_restart.sh $<TARGET_FILE:zmpirun>
-            $<TARGET_FILE:zt_ckpt_persist> ${np})
-  set_tests_properties(ckpt_persist_restart_${np} PROPERTIES TIMEOUT 240)
-endforeach()
+zt_ckpt_restart(ckpt_persist 1 8)
 # A checkpoint restarts only with the binaries that wrote it: the same
 # program rebuilt with another layout of its globals (CK_REBUILT) is
 # refused with a message naming the build ids, and the original restarts

@@ -292,12 +292,6 @@ long zm_op_live(void)
     return atomic_load_explicit(&live_user, memory_order_relaxed);
 }
 
-static void live_count(const zm_op_t *op, long by)
-{
-    if (!zm_core_obj_in_ranks || !zm_core_rank_mem_owner(op))
-        atomic_fetch_add_explicit(&live_user, by, memory_order_relaxed);
-}
-
 zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutative)
 {
     /* From the calling rank's heap in a job whose ranks have regions, so
@@ -314,7 +308,7 @@ zm_op_t *zm_op_create(zm_op_user_fn *fn, zm_op_user_large_fn *lfn, int commutati
     op->fn = fn;
     op->lfn = lfn;
     atomic_store(&op->refs, 1);
-    live_count(op, 1);
+    zm_core_obj_count_process(&live_user, op, 1);
     return op;
 }
 
@@ -333,6 +327,6 @@ void zm_op_release(const zm_op_t *op)
      * the compiler, which drops it, and a stale handle would still pass
      * zm_op_valid while the block stays unused. */
     *(volatile uint32_t *)&o->magic = 0;
-    live_count(o, -1);
+    zm_core_obj_count_process(&live_user, o, -1);
     zm_core_obj_free(o);
 }

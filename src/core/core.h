@@ -291,6 +291,18 @@ static inline void zm_core_obj_free(void *p)
         zm_core_obj_free_slow(p);
 }
 
+/* Add `by` (+1 made, -1 released) to the count *n of a kind of library
+ * object when obj lies in the process's own memory (libc's: every job
+ * without rank regions, and objects made off a rank's own thread) rather
+ * than in a rank's heap: those cannot move with a rank or be checkpointed,
+ * while a rank takes its heap's along (zm_dt_live, zm_op_live).  Any
+ * thread. */
+static inline void zm_core_obj_count_process(_Atomic long *n, const void *obj, long by)
+{
+    if (!zm_core_obj_in_ranks || !zm_core_rank_mem_owner(obj))
+        atomic_fetch_add_explicit(n, by, memory_order_relaxed);
+}
+
 /* Index of the worker running the caller (0 outside a job, -1 on a
  * foreign thread acting for a rank: ult.h). */
 static inline int zm_core_worker_index(void)

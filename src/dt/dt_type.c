@@ -374,13 +374,6 @@ long zm_dt_live(void)
     return atomic_load_explicit(&live_derived, memory_order_relaxed);
 }
 
-/* Count a type object made (+1) or released (-1). */
-static void live_count(const zm_dt_t *t, long by)
-{
-    if (!zm_core_obj_in_ranks || !zm_core_rank_mem_owner(t))
-        atomic_fetch_add_explicit(&live_derived, by, memory_order_relaxed);
-}
-
 void zm_dt_release(const zm_dt_t *dt)
 {
     struct zm_dt_derived *d = dt->d;
@@ -397,7 +390,7 @@ void zm_dt_release(const zm_dt_t *dt)
     zm_core_obj_free(d->counts);
     zm_core_obj_free(d->types);
     ((zm_dt_t *)dt)->magic = 0;
-    live_count(dt, -1);
+    zm_core_obj_count_process(&live_derived, dt, -1);
     zm_core_obj_free((void *)dt);
 }
 
@@ -417,7 +410,7 @@ static zm_dt_t *type_new(zm_dt_layout_t *L, zm_dt_seq_t *seq, size_t nseq)
         zm_core_obj_free(seq);
         return NULL;
     }
-    live_count(t, 1);
+    zm_core_obj_count_process(&live_derived, t, 1);
     struct zm_dt_derived *d = (struct zm_dt_derived *)(t + 1);
     t->d = d;
     atomic_init(&d->refs, 1);
